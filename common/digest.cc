@@ -1,0 +1,71 @@
+#include "common/digest.h"
+
+#include <openssl/evp.h>
+
+namespace qdcache {
+
+Digest Sha256(std::string_view data) {
+  Sha256Hasher h;
+  h.Update(data);
+  return h.Finish();
+}
+
+Sha256Hasher::Sha256Hasher() : ctx_(EVP_MD_CTX_new()) {
+  EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr);
+}
+
+Sha256Hasher::~Sha256Hasher() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+
+void Sha256Hasher::Update(std::string_view data) {
+  EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), data.data(), data.size());
+}
+
+void Sha256Hasher::UpdateField(std::string_view data) {
+  UpdateU64(data.size());
+  Update(data);
+}
+
+void Sha256Hasher::UpdateU64(std::uint64_t v) {
+  unsigned char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
+  EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), b, sizeof b);
+}
+
+Digest Sha256Hasher::Finish() {
+  Digest d{};
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), d.data(), &len);
+  return d;
+}
+
+std::string ToHex(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+bool FromHex(std::string_view hex, std::string* out) {
+  if (hex.size() % 2 != 0) return false;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string r;
+  r.reserve(hex.size() / 2);
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    r.push_back(static_cast<char>(hi << 4 | lo));
+  }
+  *out = std::move(r);
+  return true;
+}
+
+}  // namespace qdcache
