@@ -19,6 +19,10 @@
 
 namespace qdcache::store {
 
+// Durability: every write goes through RocksDB's write-ahead log. With
+// sync_writes = false an acknowledged write survives a crash or kill -9 of the
+// process (the WAL is in the OS page cache when Put returns) but not a power
+// loss or kernel crash; sync_writes = true fsyncs the WAL before returning.
 struct StoreOptions {
   std::string path;            // directory; created (with parents) if missing
   bool sync_writes = false;    // fsync the WAL on every write (power-loss durability)

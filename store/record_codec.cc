@@ -1,0 +1,181 @@
+#include "store/record_codec.h"
+
+#include <cstring>
+
+#include "common/digest.h"
+#include "store/record.pb.h"
+
+namespace qdcache::store {
+namespace {
+
+constexpr std::string_view kAliasMagic = "QDA";
+constexpr char kAliasFormatVersion = 1;
+constexpr std::size_t kAliasCheckSize = 8;
+constexpr std::size_t kAliasHeaderSize = 3 + 1 + kAliasCheckSize;
+
+void AppendU32BigEndian(std::string* out, std::uint32_t v) {
+  const char bytes[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                         static_cast<char>(v >> 8), static_cast<char>(v)};
+  out->append(bytes, 4);
+}
+
+void AppendLengthPrefixed(std::string* out, std::string_view field) {
+  AppendU32BigEndian(out, static_cast<std::uint32_t>(field.size()));
+  out->append(field);
+}
+
+std::string AliasCheck(std::string_view encoded_alias_key, std::string_view artifact_key) {
+  Sha256Hasher hasher;
+  hasher.UpdateField(encoded_alias_key);
+  hasher.UpdateField(artifact_key);
+  return DigestBytes(hasher.Finish()).substr(0, kAliasCheckSize);
+}
+
+}  // namespace
+
+std::string EncodeFixed64(std::uint64_t v) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(v >> (8 * i));
+  return out;
+}
+
+std::string EncodeFixed32(std::uint32_t v) {
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(v >> (8 * i));
+  return out;
+}
+
+bool DecodeFixed64(std::string_view bytes, std::uint64_t* out) {
+  if (bytes.size() != 8) return false;
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<std::uint8_t>(bytes[i]);
+  *out = v;
+  return true;
+}
+
+bool DecodeFixed32(std::string_view bytes, std::uint32_t* out) {
+  if (bytes.size() != 4) return false;
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<std::uint8_t>(bytes[i]);
+  *out = v;
+  return true;
+}
+
+std::string EncodeRecord(const ArtifactRecord& record) {
+  internal::StoredRecord body;
+  body.set_key(record.key);
+  body.set_kind(record.kind);
+  body.set_target(record.target);
+  body.set_toolchain(record.toolchain);
+  body.set_payload(record.payload);
+  body.set_payload_digest(record.payload_digest);
+  body.set_ptx(record.ptx);
+  body.set_metadata(record.metadata);
+  body.set_compile_log(record.compile_log);
+  body.set_compile_micros(record.compile_micros);
+  body.set_created_unix_ms(record.created_unix_ms);
+
+  std::string body_bytes;
+  body.SerializeToString(&body_bytes);  // cannot fail: no required fields
+
+  std::string value;
+  value.reserve(kRecordHeaderSize + body_bytes.size());
+  value.append(kRecordMagic);
+  value.append(EncodeFixed32(kRecordFormatVersion));
+  value.append(DigestBytes(Sha256(body_bytes)));
+  value.append(body_bytes);
+  return value;
+}
+
+Status DecodeRecord(std::string_view value, ArtifactRecord* out) {
+  if (value.size() < kRecordHeaderSize) {
+    return DataLoss("record shorter than its header (" + std::to_string(value.size()) + " bytes)");
+  }
+  if (value.substr(0, 4) != kRecordMagic) return DataLoss("record magic mismatch");
+  std::uint32_t version = 0;
+  (void)DecodeFixed32(value.substr(4, 4), &version);
+  if (version != kRecordFormatVersion) {
+    return DataLoss("unsupported record format version " + std::to_string(version));
+  }
+  const std::string_view stored_digest = value.substr(8, 32);
+  const std::string_view body_bytes = value.substr(kRecordHeaderSize);
+  if (DigestBytes(Sha256(body_bytes)) != stored_digest)
+    return DataLoss("record body digest mismatch");
+
+  internal::StoredRecord body;
+  if (body_bytes.size() > static_cast<std::size_t>(INT32_MAX) ||
+      !body.ParseFromArray(body_bytes.data(), static_cast<int>(body_bytes.size()))) {
+    return DataLoss("record body does not parse");
+  }
+  out->key = body.key();
+  out->kind = body.kind();
+  out->target = body.target();
+  out->toolchain = body.toolchain();
+  out->payload = std::move(*body.mutable_payload());
+  out->payload_digest = body.payload_digest();
+  out->ptx = std::move(*body.mutable_ptx());
+  out->metadata = body.metadata();
+  out->compile_log = body.compile_log();
+  out->compile_micros = body.compile_micros();
+  out->created_unix_ms = body.created_unix_ms();
+  return Status::Ok();
+}
+
+Status VerifyRecord(const ArtifactRecord& record, std::string_view expected_key) {
+  if (record.key != expected_key)
+    return DataLoss("record key differs from the key it is stored under");
+  if (record.payload.empty()) return DataLoss("record has an empty payload");
+  if (record.payload_digest != DigestBytes(Sha256(record.payload))) {
+    return DataLoss("payload digest mismatch");
+  }
+  return Status::Ok();
+}
+
+Status ValidateForPut(ArtifactRecord* record, std::uint64_t now_unix_ms) {
+  if (record->key.empty()) return InvalidArgument("artifact record has an empty key");
+  if (record->payload.empty()) return InvalidArgument("artifact record has an empty payload");
+  const std::string actual = DigestBytes(Sha256(record->payload));
+  if (record->payload_digest.empty()) {
+    record->payload_digest = actual;
+  } else if (record->payload_digest != actual) {
+    return InvalidArgument("payload_digest does not match SHA-256 of the payload (given " +
+                           ToHex(record->payload_digest) + ", actual " + ToHex(actual) + ")");
+  }
+  if (record->created_unix_ms == 0) record->created_unix_ms = now_unix_ms;
+  return Status::Ok();
+}
+
+std::string EncodeAliasKey(const AliasKey& alias) {
+  std::string out;
+  out.reserve(16 + alias.ns.size() + alias.target.size() + alias.fast_key.size());
+  AppendU32BigEndian(&out, alias.tenant);
+  AppendLengthPrefixed(&out, alias.ns);
+  AppendLengthPrefixed(&out, alias.target);
+  AppendLengthPrefixed(&out, alias.fast_key);
+  return out;
+}
+
+std::string EncodeAliasValue(std::string_view encoded_alias_key, const ArtifactKey& key) {
+  std::string out;
+  out.reserve(kAliasHeaderSize + key.size());
+  out.append(kAliasMagic);
+  out.push_back(kAliasFormatVersion);
+  out.append(AliasCheck(encoded_alias_key, key));
+  out.append(key);
+  return out;
+}
+
+Status DecodeAliasValue(std::string_view encoded_alias_key, std::string_view value,
+                        ArtifactKey* out) {
+  if (value.size() <= kAliasHeaderSize) return DataLoss("alias value too short");
+  if (value.substr(0, 3) != kAliasMagic) return DataLoss("alias magic mismatch");
+  if (value[3] != kAliasFormatVersion) return DataLoss("unsupported alias format version");
+  const std::string_view key = value.substr(kAliasHeaderSize);
+  if (value.substr(4, kAliasCheckSize) != AliasCheck(encoded_alias_key, key)) {
+    return DataLoss("alias check mismatch");
+  }
+  out->assign(key);
+  return Status::Ok();
+}
+
+}  // namespace qdcache::store

@@ -1,0 +1,177 @@
+// Opening a store: fresh directories, incompatible stores moved aside, and
+// clear errors (never an abort) for paths that cannot hold a store.
+#include <fstream>
+
+#include "store/artifact_store.h"
+#include "store/record_codec.h"
+#include "tests/unit/store/store_test_util.h"
+
+namespace qdcache::store {
+namespace {
+
+using testing::MakeRecord;
+using testing::OpenOrFail;
+using testing::OptionsFor;
+using testing::RawDb;
+using testing::TempDir;
+
+std::vector<std::filesystem::path> MovedAside(const TempDir& dir) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.root())) {
+    if (entry.path().filename().string().rfind("store.incompatible-", 0) == 0) {
+      out.push_back(entry.path());
+    }
+  }
+  return out;
+}
+
+TEST_CASE("Open creates the directory and its parents", "[store][open]") {
+  TempDir dir;
+  StoreOptions options;
+  options.path = (dir.root() / "a" / "b" / "store").string();
+  auto store = OpenOrFail(options);
+  CHECK(std::filesystem::is_directory(options.path));
+  CHECK(store->Put(MakeRecord("x")).ok());
+}
+
+TEST_CASE("Open writes the schema version", "[store][open]") {
+  TempDir dir;
+  OpenOrFail(OptionsFor(dir)).reset();
+  RawDb raw(dir.store_path());
+  auto version = raw.Get(raw.meta(), std::string(kSchemaVersionKey));
+  REQUIRE(version.has_value());
+  std::uint32_t v = 0;
+  REQUIRE(DecodeFixed32(*version, &v));
+  CHECK(v == ArtifactStore::kSchemaVersion);
+}
+
+TEST_CASE("a store with another schema version is moved aside", "[store][open]") {
+  TempDir dir;
+  const ArtifactRecord r = MakeRecord("old");
+  {
+    auto store = OpenOrFail(OptionsFor(dir));
+    REQUIRE(store->Put(r).ok());
+  }
+  {
+    RawDb raw(dir.store_path());
+    raw.Put(raw.meta(), std::string(kSchemaVersionKey),
+            EncodeFixed32(ArtifactStore::kSchemaVersion + 1));
+  }
+  auto store = OpenOrFail(OptionsFor(dir));
+  CHECK_FALSE(store->Get(r.key)->has_value());
+  CHECK(store->Stats().artifacts == 0);
+  const auto moved = MovedAside(dir);
+  REQUIRE(moved.size() == 1);
+  CHECK(std::filesystem::exists(moved[0] / "CURRENT"));  // kept, not deleted
+  store.reset();
+
+  // The fresh store is compatible: opening again moves nothing.
+  OpenOrFail(OptionsFor(dir)).reset();
+  CHECK(MovedAside(dir).size() == 1);
+}
+
+TEST_CASE("a RocksDB database with foreign column families is moved aside", "[store][open]") {
+  TempDir dir;
+  {
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    rocksdb::DB* db = nullptr;
+    REQUIRE(rocksdb::DB::Open(options, dir.store_path(), &db).ok());
+    REQUIRE(db->Put(rocksdb::WriteOptions(), "k", "v").ok());
+    delete db;
+  }
+  auto store = OpenOrFail(OptionsFor(dir));
+  CHECK(MovedAside(dir).size() == 1);
+  CHECK(store->Put(MakeRecord("fresh")).ok());
+}
+
+TEST_CASE("a database with our column families but data and no schema is moved aside",
+          "[store][open]") {
+  TempDir dir;
+  OpenOrFail(OptionsFor(dir)).reset();
+  {
+    RawDb raw(dir.store_path());
+    REQUIRE(
+        raw.db()->Delete(rocksdb::WriteOptions(), raw.meta(), std::string(kSchemaVersionKey)).ok());
+    raw.Put(raw.artifacts(), "k", "v");
+  }
+  OpenOrFail(OptionsFor(dir)).reset();
+  CHECK(MovedAside(dir).size() == 1);
+}
+
+TEST_CASE("a directory holding unrelated files is refused and left alone", "[store][open]") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.store_path());
+  const auto precious = std::filesystem::path(dir.store_path()) / "thesis.tex";
+  std::ofstream(precious) << "do not move me";
+  auto store = ArtifactStore::Open(OptionsFor(dir));
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().code() == Code::kFailedPrecondition);
+  CHECK(std::filesystem::exists(precious));
+  CHECK(MovedAside(dir).empty());
+}
+
+TEST_CASE("a path that cannot be a directory gives a clear error", "[store][open]") {
+  TempDir dir;
+  const auto file = dir.root() / "plain-file";
+  std::ofstream(file) << "x";
+
+  SECTION("path below a regular file") {
+    StoreOptions options;
+    options.path = (file / "store").string();
+    auto store = ArtifactStore::Open(options);
+    REQUIRE_FALSE(store.ok());
+    CHECK(store.status().message().find("store") != std::string::npos);
+  }
+  SECTION("path is a regular file") {
+    StoreOptions options;
+    options.path = file.string();
+    auto store = ArtifactStore::Open(options);
+    REQUIRE_FALSE(store.ok());
+    CHECK(store.status().code() == Code::kFailedPrecondition);
+  }
+  SECTION("empty path") {
+    auto store = ArtifactStore::Open(StoreOptions{});
+    REQUIRE_FALSE(store.ok());
+    CHECK(store.status().code() == Code::kInvalidArgument);
+  }
+}
+
+TEST_CASE("a store already open elsewhere is an error, not moved aside", "[store][open]") {
+  TempDir dir;
+  auto first = OpenOrFail(OptionsFor(dir));
+  REQUIRE(first->Put(MakeRecord("kept")).ok());
+  auto second = ArtifactStore::Open(OptionsFor(dir));
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.status().code() == Code::kUnavailable);
+  CHECK(MovedAside(dir).empty());
+  CHECK(first->Get(MakeRecord("kept").key)->has_value());
+}
+
+TEST_CASE("missing counters are recomputed on open", "[store][open][stats]") {
+  TempDir dir;
+  const ArtifactRecord a = MakeRecord("a", 100);
+  const ArtifactRecord b = MakeRecord("b", 9000);
+  StoreStats before;
+  {
+    auto store = OpenOrFail(OptionsFor(dir));
+    AliasKey alias;
+    alias.fast_key = "f";
+    REQUIRE(store->Put(a, alias).ok());
+    REQUIRE(store->Put(b).ok());
+    before = store->Stats();
+  }
+  {
+    RawDb raw(dir.store_path());
+    REQUIRE(
+        raw.db()->Delete(rocksdb::WriteOptions(), raw.meta(), std::string(kPayloadBytesKey)).ok());
+  }
+  auto store = OpenOrFail(OptionsFor(dir));
+  const StoreStats after = store->Stats();
+  CHECK(after.artifacts == before.artifacts);
+  CHECK(after.aliases == before.aliases);
+  CHECK(after.payload_bytes == before.payload_bytes);
+}
+
+}  // namespace
+}  // namespace qdcache::store

@@ -1,0 +1,125 @@
+// Helpers shared by the store tests: a temporary directory per test and direct
+// access to a (closed) store's RocksDB database for corruption injection.
+#pragma once
+
+#include <rocksdb/db.h>
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/digest.h"
+#include "store/artifact_store.h"
+#include "store/rocksdb_layout.h"
+
+namespace qdcache::store::testing {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it
+// (including moved-aside siblings "<dir>/..." created by the test) on scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/qdcache-store-test-XXXXXX";
+    char* made = ::mkdtemp(templ.data());
+    REQUIRE(made != nullptr);
+    root_ = made;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(root_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& root() const { return root_; }
+  // The store lives one level down so that "<store>.incompatible-*" lands
+  // inside root() and is cleaned up too.
+  std::string store_path() const { return (root_ / "store").string(); }
+
+ private:
+  std::filesystem::path root_;
+};
+
+inline StoreOptions OptionsFor(const TempDir& dir) {
+  StoreOptions options;
+  options.path = dir.store_path();
+  return options;
+}
+
+inline std::unique_ptr<ArtifactStore> OpenOrFail(const StoreOptions& options) {
+  auto store = ArtifactStore::Open(options);
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  return std::move(store).value();
+}
+
+inline ArtifactKey KeyFor(const std::string& seed) { return DigestBytes(Sha256(seed)); }
+
+inline ArtifactRecord MakeRecord(const std::string& seed, std::size_t payload_size = 64) {
+  ArtifactRecord r;
+  r.key = KeyFor(seed);
+  r.kind = 1;
+  r.target = "cuda:sm_90";
+  r.toolchain = "toolchain-" + seed;
+  r.payload.reserve(payload_size);
+  for (std::size_t i = 0; r.payload.size() < payload_size; ++i) {
+    r.payload.push_back(static_cast<char>((seed.size() * 131 + i * 7) & 0xff));
+  }
+  r.ptx = ".version 8.0 // " + seed;
+  r.metadata = "metadata-of-" + seed;
+  r.compile_log = "log of " + seed;
+  r.compile_micros = 1234;
+  return r;
+}
+
+// Direct RocksDB access to a store directory that no ArtifactStore holds open.
+class RawDb {
+ public:
+  explicit RawDb(const std::string& path) {
+    rocksdb::DBOptions options = MakeDbOptions();
+    options.create_if_missing = false;
+    rocksdb::DB* db = nullptr;
+    rocksdb::Status s =
+        rocksdb::DB::Open(options, path, MakeColumnFamilyDescriptors(), &handles_, &db);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    db_.reset(db);
+  }
+  ~RawDb() {
+    for (auto* h : handles_) (void)db_->DestroyColumnFamilyHandle(h);
+    (void)db_->Close();
+  }
+  rocksdb::DB* db() { return db_.get(); }
+  rocksdb::ColumnFamilyHandle* artifacts() { return handles_[1]; }
+  rocksdb::ColumnFamilyHandle* aliases() { return handles_[2]; }
+  rocksdb::ColumnFamilyHandle* meta() { return handles_[3]; }
+
+  std::optional<std::string> Get(rocksdb::ColumnFamilyHandle* cf, const std::string& key) {
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), cf, key, &value);
+    if (s.IsNotFound()) return std::nullopt;
+    REQUIRE(s.ok());
+    return value;
+  }
+  void Put(rocksdb::ColumnFamilyHandle* cf, const std::string& key, const std::string& value) {
+    REQUIRE(db_->Put(rocksdb::WriteOptions(), cf, key, value).ok());
+  }
+  std::vector<std::string> Keys(rocksdb::ColumnFamilyHandle* cf) {
+    std::vector<std::string> keys;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) keys.push_back(it->key().ToString());
+    REQUIRE(it->status().ok());
+    return keys;
+  }
+
+ private:
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+}  // namespace qdcache::store::testing
