@@ -1,0 +1,10 @@
+// The `qdcache` command line: parses flags, talks to the daemon through
+// qdcache::client::Client, prints human or JSON output. Exit status: 0 success,
+// 1 failure (the daemon's message on stderr), 2 usage error, 3 lookup miss.
+#pragma once
+
+namespace qdcache::cli {
+
+[[nodiscard]] int Main(int argc, const char* const* argv);
+
+}  // namespace qdcache::cli

@@ -1,0 +1,51 @@
+// One function per sub-command. Each returns the process exit status.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "client/client.h"
+
+namespace qdcache::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitMiss = 3;
+
+struct CompileArgs {
+  std::string file;
+  std::string target;
+  int opt_level = -1;  // -1: daemon default
+  std::vector<std::string> entries;
+  std::string fast_key_hex;
+  std::string ns;
+  std::string output;
+  std::string ptx_output;
+  bool json = false;
+  bool fast_math = false;
+  bool no_fmad = false;
+  bool debug = false;
+  bool lineinfo = false;
+  int max_registers = -1;
+  bool link_libdevice = false;
+  bool no_store = false;
+  bool recache = false;
+  std::vector<std::string> key_extras;  // NAME=VALUE
+};
+
+struct LookupArgs {
+  std::vector<std::string> fast_keys_hex;
+  std::string ns;
+  std::string target;
+  std::string output;  // file (one key) or directory (several)
+  bool json = false;
+};
+
+[[nodiscard]] int RunCompile(client::Client& client, const CompileArgs& args);
+[[nodiscard]] int RunLookup(client::Client& client, const LookupArgs& args);
+[[nodiscard]] int RunStats(client::Client& client, bool json);
+[[nodiscard]] int RunPing(client::Client& client, bool json);
+
+}  // namespace qdcache::cli

@@ -1,0 +1,132 @@
+#include <filesystem>
+#include <iostream>
+
+#include "client/cli/commands.h"
+#include "client/cli/output.h"
+#include "client/wire_target.h"
+#include "common/digest.h"
+
+namespace qdcache::cli {
+namespace {
+
+Expected<std::string> DecodeFastKey(const std::string& hex) {
+  std::string bytes;
+  if (hex.empty() || !FromHex(hex, &bytes)) {
+    return InvalidArgument("fast key \"" + hex + "\" is not an even-length hex string");
+  }
+  return bytes;
+}
+
+Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a) {
+  v1::KernelDescriptor d;
+  QDC_RETURN_IF_ERROR(ReadFile(a.file, d.mutable_ir()));
+  QDC_ASSIGN_OR_RETURN(*d.mutable_target(), client::ParseWireTarget(a.target));
+  v1::CompileOptions* o = d.mutable_options();
+  if (a.opt_level >= 0) o->set_opt_level(static_cast<std::uint32_t>(a.opt_level));
+  if (a.fast_math) o->set_fast_math(true);
+  if (a.no_fmad) o->set_fmad(false);
+  if (a.debug) o->set_debug(true);
+  if (a.lineinfo) o->set_lineinfo(true);
+  if (a.max_registers >= 0) o->set_max_registers(static_cast<std::uint32_t>(a.max_registers));
+  if (a.link_libdevice) o->set_link_libdevice(true);
+  for (const std::string& e : a.entries) d.add_entry_points(e);
+  if (!a.fast_key_hex.empty()) {
+    QDC_ASSIGN_OR_RETURN(*d.mutable_fast_key(), DecodeFastKey(a.fast_key_hex));
+    d.set_namespace_(a.ns);
+  } else if (!a.ns.empty()) {
+    return InvalidArgument("--namespace needs --fast-key");
+  }
+  for (const std::string& kv : a.key_extras) {
+    std::size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return InvalidArgument("--key-extra \"" + kv + "\" is not NAME=VALUE");
+    (*d.mutable_key_extras())[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  d.set_no_store(a.no_store);
+  d.set_recache(a.recache);
+  return d;
+}
+
+// Prints one result and writes its payload; returns the exit status.
+int Report(const v1::CompileResult& r, const std::string& output, const std::string& ptx_output,
+           bool json) {
+  if (r.has_artifact()) {
+    if (!output.empty()) {
+      Status s = WriteFileAtomic(output, r.artifact().payload());
+      if (!s.ok()) return PrintError(s), kExitFailure;
+    }
+    if (!ptx_output.empty()) {
+      Status s = WriteFileAtomic(ptx_output, r.artifact().ptx());
+      if (!s.ok()) return PrintError(s), kExitFailure;
+    }
+  }
+  if (json) {
+    nlohmann::json j = ResultJson(r);
+    if (!output.empty() && r.has_artifact()) j["output"] = output;
+    std::cout << j.dump() << "\n";
+  } else if (!r.has_error()) {
+    std::cout << ResultLine(r) << (output.empty() || !r.has_artifact() ? "" : "  -> " + output) << "\n";
+  }
+  if (r.has_error()) {
+    PrintError(Status(static_cast<Code>(r.error().code()), r.error().message()));
+    return kExitFailure;
+  }
+  return r.status() == v1::CACHE_STATUS_MISS ? kExitMiss : kExitOk;
+}
+
+}  // namespace
+
+int RunCompile(client::Client& client, const CompileArgs& args) {
+  Expected<v1::KernelDescriptor> d = BuildDescriptor(args);
+  if (!d.ok()) return PrintError(d.status()), kExitUsage;
+  v1::CompileRequest request;
+  *request.add_kernels() = std::move(d).value();
+  request.set_include_ptx(!args.ptx_output.empty());
+  Expected<v1::CompileResponse> response = client.Compile(std::move(request));
+  if (!response.ok()) return PrintError(response.status()), kExitFailure;
+  if (response->results_size() != 1) {
+    return PrintError(Internal("daemon answered " + std::to_string(response->results_size()) +
+                               " results for 1 kernel")),
+           kExitFailure;
+  }
+  return Report(response->results(0), args.output, args.ptx_output, args.json);
+}
+
+int RunLookup(client::Client& client, const LookupArgs& args) {
+  Expected<v1::Target> target = client::ParseWireTarget(args.target);
+  if (!target.ok()) return PrintError(target.status()), kExitUsage;
+  v1::LookupRequest request;
+  for (const std::string& hex : args.fast_keys_hex) {
+    Expected<std::string> key = DecodeFastKey(hex);
+    if (!key.ok()) return PrintError(key.status()), kExitUsage;
+    v1::FastKeyQuery* q = request.add_queries();
+    q->set_fast_key(*key);
+    q->set_namespace_(args.ns);
+    *q->mutable_target() = *target;
+  }
+  Expected<v1::LookupResponse> response = client.Lookup(std::move(request));
+  if (!response.ok()) return PrintError(response.status()), kExitFailure;
+  if (response->results_size() != static_cast<int>(args.fast_keys_hex.size())) {
+    return PrintError(Internal("daemon answered a different number of results")), kExitFailure;
+  }
+  const bool many = args.fast_keys_hex.size() > 1;
+  if (many && !args.output.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(args.output, ec);
+    if (ec) return PrintError(InvalidArgument("cannot create " + args.output + ": " + ec.message())), kExitFailure;
+  }
+  int worst = kExitOk;
+  for (int i = 0; i < response->results_size(); ++i) {
+    const v1::CompileResult& r = response->results(i);
+    std::string out = args.output;
+    if (many && !out.empty() && r.has_artifact()) {
+      out += "/" + args.fast_keys_hex[i] + "." + KindExtension(r.artifact().kind());
+    }
+    if (!args.json && many) std::cout << args.fast_keys_hex[i] << "  ";
+    int rc = Report(r, out, "", args.json);
+    if (!args.json && r.status() == v1::CACHE_STATUS_MISS && !many) std::cerr << "qdcache: miss\n";
+    worst = std::max(worst, rc);
+  }
+  return worst;
+}
+
+}  // namespace qdcache::cli

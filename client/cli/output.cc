@@ -1,0 +1,110 @@
+#include "client/cli/output.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "common/digest.h"
+
+namespace qdcache::cli {
+
+std::string CacheStatusName(v1::CacheStatus status) {
+  switch (status) {
+    case v1::CACHE_STATUS_COMPILED: return "compiled";
+    case v1::CACHE_STATUS_HIT: return "hit";
+    case v1::CACHE_STATUS_COALESCED: return "coalesced";
+    case v1::CACHE_STATUS_ALIAS_HIT: return "alias_hit";
+    case v1::CACHE_STATUS_STAGE_HIT: return "stage_hit";
+    case v1::CACHE_STATUS_MISS: return "miss";
+    case v1::CACHE_STATUS_ERROR: return "error";
+    default: return "unknown";
+  }
+}
+
+std::string KindName(v1::ArtifactKind kind) {
+  switch (kind) {
+    case v1::ARTIFACT_KIND_CUBIN: return "cubin";
+    case v1::ARTIFACT_KIND_SHARED_OBJECT: return "shared_object";
+    default: return "unknown";
+  }
+}
+
+std::string KindExtension(v1::ArtifactKind kind) {
+  return kind == v1::ARTIFACT_KIND_SHARED_OBJECT ? "so" : "cubin";
+}
+
+nlohmann::json ResultJson(const v1::CompileResult& r) {
+  nlohmann::json j;
+  j["status"] = CacheStatusName(r.status());
+  if (r.has_error()) {
+    j["error"] = {{"code", std::string(CodeName(static_cast<Code>(r.error().code())))},
+                  {"message", r.error().message()}};
+  }
+  if (r.has_artifact()) {
+    const v1::Artifact& a = r.artifact();
+    j["artifact_key"] = ToHex(a.artifact_key());
+    j["kind"] = KindName(a.kind());
+    j["size"] = a.payload().size();
+    j["payload_digest"] = ToHex(a.payload_digest());
+    j["target"] = a.target();
+    j["toolchain"] = a.toolchain();
+    j["compile_seconds"] = a.timings().total_seconds();
+    nlohmann::json entries = nlohmann::json::array();
+    for (const v1::EntryMetadata& e : a.entries()) {
+      entries.push_back({{"name", e.name()},
+                         {"registers", e.registers()},
+                         {"shared_bytes", e.shared_bytes()},
+                         {"local_bytes", e.local_bytes()},
+                         {"max_threads_per_block", e.max_threads_per_block()}});
+    }
+    j["entries"] = entries;
+    if (!a.compile_log().empty()) j["compile_log"] = a.compile_log();
+  }
+  return j;
+}
+
+std::string ResultLine(const v1::CompileResult& r) {
+  std::ostringstream out;
+  out << CacheStatusName(r.status());
+  if (r.has_artifact()) {
+    const v1::Artifact& a = r.artifact();
+    out << "  " << KindName(a.kind()) << "  " << a.target() << "  " << a.payload().size()
+        << " bytes  key " << ToHex(a.artifact_key()).substr(0, 16);
+    if (r.status() == v1::CACHE_STATUS_COMPILED) out << "  " << a.timings().total_seconds() << " s";
+  }
+  if (r.has_error()) {
+    out << "  " << CodeName(static_cast<Code>(r.error().code())) << ": " << r.error().message();
+  }
+  return out.str();
+}
+
+void PrintError(const Status& status) { std::fprintf(stderr, "qdcache: %s\n", status.ToString().c_str()); }
+
+Status WriteFileAtomic(const std::string& path, const std::string& bytes) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return InvalidArgument("cannot write " + tmp);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!f.flush()) return InvalidArgument("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return InvalidArgument("cannot rename " + tmp + " to " + path);
+  }
+  return Status::Ok();
+}
+
+Status ReadFile(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return InvalidArgument("cannot read " + path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  if (f.bad()) return InvalidArgument("cannot read " + path);
+  *out = std::move(s).str();
+  return Status::Ok();
+}
+
+}  // namespace qdcache::cli

@@ -1,0 +1,107 @@
+#include "client/client.h"
+
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+#include "common/paths.h"
+
+namespace qdcache::client {
+
+Status FromGrpc(const grpc::Status& status) {
+  if (status.ok()) return Status::Ok();
+  return Status(static_cast<Code>(status.error_code()), status.error_message());
+}
+
+Expected<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
+  std::string target;
+  if (!options.address.empty()) {
+    target = options.address;
+  } else {
+    if (options.socket_path.empty()) options.socket_path = DefaultSocketPath();
+    target = "unix:" + options.socket_path;
+  }
+  grpc::ChannelArguments args;
+  const int max = static_cast<int>(std::min<std::uint64_t>(options.max_message_bytes, INT32_MAX));
+  args.SetMaxReceiveMessageSize(max);
+  args.SetMaxSendMessageSize(max);
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  if (!channel) return InvalidArgument("cannot create a channel to " + target);
+  return std::unique_ptr<Client>(new Client(std::move(options), std::move(target), std::move(channel)));
+}
+
+Client::Client(ClientOptions options, std::string target, std::shared_ptr<grpc::Channel> channel)
+    : options_(std::move(options)),
+      target_(std::move(target)),
+      channel_(std::move(channel)),
+      stub_(v1::CompileCache::NewStub(channel_)) {}
+
+void Client::Prepare(grpc::ClientContext* context, v1::RequestHeader* header) const {
+  context->set_deadline(std::chrono::system_clock::now() + options_.timeout);
+  header->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  header->set_client(options_.client_name);
+}
+
+Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request) {
+  grpc::ClientContext context;
+  Prepare(&context, request.mutable_header());
+  v1::CompileResponse response;
+  grpc::Status s = stub_->Compile(&context, request, &response);
+  if (!s.ok()) return FromGrpc(s).WithContext(target_);
+  return response;
+}
+
+Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
+  grpc::ClientContext context;
+  Prepare(&context, request.mutable_header());
+  v1::LookupResponse response;
+  grpc::Status s = stub_->Lookup(&context, request, &response);
+  if (!s.ok()) return FromGrpc(s).WithContext(target_);
+  return response;
+}
+
+Expected<v1::Stats> Client::Stats() {
+  grpc::ClientContext context;
+  v1::GetStatsRequest request;
+  Prepare(&context, request.mutable_header());
+  v1::GetStatsResponse response;
+  grpc::Status s = stub_->GetStats(&context, request, &response);
+  if (!s.ok()) return FromGrpc(s).WithContext(target_);
+  return response.stats();
+}
+
+Status Client::Ping() {
+  // grpc.health.v1.Health/Check with an empty HealthCheckRequest (service "");
+  // the reply is HealthCheckResponse{status = SERVING(1)}, i.e. bytes 08 01.
+  grpc::GenericStub generic(channel_);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + options_.timeout);
+  grpc::ByteBuffer request;  // empty message
+  grpc::ByteBuffer response;
+  grpc::Status result;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  generic.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
+                    &response, [&](grpc::Status s) {
+                      std::lock_guard lock(mu);
+                      result = std::move(s);
+                      done = true;
+                      cv.notify_one();
+                    });
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return done; });
+  if (!result.ok()) return FromGrpc(result).WithContext(target_);
+  std::vector<grpc::Slice> slices;
+  (void)response.Dump(&slices);
+  std::string bytes;
+  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  if (bytes != std::string("\x08\x01", 2)) return Unavailable(target_ + " is not serving");
+  return Status::Ok();
+}
+
+}  // namespace qdcache::client

@@ -1,0 +1,55 @@
+// qdcache::client::Client: the C++ client of qdcached. Connects over a unix
+// socket (default: the zero-config daemon's) or TCP; fills in the protocol
+// header; converts transport failures into Status values.
+//
+// Thread-safety: a Client may be used from many threads at once.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/expected.h"
+#include "qdcache/v1/qdcache.grpc.pb.h"
+
+namespace qdcache::client {
+
+struct ClientOptions {
+  std::string socket_path;  // used when address is empty; empty: DefaultSocketPath()
+  std::string address;      // "HOST:PORT" for TCP
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // per-call deadline
+  std::uint64_t max_message_bytes = 256ull << 20;
+  std::string client_name = "qdcache-cpp";
+};
+
+class Client {
+ public:
+  // Creates the channel; does not contact the daemon (see Ping()).
+  [[nodiscard]] static Expected<std::unique_ptr<Client>> Connect(ClientOptions options);
+
+  // "unix:/path" or "HOST:PORT".
+  [[nodiscard]] const std::string& target() const { return target_; }
+
+  // Per-item results are in the response; a non-OK Status means the whole
+  // call failed (daemon unreachable, deadline, protocol refusal).
+  [[nodiscard]] Expected<v1::CompileResponse> Compile(v1::CompileRequest request);
+  [[nodiscard]] Expected<v1::LookupResponse> Lookup(v1::LookupRequest request);
+  [[nodiscard]] Expected<v1::Stats> Stats();
+  // The standard grpc.health.v1 check: OK when the daemon is serving.
+  [[nodiscard]] Status Ping();
+
+ private:
+  Client(ClientOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);
+  void Prepare(grpc::ClientContext* context, v1::RequestHeader* header) const;
+
+  const ClientOptions options_;
+  const std::string target_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::CompileCache::Stub> stub_;
+};
+
+// The gRPC status as a Status (same code numbers).
+[[nodiscard]] Status FromGrpc(const grpc::Status& status);
+
+}  // namespace qdcache::client

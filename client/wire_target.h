@@ -1,0 +1,14 @@
+// "cuda:sm_90" / "cpu:x86-64+avx2" -> v1::Target (syntax only; the daemon
+// validates that the SM / CPU / features exist).
+#pragma once
+
+#include <string_view>
+
+#include "common/expected.h"
+#include "qdcache/v1/qdcache.pb.h"
+
+namespace qdcache::client {
+
+[[nodiscard]] Expected<v1::Target> ParseWireTarget(std::string_view spec);
+
+}  // namespace qdcache::client
