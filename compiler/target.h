@@ -36,4 +36,11 @@ struct Target {
 // INVALID_ARGUMENT.
 [[nodiscard]] Expected<Target> NormalizeTarget(Target target);
 
+// Normalizes `target`, then checks it against the linked toolchain: the SM must be
+// supported by both LLVM's NVPTX backend and nvJitLink; the CPU must be a
+// 64-bit x86 CPU LLVM knows ("native" is refused) and every feature must be
+// an X86 feature. INVALID_ARGUMENT listing what is supported;
+// FAILED_PRECONDITION for CUDA targets when built without CUDA.
+[[nodiscard]] Status ValidateTarget(const Target& target);
+
 }  // namespace qdcache::compiler

@@ -1,0 +1,80 @@
+#include "compiler/ir_reader.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "compiler/compile_error.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace qdcache::compiler {
+namespace {
+
+constexpr char kBufferName[] = "input";
+
+bool IsBlank(std::string_view bytes) {
+  return std::all_of(bytes.begin(), bytes.end(),
+                     [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>> ParseBitcode(std::string_view bytes,
+                                                           llvm::LLVMContext& context) {
+  // A copy: the bitstream reader wants word-aligned memory.
+  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(bytes.data(), bytes.size()), kBufferName);
+  auto module = llvm::parseBitcodeFile(buffer->getMemBufferRef(), context);
+  if (!module) return BadInput("invalid bitcode: " + llvm::toString(module.takeError()));
+  return module;
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>> ParseText(std::string_view bytes,
+                                                        llvm::LLVMContext& context) {
+  if (const size_t nul = bytes.find('\0'); nul != std::string_view::npos) {
+    return BadInput("text IR contains a NUL byte at offset " +
+                    llvm::Twine(static_cast<uint64_t>(nul)));
+  }
+  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(bytes.data(), bytes.size()), kBufferName);
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssembly(buffer->getMemBufferRef(), diagnostic, context);
+  if (!module) {
+    // SMDiagnostic columns are 0-based; editors and compilers count from 1.
+    return BadInput("IR parse error at " + llvm::Twine(diagnostic.getLineNo()) + ":" +
+                    llvm::Twine(diagnostic.getColumnNo() + 1) + ": " + diagnostic.getMessage());
+  }
+  return module;
+}
+
+}  // namespace
+
+llvm::Expected<std::unique_ptr<llvm::Module>> ReadModule(std::string_view bytes,
+                                                         llvm::LLVMContext& context,
+                                                         std::string& log) {
+  if (IsBlank(bytes)) return BadInput("empty input: no IR given");
+  const auto* begin = reinterpret_cast<const unsigned char*>(bytes.data());
+  const bool is_bitcode = llvm::isBitcode(begin, begin + bytes.size());
+  auto module = is_bitcode ? ParseBitcode(bytes, context) : ParseText(bytes, context);
+  if (!module) return module.takeError();
+
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  bool broken_debug_info = false;
+  if (llvm::verifyModule(**module, &os, &broken_debug_info)) {
+    return BadInput("IR verifier failed: " + llvm::StringRef(problems).trim());
+  }
+  if (broken_debug_info) {
+    llvm::StripDebugInfo(**module);
+    log += "warning: invalid debug info was stripped: " + llvm::StringRef(problems).trim().str() +
+           "\n";
+  }
+  return module;
+}
+
+}  // namespace qdcache::compiler

@@ -1,0 +1,25 @@
+// Bytes -> verified llvm::Module. Textual IR and bitcode (raw or with the
+// 0x0B17C0DE wrapper) are told apart by their magic; bitcode from older LLVM
+// releases is auto-upgraded by the reader.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+namespace qdcache::compiler {
+
+// Refuses (INVALID_ARGUMENT): empty or whitespace-only input; text IR with a
+// NUL byte (LLVM's lexer would silently stop there); syntax errors, reported
+// as "line:column: message"; truncated or invalid bitcode; modules the IR
+// verifier rejects. Broken debug info is not fatal: it is stripped and a
+// warning is appended to `log`.
+[[nodiscard]] llvm::Expected<std::unique_ptr<llvm::Module>> ReadModule(std::string_view bytes,
+                                                                       llvm::LLVMContext& context,
+                                                                       std::string& log);
+
+}  // namespace qdcache::compiler

@@ -1,0 +1,112 @@
+#include "compiler/module_conform.h"
+
+#include <optional>
+#include <string>
+
+#include "compiler/compile_error.h"
+#include "compiler/llvm_targets.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Type.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace qdcache::compiler {
+namespace {
+
+llvm::Error CheckTriple(const llvm::Module& module, const Target& target) {
+  const std::string& text = module.getTargetTriple();
+  if (text.empty()) return llvm::Error::success();
+  const llvm::Triple triple(text);
+  const std::string where = "module triple '" + text + "' contradicts target " + target.ToString();
+  if (target.kind == TargetKind::kCuda) {
+    if (triple.getArch() == llvm::Triple::nvptx) {
+      return BadInput(where + ": 32-bit nvptx is not supported, use " + kCudaTriple);
+    }
+    if (triple.getArch() != llvm::Triple::nvptx64)
+      return BadInput(where + " (expected " + kCudaTriple + ")");
+    return llvm::Error::success();
+  }
+  if (triple.getArch() != llvm::Triple::x86_64)
+    return BadInput(where + " (expected " + kCpuTriple + ")");
+  if (triple.isX32()) return BadInput(where + ": the x32 ABI is not supported");
+  if (!triple.isOSBinFormatELF()) return BadInput(where + ": only ELF (Linux) x86-64 is supported");
+  return llvm::Error::success();
+}
+
+// Datalayout rule. llc simply replaces a module's datalayout with the
+// target's; that is only sound when the frontend laid out memory the same
+// way. We therefore compare what frontends bake into the IR (endianness,
+// pointer sizes and alignments of the address spaces in use, ABI alignment of
+// the scalar and common vector types) and ignore what is only a codegen hint
+// (native integer widths, stack alignment, mangling) and i128, whose
+// alignment LLVM itself changed (NVPTX modules from LLVM < 18 lack "i128:128";
+// LLVM 19's AutoUpgrade adds it for x86 only). Compatible modules then get the
+// target's exact datalayout.
+std::optional<std::string> LayoutMismatch(const llvm::DataLayout& module,
+                                          const llvm::DataLayout& target,
+                                          llvm::LLVMContext& context) {
+  if (module.isLittleEndian() != target.isLittleEndian()) return "endianness differs";
+  for (unsigned as : {0u, 1u, 3u, 4u, 5u}) {
+    if (module.getPointerSizeInBits(as) != target.getPointerSizeInBits(as)) {
+      return "pointers in address space " + std::to_string(as) + " are " +
+             std::to_string(module.getPointerSizeInBits(as)) + "-bit, the target's are " +
+             std::to_string(target.getPointerSizeInBits(as)) + "-bit";
+    }
+    if (module.getPointerABIAlignment(as) != target.getPointerABIAlignment(as)) {
+      return "pointer alignment in address space " + std::to_string(as) + " differs";
+    }
+  }
+  llvm::Type* types[] = {
+      llvm::Type::getInt8Ty(context),
+      llvm::Type::getInt16Ty(context),
+      llvm::Type::getInt32Ty(context),
+      llvm::Type::getInt64Ty(context),
+      llvm::Type::getHalfTy(context),
+      llvm::Type::getFloatTy(context),
+      llvm::Type::getDoubleTy(context),
+      llvm::FixedVectorType::get(llvm::Type::getFloatTy(context), 2),
+      llvm::FixedVectorType::get(llvm::Type::getFloatTy(context), 4),
+  };
+  for (llvm::Type* type : types) {
+    if (module.getABITypeAlign(type) != target.getABITypeAlign(type)) {
+      std::string name;
+      llvm::raw_string_ostream os(name);
+      type->print(os);
+      return "ABI alignment of " + name + " is " +
+             std::to_string(module.getABITypeAlign(type).value()) + ", the target's is " +
+             std::to_string(target.getABITypeAlign(type).value());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+llvm::Error ConformModuleToTarget(llvm::Module& module, const Target& target,
+                                  const llvm::DataLayout& target_layout) {
+  if (llvm::Error error = CheckTriple(module, target)) return error;
+  module.setTargetTriple(target.kind == TargetKind::kCuda ? kCudaTriple : kCpuTriple);
+
+  if (!module.getDataLayoutStr().empty()) {
+    if (auto mismatch =
+            LayoutMismatch(module.getDataLayout(), target_layout, module.getContext())) {
+      return BadInput("module datalayout '" + module.getDataLayoutStr() +
+                      "' is incompatible with target " + target.ToString() + " ('" +
+                      target_layout.getStringRepresentation() + "'): " + *mismatch);
+    }
+  }
+  module.setDataLayout(target_layout);
+  RemoveFunctionTargetPins(module);
+  return llvm::Error::success();
+}
+
+void RemoveFunctionTargetPins(llvm::Module& module) {
+  // clang writes the SM / CPU it compiled for; the requested target must win.
+  for (llvm::Function& function : module) {
+    function.removeFnAttr("target-cpu");
+    function.removeFnAttr("target-features");
+    function.removeFnAttr("tune-cpu");
+  }
+}
+
+}  // namespace qdcache::compiler

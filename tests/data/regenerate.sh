@@ -1,0 +1,20 @@
+#!/bin/sh
+# Regenerates tests/data/{cuda,cpu}/*.ll from the .cu / .c sources next to them.
+# Needs clang-19 and llvm-as-19 / llvm-dis-19 (Debian: apt-get install clang-19 llvm-19).
+# The IR is emitted at -O1 without unrolling or vectorization, so the compiler
+# under test still has real optimization work to do, then stripped of noise
+# (TBAA, clang's ident, per-function target-cpu/features that would pin the SM).
+set -eu
+cd "$(dirname "$0")"
+strip_noise() {
+  sed -e 's/, !tbaa ![0-9]*//g' -e '/^!llvm.ident/d' -e '/^; Function Attrs/d' \
+      -e 's/ "target-cpu"="[^"]*"//' -e 's/ "target-features"="[^"]*"//' \
+      -e 's/ "tune-cpu"="[^"]*"//' |
+    llvm-as-19 | llvm-dis-19 | sed -e '/^; ModuleID/d'
+}
+common="-O1 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize -fno-discard-value-names -S -emit-llvm -o -"
+for k in saxpy block_reduce stencil2d; do
+  clang-19 -x cuda -nocudainc -nocudalib --cuda-device-only --cuda-gpu-arch=sm_75 \
+    -Wno-unknown-cuda-version $common "cuda/$k.cu" | strip_noise > "cuda/$k.ll"
+  clang-19 --target=x86_64-unknown-linux-gnu -fPIC $common "cpu/$k.c" | strip_noise > "cpu/$k.ll"
+done

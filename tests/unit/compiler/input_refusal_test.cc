@@ -1,0 +1,253 @@
+// Every way the compiler refuses bad input: the code and a precise message.
+#include <catch2/catch.hpp>
+
+#include "compiler_test_support.h"
+
+using namespace qdcache;
+using namespace qdcache::compiler;
+using namespace qdcache::compiler::testing;
+
+namespace {
+
+constexpr const char* kCpuAdd =
+    "target triple = \"x86_64-unknown-linux-gnu\"\n"
+    "define i32 @add(i32 %a, i32 %b) {\n"
+    "  %r = add i32 %a, %b\n"
+    "  ret i32 %r\n"
+    "}\n";
+
+Status CompileStatus(std::string_view ir, Target target, std::vector<std::string> entries = {},
+                     CompileOptions options = {}) {
+  return TheCompiler().Compile(Input(ir, std::move(target), options, std::move(entries))).status();
+}
+
+void CheckRefused(const Status& status, const std::string& substring,
+                  Code code = Code::kInvalidArgument) {
+  INFO(status.ToString());
+  CHECK(status.code() == code);
+  CHECK_THAT(status.message(), Catch::Contains(substring));
+}
+
+}  // namespace
+
+TEST_CASE("Empty input is refused") {
+  CheckRefused(CompileStatus("", Cpu("x86-64")), "empty input");
+}
+
+TEST_CASE("Whitespace-only input is refused as empty") {
+  CheckRefused(CompileStatus(" \n\t\r\n ", Cpu("x86-64")), "empty input");
+}
+
+TEST_CASE("Text IR with an embedded NUL byte is refused with the offset") {
+  std::string ir = kCpuAdd;
+  ir.insert(10, 1, '\0');
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "NUL byte at offset 10");
+}
+
+TEST_CASE("A text IR syntax error reports line:column") {
+  const char* ir =
+      "define i32 @f(i32 %a) {\n"
+      "  %r = bogus i32 %a, 1\n"
+      "  ret i32 %r\n"
+      "}\n";
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "2:8: expected instruction opcode");
+}
+
+TEST_CASE("A use of an undefined value reports its line:column") {
+  const char* ir =
+      "define i32 @f(i32 %a) {\n"
+      "  ret i32 %missing\n"
+      "}\n";
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "2:11: use of undefined value '%missing'");
+}
+
+TEST_CASE("Truncated bitcode is refused") {
+  // Magic only: recognised as bitcode, then nothing to read.
+  CheckRefused(CompileStatus(std::string("BC\xC0\xDE", 4), Cpu("x86-64")), "invalid bitcode");
+  CheckRefused(CompileStatus(std::string("BC\xC0\xDE\x35\x14\x00\x00\x05\x00", 10), Cpu("x86-64")),
+               "invalid bitcode");
+}
+
+TEST_CASE("A bitcode wrapper around garbage is refused") {
+  std::string wrapper("\xDE\xC0\x17\x0B", 4);
+  wrapper += std::string(16, '\x01');
+  CheckRefused(CompileStatus(wrapper, Cpu("x86-64")), "invalid bitcode");
+}
+
+TEST_CASE("A module the IR verifier rejects is refused with the verifier's message") {
+  const char* ir =
+      "define i32 @f(i32 %a) {\n"
+      "entry:\n"
+      "  br label %next\n"
+      "next:\n"
+      "  %r = add i32 %r, 1\n"
+      "  ret i32 %r\n"
+      "}\n";
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")),
+               "IR verifier failed: Only PHI nodes may reference their own value");
+}
+
+TEST_CASE("An x86-64 module is refused for a CUDA target") {
+  if (!CudaAvailable()) return;
+  CheckRefused(CompileStatus(kCpuAdd, Cuda("sm_90")),
+               "module triple 'x86_64-unknown-linux-gnu' contradicts target cuda:sm_90");
+}
+
+TEST_CASE("An nvptx64 module is refused for a CPU target") {
+  CheckRefused(CompileStatus(ReadTestData("cuda/saxpy.ll"), Cpu("x86-64")),
+               "module triple 'nvptx64-nvidia-cuda' contradicts target cpu:x86-64");
+}
+
+TEST_CASE("A 32-bit nvptx module is refused for CUDA") {
+  if (!CudaAvailable()) return;
+  const char* ir =
+      "target triple = \"nvptx-nvidia-cuda\"\n"
+      "define ptx_kernel void @k() {\n  ret void\n}\n";
+  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "32-bit nvptx is not supported");
+}
+
+TEST_CASE("A non-ELF x86-64 module is refused for a CPU target") {
+  std::string ir = kCpuAdd;
+  ir.replace(ir.find("x86_64-unknown-linux-gnu"), 24, "x86_64-pc-windows-msvc");
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "only ELF");
+}
+
+TEST_CASE("A datalayout with 32-bit pointers is refused for x86-64") {
+  std::string ir =
+      std::string("target datalayout = \"e-p:32:32-i64:64-n8:16:32:64-S128\"\n") + kCpuAdd;
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "is incompatible with target cpu:x86-64");
+}
+
+TEST_CASE("A big-endian datalayout is refused") {
+  std::string ir = std::string("target datalayout = \"E-m:e-i64:64-n8:16:32:64-S128\"\n") + kCpuAdd;
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "endianness");
+}
+
+TEST_CASE("An NVPTX datalayout with 32-bit shared-memory pointers is refused") {
+  if (!CudaAvailable()) return;
+  std::string ir = ReadTestData("cuda/saxpy.ll");
+  const std::string layout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64";
+  ir.replace(ir.find(layout), layout.size(), "e-p3:32:32-i64:64-i128:128-v16:16-v32:32-n16:32:64");
+  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "address space 3 are 32-bit");
+}
+
+TEST_CASE("A CUDA module without kernels is refused") {
+  if (!CudaAvailable()) return;
+  const char* ir =
+      "target triple = \"nvptx64-nvidia-cuda\"\n"
+      "define void @helper() {\n  ret void\n}\n";
+  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "the module has no kernels");
+}
+
+TEST_CASE("A CPU module without exported functions is refused") {
+  const char* ir =
+      "define internal i32 @hidden1() {\n  ret i32 1\n}\n"
+      "define hidden i32 @hidden2() {\n  ret i32 2\n}\n";
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "no exported functions");
+}
+
+TEST_CASE("A requested entry point that does not exist is refused by name") {
+  CheckRefused(CompileStatus(kCpuAdd, Cpu("x86-64"), {"subtract"}),
+               "entry point 'subtract' does not exist");
+}
+
+TEST_CASE("A requested CUDA entry point that is not a kernel is refused by name") {
+  if (!CudaAvailable()) return;
+  CheckRefused(CompileStatus(ReadTestData("cuda/llvm_test_style.ll"), Cuda("sm_90"), {"scale"}),
+               "entry point 'scale' is not a kernel");
+}
+
+TEST_CASE("A requested CPU entry point with internal linkage is refused by name") {
+  std::string ir = std::string(kCpuAdd) + "define internal i32 @secret() {\n  ret i32 7\n}\n";
+  CheckRefused(CompileStatus(ir, Cpu("x86-64"), {"secret"}),
+               "entry point 'secret' is not an exported function");
+}
+
+TEST_CASE("A CUDA kernel calling an undefined device function is refused before nvJitLink") {
+  if (!CudaAvailable()) return;
+  const char* ir =
+      "target triple = \"nvptx64-nvidia-cuda\"\n"
+      "declare float @mystery(float)\n"
+      "define ptx_kernel void @k(ptr %p) {\n"
+      "  %v = load float, ptr %p\n"
+      "  %r = call float @mystery(float %v)\n"
+      "  store float %r, ptr %p\n"
+      "  ret void\n"
+      "}\n";
+  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "undefined device functions: mystery");
+}
+
+TEST_CASE("A libdevice call without link_libdevice is refused with a hint") {
+  if (!CudaAvailable()) return;
+  const char* ir =
+      "target triple = \"nvptx64-nvidia-cuda\"\n"
+      "declare float @__nv_expf(float)\n"
+      "define ptx_kernel void @k(ptr %p) {\n"
+      "  %v = load float, ptr %p\n"
+      "  %r = call float @__nv_expf(float %v)\n"
+      "  store float %r, ptr %p\n"
+      "  ret void\n"
+      "}\n";
+  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "__nv_expf (__nv_* functions come from libdevice");
+}
+
+TEST_CASE("A CPU module importing a non-allowlisted symbol is refused by name") {
+  const char* ir =
+      "target triple = \"x86_64-unknown-linux-gnu\"\n"
+      "declare i32 @puts(ptr)\n"
+      "@msg = private constant [3 x i8] c\"hi\\00\"\n"
+      "define i32 @shout() {\n"
+      "  %r = call i32 @puts(ptr @msg)\n"
+      "  ret i32 %r\n"
+      "}\n";
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")),
+               "undefined symbols that a kernel library may not import: puts");
+}
+
+TEST_CASE("An opt level outside 0..3 is refused") {
+  CompileOptions options;
+  options.opt_level = 4;
+  CheckRefused(CompileStatus(kCpuAdd, Cpu("x86-64"), {}, options), "opt_level must be 0..3");
+}
+
+TEST_CASE("CPU native is refused at compile time") {
+  CheckRefused(CompileStatus(kCpuAdd, Cpu("native")), "native");
+}
+
+TEST_CASE("An unsupported SM is refused at compile time") {
+  const Status status = CompileStatus(ReadTestData("cuda/saxpy.ll"), Cuda("sm_50"));
+  if (!CudaAvailable()) {
+    CheckRefused(status, "built without CUDA", Code::kFailedPrecondition);
+    return;
+  }
+  CheckRefused(status, "unsupported CUDA SM 'sm_50'");
+}
+
+TEST_CASE("ptxas rejecting the PTX (too much shared memory) is an input error with its log") {
+  if (!CudaAvailable()) return;
+  const char* ir =
+      "target triple = \"nvptx64-nvidia-cuda\"\n"
+      "@big = internal addrspace(3) global [1048576 x float] undef, align 4\n"
+      "define ptx_kernel void @hog(ptr %out, i32 %i) {\n"
+      "  %idx = zext i32 %i to i64\n"
+      "  %p = getelementptr [1048576 x float], ptr addrspace(3) @big, i64 0, i64 %idx\n"
+      "  store float 1.0, ptr addrspace(3) %p\n"
+      "  call void @llvm.nvvm.barrier0()\n"
+      "  %v = load float, ptr addrspace(3) %p\n"
+      "  store float %v, ptr %out\n"
+      "  ret void\n"
+      "}\n"
+      "declare void @llvm.nvvm.barrier0()\n";
+  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "shared");
+}
+
+TEST_CASE(
+    "An error LLVM reports during codegen (bad inline asm) is an input error, not a process exit") {
+  const char* ir =
+      "target triple = \"x86_64-unknown-linux-gnu\"\n"
+      "define void @f() {\n"
+      "  call void asm sideeffect \"definitely_not_an_instruction %eax\", \"\"()\n"
+      "  ret void\n"
+      "}\n";
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "LLVM reported an error during x86-64 codegen");
+}
