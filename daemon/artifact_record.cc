@@ -1,0 +1,86 @@
+#include "daemon/artifact_record.h"
+
+#include <chrono>
+
+#include "common/digest.h"
+
+namespace qdcache::daemon {
+
+store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::string& target,
+                                 const std::string& toolchain, compiler::CompileOutput output,
+                                 double total_seconds) {
+  v1::Artifact meta;
+  for (const compiler::EntryInfo& e : output.entries) {
+    v1::EntryMetadata* m = meta.add_entries();
+    m->set_name(e.name);
+    m->set_registers(e.registers);
+    m->set_shared_bytes(e.shared_bytes);
+    m->set_local_bytes(e.local_bytes);
+    m->set_max_threads_per_block(e.max_threads_per_block);
+  }
+  v1::CompileTimings* t = meta.mutable_timings();
+  t->set_parse_seconds(output.timings.parse_seconds);
+  t->set_optimize_seconds(output.timings.optimize_seconds);
+  t->set_codegen_seconds(output.timings.codegen_seconds);
+  t->set_link_seconds(output.timings.link_seconds);
+  t->set_total_seconds(total_seconds);
+
+  store::ArtifactRecord r;
+  r.key = artifact_key;
+  r.kind = static_cast<std::uint32_t>(output.kind);
+  r.target = target;
+  r.toolchain = toolchain;
+  r.payload = std::move(output.payload);
+  r.payload_digest = DigestBytes(Sha256(r.payload));
+  r.ptx = std::move(output.ptx);
+  r.metadata = meta.SerializeAsString();
+  r.compile_log = std::move(output.log);
+  r.compile_micros = static_cast<std::uint64_t>(total_seconds * 1e6);
+  r.created_unix_ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  return r;
+}
+
+Status ToWireArtifact(const store::ArtifactRecord& r, bool include_ptx, v1::Artifact* out) {
+  v1::Artifact meta;
+  if (!meta.ParseFromString(r.metadata)) return DataLoss("artifact metadata does not decode");
+  switch (r.kind) {
+    case static_cast<std::uint32_t>(compiler::ArtifactKind::kCubin):
+      out->set_kind(v1::ARTIFACT_KIND_CUBIN);
+      break;
+    case static_cast<std::uint32_t>(compiler::ArtifactKind::kSharedObject):
+      out->set_kind(v1::ARTIFACT_KIND_SHARED_OBJECT);
+      break;
+    default:
+      return DataLoss("artifact kind " + std::to_string(r.kind) + " is unknown");
+  }
+  out->set_artifact_key(r.key);
+  out->set_payload(r.payload);
+  out->set_payload_digest(r.payload_digest);
+  if (include_ptx) out->set_ptx(r.ptx);
+  out->set_target(r.target);
+  out->set_toolchain(r.toolchain);
+  *out->mutable_entries() = std::move(*meta.mutable_entries());
+  *out->mutable_timings() = meta.timings();
+  out->set_compile_log(r.compile_log);
+  out->set_created_unix_ms(r.created_unix_ms);
+  return Status::Ok();
+}
+
+Status CheckEntryPoints(const v1::Artifact& artifact,
+                        const google::protobuf::RepeatedPtrField<std::string>& wanted) {
+  for (const std::string& name : wanted) {
+    bool found = false;
+    for (const v1::EntryMetadata& e : artifact.entries()) found = found || e.name() == name;
+    if (!found) {
+      std::string have;
+      for (const v1::EntryMetadata& e : artifact.entries()) have += (have.empty() ? "" : ", ") + e.name();
+      return InvalidArgument("entry point \"" + name + "\" is not in the module (entries: " + have + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace qdcache::daemon

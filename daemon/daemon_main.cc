@@ -1,0 +1,63 @@
+#include <signal.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "daemon/server.h"
+
+namespace qdcache::daemon {
+namespace {
+
+// Blocks termination signals in every thread (threads inherit the mask), so
+// the main thread can take them synchronously with sigwait.
+sigset_t BlockTerminationSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  return set;
+}
+
+void AnnounceReady(int ready_fd) {
+  if (ready_fd < 0) return;
+  const char msg[] = "ready\n";
+  [[maybe_unused]] ssize_t n = ::write(ready_fd, msg, sizeof msg - 1);
+  ::close(ready_fd);
+}
+
+}  // namespace
+
+int RunDaemonMain(int argc, const char* const* argv) {
+  sigset_t signals = BlockTerminationSignals();
+  Expected<DaemonOptions> parsed = ParseDaemonFlags(argc, argv);
+  if (!parsed.ok()) {
+    if (parsed.status().code() == Code::kCancelled) {  // --help / --version
+      std::fputs(parsed.status().message().c_str(), stdout);
+      return 0;
+    }
+    std::fprintf(stderr, "qdcached: %s\n", parsed.status().message().c_str());
+    return 2;
+  }
+  DaemonOptions options = WithDefaults(std::move(parsed).value());
+  auto logger = spdlog::stderr_color_mt("qdcached");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(options.log_level));
+
+  Expected<std::unique_ptr<Server>> server = Server::Start(options);
+  if (!server.ok()) {
+    spdlog::critical("cannot start: {}", server.status().ToString());
+    return 1;
+  }
+  AnnounceReady(options.ready_fd);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  (*server)->Shutdown();
+  return 0;
+}
+
+}  // namespace qdcache::daemon

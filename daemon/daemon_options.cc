@@ -1,0 +1,44 @@
+#include "daemon/daemon_options.h"
+
+#include <CLI/CLI.hpp>
+#include <thread>
+
+#include "common/paths.h"
+#include "daemon/version.h"
+
+namespace qdcache::daemon {
+
+Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
+  DaemonOptions o;
+  CLI::App app{"qdcached: out-of-process compile daemon and cache for GPU/CPU kernels"};
+  app.set_version_flag("--version", std::string("qdcached ") + kVersion);
+  app.add_option("--socket", o.socket_path, "Unix socket path (default: $XDG_RUNTIME_DIR/qdcached.sock)");
+  app.add_option("--store", o.store_dir, "Store directory (default: $XDG_CACHE_HOME/qdcached)");
+  app.add_option("--listen", o.listen, "Also listen on TCP HOST:PORT (off by default)");
+  app.add_option("--workers", o.workers, "Concurrent compiles (default: number of cores)");
+  app.add_option("--max-message-bytes", o.max_message_bytes, "Largest request/response message");
+  app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  app.add_option("--libdevice", o.libdevice_path, "Path of libdevice.10.bc (default: found at build time)");
+  app.add_flag("--sync-writes", o.sync_writes, "fsync every store write (survive power loss)");
+  app.add_option("--ready-fd", o.ready_fd, "Write \"ready\\n\" to this fd once serving (for supervisors and tests)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    return Status(Code::kCancelled, app.help());
+  } catch (const CLI::CallForVersion&) {
+    return Status(Code::kCancelled, std::string("qdcached ") + kVersion + "\n");
+  } catch (const CLI::ParseError& e) {
+    return InvalidArgument(e.what());
+  }
+  return o;
+}
+
+DaemonOptions WithDefaults(DaemonOptions o) {
+  if (o.socket_path.empty()) o.socket_path = DefaultSocketPath();
+  if (o.store_dir.empty()) o.store_dir = DefaultStoreDir();
+  if (o.workers == 0) o.workers = std::max(1u, std::thread::hardware_concurrency());
+  return o;
+}
+
+}  // namespace qdcache::daemon

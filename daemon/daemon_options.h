@@ -1,0 +1,32 @@
+// Every daemon setting with its default. Flags map one-to-one onto fields.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/expected.h"
+
+namespace qdcache::daemon {
+
+struct DaemonOptions {
+  std::string socket_path;  // empty: DefaultSocketPath()
+  std::string store_dir;    // empty: DefaultStoreDir()
+  std::string listen;       // "HOST:PORT" for TCP; empty: TCP off
+  unsigned workers = 0;     // compile concurrency; 0: number of cores
+  std::uint64_t max_message_bytes = 256ull << 20;
+  std::string log_level = "info";
+  std::string libdevice_path;  // empty: the one found at build time
+  bool sync_writes = false;    // fsync each store write (power-loss durability)
+  int ready_fd = -1;           // write "ready\n" here once serving, then close it
+};
+
+// Parses argv (flags as in --help). Returns the options, or INVALID_ARGUMENT
+// with the parser's message; `--help`/`--version` come back as
+// Code::kCancelled with the text to print in the message.
+[[nodiscard]] Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv);
+
+// Fills empty paths and zero counts with their defaults.
+[[nodiscard]] DaemonOptions WithDefaults(DaemonOptions options);
+
+}  // namespace qdcache::daemon

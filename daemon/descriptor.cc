@@ -1,0 +1,125 @@
+#include "daemon/descriptor.h"
+
+#include <algorithm>
+#include <string>
+
+namespace qdcache::daemon {
+namespace {
+
+bool IsIdentifierLike(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return c >= 0x21 && c <= 0x7e;  // printable ASCII, no spaces
+  });
+}
+
+}  // namespace
+
+IrKind DetectIrKind(std::string_view ir) {
+  auto starts = [&](std::string_view magic) { return ir.substr(0, magic.size()) == magic; };
+  if (starts(std::string_view("BC\xC0\xDE", 4)) || starts(std::string_view("\xDE\xC0\x17\x0B", 4))) {
+    return IrKind::kBitcode;
+  }
+  return IrKind::kText;
+}
+
+Expected<compiler::Target> DecodeTarget(const v1::Target& t) {
+  compiler::Target target;
+  switch (t.kind_case()) {
+    case v1::Target::kCuda:
+      target.kind = compiler::TargetKind::kCuda;
+      target.sm = t.cuda().sm();
+      if (target.sm.empty()) return InvalidArgument("target.cuda.sm is empty (expected e.g. \"sm_90\")");
+      break;
+    case v1::Target::kCpu:
+      target.kind = compiler::TargetKind::kCpu;
+      target.cpu = t.cpu().cpu();
+      if (target.cpu.empty()) return InvalidArgument("target.cpu.cpu is empty (expected e.g. \"x86-64\")");
+      target.features.assign(t.cpu().features().begin(), t.cpu().features().end());
+      break;
+    default:
+      return InvalidArgument("target is not set (expected cuda or cpu)");
+  }
+  return compiler::NormalizeTarget(std::move(target));
+}
+
+Expected<compiler::CompileOptions> DecodeOptions(const v1::CompileOptions& o,
+                                                  compiler::TargetKind kind) {
+  compiler::CompileOptions out;
+  if (o.has_opt_level()) {
+    if (o.opt_level() > 3) {
+      return InvalidArgument("options.opt_level " + std::to_string(o.opt_level()) + " is not in 0..3");
+    }
+    out.opt_level = static_cast<int>(o.opt_level());
+  }
+  if (o.has_fast_math()) out.fast_math = o.fast_math();
+  if (o.has_fmad()) out.fmad = o.fmad();
+  if (o.has_debug()) out.debug = o.debug();
+  if (o.has_lineinfo()) out.lineinfo = o.lineinfo();
+  if (o.has_max_registers()) {
+    if (o.max_registers() > 255) {
+      return InvalidArgument("options.max_registers " + std::to_string(o.max_registers()) +
+                             " is above 255");
+    }
+    out.max_registers = o.max_registers();
+  }
+  if (o.has_link_libdevice()) out.link_libdevice = o.link_libdevice();
+  if (kind == compiler::TargetKind::kCpu) {
+    // These are read only by the CUDA pipeline; the CPU key must not split on them.
+    out.lineinfo = false;
+    out.max_registers = 0;
+    out.link_libdevice = false;
+  }
+  return out;
+}
+
+Expected<DecodedKernel> DecodeKernel(const v1::KernelDescriptor& d, const DescriptorLimits& limits) {
+  DecodedKernel k;
+  const std::string& ir = d.ir();
+  if (ir.size() > limits.max_ir_bytes) {
+    return Status(Code::kResourceExhausted, "ir is " + std::to_string(ir.size()) +
+                                                " bytes, above the limit of " +
+                                                std::to_string(limits.max_ir_bytes));
+  }
+  k.input.ir = ir;
+  k.ir_kind = DetectIrKind(ir);
+  QDC_ASSIGN_OR_RETURN(k.input.target, DecodeTarget(d.target()));
+  k.target = k.input.target.ToString();
+  QDC_ASSIGN_OR_RETURN(k.input.options, DecodeOptions(d.options(), k.input.target.kind));
+
+  if (static_cast<std::size_t>(d.entry_points_size()) > limits.max_entry_points) {
+    return InvalidArgument("too many entry_points (limit " + std::to_string(limits.max_entry_points) + ")");
+  }
+  for (const std::string& e : d.entry_points()) {
+    if (!IsIdentifierLike(e)) return InvalidArgument("entry point \"" + e + "\" is not a symbol name");
+    k.input.entry_points.push_back(e);
+  }
+
+  if (d.fast_key().size() > limits.max_fast_key_bytes) {
+    return InvalidArgument("fast_key is longer than " + std::to_string(limits.max_fast_key_bytes) + " bytes");
+  }
+  if (d.namespace_().size() > limits.max_namespace_bytes) {
+    return InvalidArgument("namespace is longer than " + std::to_string(limits.max_namespace_bytes) + " bytes");
+  }
+  if (!d.namespace_().empty() && d.fast_key().empty()) {
+    return InvalidArgument("namespace given without a fast_key");
+  }
+  k.fast_key = d.fast_key();
+  k.ns = d.namespace_();
+
+  if (static_cast<std::size_t>(d.key_extras_size()) > limits.max_key_extras) {
+    return InvalidArgument("too many key_extras (limit " + std::to_string(limits.max_key_extras) + ")");
+  }
+  for (const auto& [name, value] : d.key_extras()) {
+    if (name.empty() || name.size() + value.size() > limits.max_key_extra_bytes) {
+      return InvalidArgument("key_extras entry \"" + name.substr(0, 64) + "\" is empty or too long");
+    }
+    k.key_extras.emplace_back(name, value);
+  }
+  std::sort(k.key_extras.begin(), k.key_extras.end());
+  k.no_store = d.no_store();
+  k.recache = d.recache();
+  if (k.no_store && k.recache) return InvalidArgument("no_store and recache are mutually exclusive");
+  return k;
+}
+
+}  // namespace qdcache::daemon

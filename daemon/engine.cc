@@ -1,0 +1,243 @@
+#include "daemon/engine.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/digest.h"
+#include "daemon/artifact_key.h"
+#include "daemon/artifact_record.h"
+
+namespace qdcache::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string ShortKey(const std::string& key) { return ToHex(key).substr(0, 16); }
+
+}  // namespace
+
+Engine::Engine(compiler::Compiler& compiler, store::ArtifactStore& store, EngineConfig config)
+    : compiler_(compiler),
+      store_(store),
+      config_(std::move(config)),
+      toolchain_(ToolchainFingerprint(compiler.toolchain(), config_.daemon_version)),
+      started_(Clock::now()),
+      pool_(config_.workers) {}
+
+Engine::~Engine() { Drain(); }
+
+void Engine::Drain() { pool_.Drain(); }
+
+v1::CompileResult Engine::Fail(const Status& status) {
+  ++errors_;
+  v1::CompileResult r;
+  r.set_status(v1::CACHE_STATUS_ERROR);
+  r.mutable_error()->set_code(static_cast<int>(status.code()));
+  r.mutable_error()->set_message(status.message());
+  return r;
+}
+
+void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
+                     CompileDone done) {
+  ++requests_;
+  Expected<DecodedKernel> decoded = DecodeKernel(descriptor, config_.limits);
+  if (!decoded.ok()) {
+    done(Fail(decoded.status()));
+    return;
+  }
+  DecodedKernel kernel = std::move(decoded).value();
+  std::string key = DigestBytes(ComputeArtifactKey(kernel, toolchain_));
+  Waiter waiter{std::move(done), &descriptor, peer, include_ptx};
+
+  if (!kernel.no_store && !kernel.recache) {
+    Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
+    if (!got.ok()) {
+      ++store_errors_;
+      spdlog::warn("store read failed for {}: {} (compiling instead)", ShortKey(key),
+                   got.status().ToString());
+    } else if (got->has_value()) {
+      ++hits_;
+      v1::CompileResult result = Serve(**got, waiter, v1::CACHE_STATUS_HIT);
+      waiter.done(std::move(result));
+      return;
+    }
+  }
+
+  auto flight = std::make_shared<Flight>();
+  bool leader = true;
+  if (kernel.no_store) {
+    flight->waiters.push_back(std::move(waiter));
+  } else {
+    std::lock_guard lock(mu_);
+    auto [it, inserted] = in_flight_.try_emplace(key, flight);
+    leader = inserted;
+    it->second->waiters.push_back(std::move(waiter));
+  }
+  if (!leader) {
+    ++coalesced_;
+    return;
+  }
+  const bool store_result = !kernel.no_store;
+  bool submitted = pool_.Submit(
+      [this, key, kernel = std::move(kernel), flight, store_result]() mutable {
+        RunCompile(std::move(key), std::move(kernel), std::move(flight), store_result);
+      });
+  if (!submitted) {
+    std::vector<Waiter> waiters;
+    {
+      std::lock_guard lock(mu_);
+      if (store_result) in_flight_.erase(key);
+      waiters = std::move(flight->waiters);
+    }
+    for (Waiter& w : waiters) w.done(Fail(Unavailable("qdcached is shutting down")));
+  }
+}
+
+void Engine::RunCompile(std::string key, DecodedKernel kernel, std::shared_ptr<Flight> flight,
+                        bool store_result) {
+  // Finishes the flight: no waiter can join after this, so every later
+  // request for `key` finds the stored record instead.
+  auto take_waiters = [&] {
+    std::lock_guard lock(mu_);
+    if (store_result) in_flight_.erase(key);
+    return std::move(flight->waiters);
+  };
+
+  // A request that missed the store just before the previous flight for this
+  // key finished becomes a leader; the record is there now, so serve it.
+  if (store_result && !kernel.recache) {
+    Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
+    if (got.ok() && got->has_value()) {
+      std::vector<Waiter> waiters = take_waiters();
+      for (Waiter& w : waiters) {
+        ++hits_;
+        w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));
+      }
+      return;
+    }
+  }
+
+  const Clock::time_point t0 = Clock::now();
+  Expected<compiler::CompileOutput> output = compiler_.Compile(kernel.input);
+  const double seconds = SecondsSince(t0);
+  compile_micros_ += static_cast<std::uint64_t>(seconds * 1e6);
+
+  if (output.ok() && output->payload.empty()) {
+    output = Internal("compiler returned an empty artifact");
+  }
+  if (!output.ok()) {
+    spdlog::info("compile {} {} failed after {:.3f}s: {}", ShortKey(key), kernel.target, seconds,
+                 output.status().ToString());
+    std::vector<Waiter> waiters = take_waiters();
+    for (Waiter& w : waiters) w.done(Fail(output.status()));
+    return;
+  }
+
+  ++compiles_;
+  store::ArtifactRecord record =
+      MakeRecord(key, kernel.target, toolchain_, std::move(output).value(), seconds);
+  spdlog::info("compiled {} {} in {:.3f}s ({} bytes)", ShortKey(key), kernel.target, seconds,
+               record.payload.size());
+  if (store_result) {
+    Status put = store_.Put(record);
+    if (!put.ok()) {
+      ++store_errors_;
+      spdlog::error("store write failed for {}: {} (artifact served, not cached)", ShortKey(key),
+                    put.ToString());
+    }
+  }
+  std::vector<Waiter> waiters = take_waiters();
+  for (std::size_t i = 0; i < waiters.size(); ++i) {
+    v1::CacheStatus status = i == 0 ? v1::CACHE_STATUS_COMPILED : v1::CACHE_STATUS_COALESCED;
+    waiters[i].done(Serve(record, waiters[i], status));
+  }
+}
+
+v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waiter& waiter,
+                                v1::CacheStatus status) {
+  v1::CompileResult result;
+  result.set_status(status);
+  Status s = ToWireArtifact(record, waiter.include_ptx, result.mutable_artifact());
+  if (s.ok()) s = CheckEntryPoints(result.artifact(), waiter.descriptor->entry_points());
+  if (!s.ok()) return Fail(s);
+  RecordAlias(waiter, record.target, record.key);
+  return result;
+}
+
+void Engine::RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key) {
+  const v1::KernelDescriptor& d = *waiter.descriptor;
+  if (d.fast_key().empty() || d.no_store()) return;
+  store::AliasKey alias{waiter.peer.tenant, d.namespace_(), target, d.fast_key()};
+  Expected<std::optional<store::ArtifactKey>> existing = store_.GetAlias(alias);
+  if (existing.ok() && existing->has_value() && **existing == key) return;
+  Status put = store_.PutAlias(alias, key);
+  if (!put.ok()) {
+    ++store_errors_;
+    spdlog::error("alias write failed: {}", put.ToString());
+  }
+}
+
+v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx) {
+  ++requests_;
+  if (query.fast_key().empty()) return Fail(InvalidArgument("fast_key is empty"));
+  if (query.fast_key().size() > config_.limits.max_fast_key_bytes ||
+      query.namespace_().size() > config_.limits.max_namespace_bytes) {
+    return Fail(InvalidArgument("fast_key or namespace is longer than the limit"));
+  }
+  Expected<compiler::Target> target = DecodeTarget(query.target());
+  if (!target.ok()) return Fail(target.status());
+
+  store::AliasKey alias{peer.tenant, query.namespace_(), target->ToString(), query.fast_key()};
+  Expected<std::optional<store::ArtifactKey>> key = store_.GetAlias(alias);
+  if (!key.ok()) {
+    ++store_errors_;
+    return Fail(key.status().WithContext("alias lookup"));
+  }
+  v1::CompileResult result;
+  if (key->has_value()) {
+    Expected<std::optional<store::ArtifactRecord>> record = store_.Get(**key);
+    if (!record.ok()) {
+      ++store_errors_;
+      return Fail(record.status().WithContext("artifact read"));
+    }
+    if (record->has_value()) {
+      Status s = ToWireArtifact(**record, include_ptx, result.mutable_artifact());
+      if (!s.ok()) return Fail(s);
+      ++alias_hits_;
+      result.set_status(v1::CACHE_STATUS_ALIAS_HIT);
+      return result;
+    }
+  }
+  ++misses_;
+  result.set_status(v1::CACHE_STATUS_MISS);
+  return result;
+}
+
+v1::Stats Engine::Stats() {
+  v1::Stats s;
+  s.set_compiles(compiles_);
+  s.set_hits(hits_);
+  s.set_alias_hits(alias_hits_);
+  s.set_misses(misses_);
+  s.set_coalesced(coalesced_);
+  s.set_errors(errors_);
+  s.set_requests(requests_);
+  s.set_store_errors(store_errors_);
+  s.set_compile_seconds(static_cast<double>(compile_micros_.load()) / 1e6);
+  store::StoreStats st = store_.Stats();
+  s.set_store_artifacts(st.artifacts);
+  s.set_store_aliases(st.aliases);
+  s.set_store_bytes(st.payload_bytes);
+  s.set_corrupt_dropped(st.corrupt_dropped);
+  s.set_toolchain(toolchain_);
+  s.set_version(config_.daemon_version);
+  s.set_uptime_seconds(static_cast<std::uint64_t>(SecondsSince(started_)));
+  s.set_workers(pool_.size());
+  s.set_in_flight(pool_.queued_or_running());
+  return s;
+}
+
+}  // namespace qdcache::daemon

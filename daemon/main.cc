@@ -1,0 +1,3 @@
+#include "daemon/server.h"
+
+int main(int argc, char** argv) { return qdcache::daemon::RunDaemonMain(argc, argv); }

@@ -1,0 +1,120 @@
+#include "daemon/server.h"
+
+#include <grpcpp/ext/health_check_service_server_builder_option.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <mutex>
+
+#include "compiler/compiler.h"
+#include "daemon/engine.h"
+#include "daemon/service.h"
+#include "daemon/socket_path.h"
+#include "daemon/version.h"
+#include "store/artifact_store.h"
+
+namespace qdcache::daemon {
+namespace {
+
+constexpr auto kDrainDeadline = std::chrono::seconds(60);
+
+class ServerImpl final : public Server {
+ public:
+  ServerImpl(DaemonOptions options, std::unique_ptr<store::ArtifactStore> store,
+             std::unique_ptr<compiler::Compiler> compiler)
+      : options_(std::move(options)),
+        store_(std::move(store)),
+        compiler_(std::move(compiler)),
+        engine_(*compiler_, *store_,
+                EngineConfig{options_.workers, DescriptorLimits{}, std::string(kVersion)}),
+        service_(engine_, ServiceLimits{}) {}
+
+  ~ServerImpl() override { Shutdown(); }
+
+  Status Listen() {
+    QDC_RETURN_IF_ERROR(PrepareSocketPath(options_.socket_path));
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::ServerBuilder builder;
+    builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX)));
+    builder.SetMaxSendMessageSize(static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX)));
+    builder.AddListeningPort("unix:" + options_.socket_path, grpc::InsecureServerCredentials());
+    int tcp_port = 0;
+    if (!options_.listen.empty()) {
+      builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(), &tcp_port);
+    }
+    builder.RegisterService(&service_);
+    // The socket is created inside BuildAndStart: make it 0660 from birth.
+    mode_t old_mask = ::umask(0117);
+    server_ = builder.BuildAndStart();
+    ::umask(old_mask);
+    if (!server_) return Unavailable("cannot listen on unix:" + options_.socket_path);
+    if (!options_.listen.empty() && tcp_port == 0) {
+      server_->Shutdown();
+      server_.reset();
+      return Unavailable("cannot listen on " + options_.listen);
+    }
+    ::chmod(options_.socket_path.c_str(), 0660);
+    server_->GetHealthCheckService()->SetServingStatus(true);
+    spdlog::info("qdcached {} serving unix:{}{} store={} workers={}", kVersion, options_.socket_path,
+                 options_.listen.empty() ? "" : " and tcp " + options_.listen + " (UNAUTHENTICATED)",
+                 options_.store_dir, options_.workers);
+    return Status::Ok();
+  }
+
+  void Shutdown() override {
+    std::lock_guard lock(shutdown_mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    if (server_) {
+      server_->GetHealthCheckService()->SetServingStatus(false);
+      spdlog::info("draining in-flight requests");
+      // Stops accepting, then waits for in-flight calls up to the deadline
+      // (after it, gRPC cancels them). Compiles still running finish their
+      // calls through Drain(); Wait() returns once every call has finished.
+      server_->Shutdown(std::chrono::system_clock::now() + kDrainDeadline);
+    }
+    engine_.Drain();
+    if (server_) {
+      server_->Wait();
+      // Only a socket this daemon bound is ours to remove.
+      ::unlink(options_.socket_path.c_str());
+    }
+    spdlog::info("stopped");
+  }
+
+  const std::string& toolchain_fingerprint() const override { return engine_.toolchain_fingerprint(); }
+
+ private:
+  const DaemonOptions options_;
+  std::unique_ptr<store::ArtifactStore> store_;
+  std::unique_ptr<compiler::Compiler> compiler_;
+  Engine engine_;
+  CompileCacheService service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::mutex shutdown_mu_;
+  bool stopped_ = false;  // guarded by shutdown_mu_
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
+  Expected<std::unique_ptr<store::ArtifactStore>> store =
+      store::ArtifactStore::Open(store::StoreOptions{options.store_dir, options.sync_writes});
+  if (!store.ok()) return store.status().WithContext("opening store " + options.store_dir);
+  compiler::CompilerConfig cc;
+  cc.libdevice_path = options.libdevice_path;
+  std::unique_ptr<compiler::Compiler> compiler = compiler::MakeInProcessCompiler(cc);
+  const compiler::ToolchainInfo& tc = compiler->toolchain();
+  auto server = std::make_unique<ServerImpl>(options, std::move(store).value(), std::move(compiler));
+  spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}",
+               server->toolchain_fingerprint().substr(0, 16), tc.llvm_version, tc.cuda_version,
+               tc.ptx_isa_version, tc.libdevice_digest.substr(0, 16));
+  QDC_RETURN_IF_ERROR(server->Listen());
+  return std::unique_ptr<Server>(std::move(server));
+}
+
+}  // namespace qdcache::daemon

@@ -1,0 +1,32 @@
+// The daemon's lifecycle: build everything from DaemonOptions, listen, and
+// shut down by draining (stop accepting, finish in-flight requests and
+// compiles, close the store).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/expected.h"
+#include "daemon/daemon_options.h"
+
+namespace qdcache::daemon {
+
+class Server {
+ public:
+  // Opens the store, probes the toolchain, and starts serving on the unix
+  // socket (mode 0660) and, if configured, on TCP. `options` must have its
+  // defaults filled in (WithDefaults).
+  [[nodiscard]] static Expected<std::unique_ptr<Server>> Start(const DaemonOptions& options);
+  virtual ~Server() = default;
+
+  // Drains and stops; idempotent. Thread-safe.
+  virtual void Shutdown() = 0;
+
+  [[nodiscard]] virtual const std::string& toolchain_fingerprint() const = 0;
+};
+
+// The whole qdcached program: flags, logging, start, wait for SIGTERM/SIGINT,
+// drain, exit status. `main` only calls this.
+[[nodiscard]] int RunDaemonMain(int argc, const char* const* argv);
+
+}  // namespace qdcache::daemon

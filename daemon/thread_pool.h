@@ -1,0 +1,42 @@
+// A fixed set of threads running queued tasks in FIFO order. Used for compiles
+// so that cache hits, answered on gRPC's own threads, never queue behind them.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace qdcache::daemon {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(unsigned threads);
+  ~ThreadPool();  // Drain()s
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  // Returns false (and does not run the task) once Drain() has begun.
+  [[nodiscard]] bool Submit(std::function<void()> task);
+
+  // Stops accepting tasks, runs everything already queued, joins the threads.
+  void Drain();
+
+  [[nodiscard]] std::size_t queued_or_running() const;
+  [[nodiscard]] unsigned size() const { return static_cast<unsigned>(threads_.size()); }
+
+ private:
+  void Run();
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;  // guarded by mu_
+  std::size_t running_ = 0;                  // guarded by mu_
+  bool draining_ = false;                    // guarded by mu_
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace qdcache::daemon

@@ -1,0 +1,87 @@
+// A real qdcached compiles CUDA kernels to cubins and serves repeats from its store.
+#include <catch2/catch.hpp>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/kernels.h"
+#include "tests/support/subprocess.h"
+
+using namespace qdcache;
+using namespace qdcache::testing;
+
+namespace {
+
+#define REQUIRE_CUDA_BUILT()                                   \
+  do {                                                         \
+    if (!CudaBuilt()) {                                        \
+      WARN("built without the CUDA Toolkit: skipping");        \
+      return;                                                  \
+    }                                                          \
+  } while (0)
+
+}  // namespace
+
+TEST_CASE("cuda kernels compile to a cubin for the exact SM", "[integration][cuda]") {
+  REQUIRE_CUDA_BUILT();
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  auto client = daemon.Connect();
+  for (const char* kernel : {"saxpy", "block_reduce", "stencil2d"}) {
+    for (const auto& [target, sm] : {std::pair{"cuda:sm_90", 90}, std::pair{"cuda:sm_75", 75}}) {
+      INFO(kernel << " " << target);
+      v1::CompileResult r = CompileOne(*client, Descriptor(std::string("cuda/") + kernel + ".ll", target));
+      REQUIRE(r.status() == v1::CACHE_STATUS_COMPILED);
+      CHECK(r.artifact().kind() == v1::ARTIFACT_KIND_CUBIN);
+      CHECK(CubinSm(r.artifact().payload()) == sm);
+      CHECK(r.artifact().artifact_key().size() == 32);
+      REQUIRE(r.artifact().entries_size() >= 1);
+      CHECK(r.artifact().entries(0).name() == kernel);
+    }
+  }
+}
+
+TEST_CASE("a repeated cuda compile is a hit with identical bytes, also after a restart",
+          "[integration][cuda]") {
+  REQUIRE_CUDA_BUILT();
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  v1::KernelDescriptor d = Descriptor("cuda/saxpy.ll", "cuda:sm_90");
+  std::string first;
+  {
+    auto client = daemon.Connect();
+    v1::CompileResult compiled = CompileOne(*client, d);
+    REQUIRE(compiled.status() == v1::CACHE_STATUS_COMPILED);
+    first = compiled.artifact().payload();
+    v1::CompileResult hit = CompileOne(*client, d);
+    REQUIRE(hit.status() == v1::CACHE_STATUS_HIT);
+    CHECK(hit.artifact().payload() == first);
+    CHECK(hit.artifact().artifact_key() == compiled.artifact().artifact_key());
+  }
+  REQUIRE(daemon.Stop() == 0);
+  daemon.Start();
+  auto client = daemon.Connect();
+  v1::CompileResult after = CompileOne(*client, d);
+  REQUIRE(after.status() == v1::CACHE_STATUS_HIT);
+  CHECK(after.artifact().payload() == first);
+  auto stats = client->Stats();
+  REQUIRE(stats.ok());
+  CHECK(stats->compiles() == 0);
+}
+
+TEST_CASE("include_ptx returns the PTX the cubin was linked from", "[integration][cuda]") {
+  REQUIRE_CUDA_BUILT();
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  auto client = daemon.Connect();
+  v1::CompileRequest request;
+  *request.add_kernels() = Descriptor("cuda/saxpy.ll", "cuda:sm_90");
+  request.set_include_ptx(true);
+  auto response = client->Compile(request);
+  REQUIRE(response.ok());
+  REQUIRE(response->results(0).has_artifact());
+  const std::string& ptx = response->results(0).artifact().ptx();
+  CHECK(ptx.find(".target sm_90") != std::string::npos);
+  CHECK(ptx.find(".entry saxpy") != std::string::npos);
+}

@@ -1,0 +1,102 @@
+#include "tests/support/daemon_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stdexcept>
+
+#include "tests/support/subprocess.h"
+
+namespace qdcache::testing {
+
+std::string DaemonBinary() { return QDCACHE_DAEMON_BINARY; }
+std::string CliBinary() { return QDCACHE_CLI_BINARY; }
+std::string TestData(const std::string& relative) { return std::string(QDCACHE_TEST_DATA) + "/" + relative; }
+
+DaemonProcess::DaemonProcess(std::string dir, std::vector<std::string> extra_args)
+    : dir_(std::move(dir)),
+      socket_(dir_ + "/qdcached.sock"),
+      store_(dir_ + "/store"),
+      log_path_(dir_ + "/qdcached.log"),
+      extra_args_(std::move(extra_args)) {}
+
+DaemonProcess::~DaemonProcess() {
+  if (pid_ > 0) Kill();
+}
+
+void DaemonProcess::Start() {
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  std::vector<std::string> argv = {DaemonBinary(), "--socket", socket_, "--store", store_,
+                                   "--ready-fd", "3", "--log-level", "debug"};
+  argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+  std::vector<char*> args;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    // The daemon dies with the test, even when the test aborts.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    // dup2 clears O_CLOEXEC on the target: the write end survives exec as fd 3.
+    if (::dup2(ready[1], 3) < 0 || ::dup2(log_fd, 1) < 0 || ::dup2(log_fd, 2) < 0) ::_exit(127);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(ready[1]);
+  ::close(log_fd);
+  // Blocks until the daemon writes "ready\n", or closes the pipe by exiting.
+  std::string got;
+  char buf[16];
+  ssize_t n;
+  while ((n = ::read(ready[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+  ::close(ready[0]);
+  if (got != "ready\n") {
+    int status = Wait();
+    throw std::runtime_error("qdcached did not start (exit " + std::to_string(status) + "):\n" + log());
+  }
+}
+
+int DaemonProcess::Wait() {
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int DaemonProcess::Stop() {
+  if (pid_ <= 0) return -1;
+  ::kill(pid_, SIGTERM);
+  return Wait();
+}
+
+void DaemonProcess::Kill() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  Wait();
+}
+
+std::string DaemonProcess::log() const {
+  try {
+    return ReadFileOrDie(log_path_);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+std::unique_ptr<client::Client> DaemonProcess::Connect() const {
+  client::ClientOptions o;
+  o.socket_path = socket_;
+  o.timeout = std::chrono::seconds(120);
+  auto c = client::Client::Connect(o);
+  if (!c.ok()) throw std::runtime_error(c.status().ToString());
+  return std::move(c).value();
+}
+
+}  // namespace qdcache::testing

@@ -1,0 +1,51 @@
+// A real qdcached process on a temporary socket and store, for integration
+// tests. Start() returns once the daemon reports readiness through
+// --ready-fd (no polling, no sleeps).
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/client.h"
+
+namespace qdcache::testing {
+
+class DaemonProcess {
+ public:
+  // `dir` holds the socket ("qdcached.sock") and the store ("store/").
+  explicit DaemonProcess(std::string dir, std::vector<std::string> extra_args = {});
+  ~DaemonProcess();  // SIGKILLs a daemon still running
+
+  // Starts the daemon and waits until it serves. Throws on failure, with the
+  // daemon's stderr in the message.
+  void Start();
+  // SIGTERM and wait; returns the exit status (-1 when killed by a signal).
+  int Stop();
+  // SIGKILL and wait.
+  void Kill();
+
+  bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  const std::string& socket_path() const { return socket_; }
+  const std::string& store_dir() const { return store_; }
+  std::string log() const;  // the daemon's stderr so far
+
+  std::unique_ptr<client::Client> Connect() const;
+
+ private:
+  int Wait();
+
+  std::string dir_, socket_, store_, log_path_;
+  std::vector<std::string> extra_args_;
+  pid_t pid_ = -1;
+};
+
+// Paths of the built binaries (set by CMake).
+std::string DaemonBinary();
+std::string CliBinary();
+std::string TestData(const std::string& relative);
+
+}  // namespace qdcache::testing

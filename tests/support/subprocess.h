@@ -1,0 +1,40 @@
+// Running the project's real binaries from tests: spawn with arguments,
+// capture output, wait for exit. No shell in between.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace qdcache::testing {
+
+struct RunResult {
+  int exit_code = -1;  // -1: killed by a signal
+  int signal = 0;
+  std::string out;
+  std::string err;
+};
+
+// Runs `argv` to completion, capturing stdout and stderr.
+RunResult Run(const std::vector<std::string>& argv);
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on
+// destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+std::string ReadFileOrDie(const std::string& path);
+void WriteFileOrDie(const std::string& path, const std::string& bytes);
+
+}  // namespace qdcache::testing

@@ -1,0 +1,71 @@
+#include <catch2/catch.hpp>
+#include <functional>
+
+#include "daemon/artifact_key.h"
+
+using namespace qdcache;
+using namespace qdcache::daemon;
+
+namespace {
+
+Digest KeyOf(const std::function<void(v1::KernelDescriptor&)>& change, std::string_view toolchain = "tc") {
+  v1::KernelDescriptor d;
+  d.set_ir("define void @f() {\n  ret void\n}\n");
+  d.mutable_target()->mutable_cuda()->set_sm("sm_90");
+  change(d);
+  auto k = DecodeKernel(d, {});
+  REQUIRE(k.ok());
+  return ComputeArtifactKey(*k, toolchain);
+}
+
+}  // namespace
+
+TEST_CASE("the artifact key is a function of its inputs", "[daemon]") {
+  auto nothing = [](v1::KernelDescriptor&) {};
+  CHECK(KeyOf(nothing) == KeyOf(nothing));
+}
+
+TEST_CASE("every input that can change the artifact changes the key", "[daemon]") {
+  const Digest base = KeyOf([](v1::KernelDescriptor&) {});
+  std::vector<std::pair<const char*, std::function<void(v1::KernelDescriptor&)>>> changes = {
+      {"ir", [](auto& d) { d.mutable_ir()->append("\n; more"); }},
+      {"sm", [](auto& d) { d.mutable_target()->mutable_cuda()->set_sm("sm_80"); }},
+      {"opt", [](auto& d) { d.mutable_options()->set_opt_level(1); }},
+      {"fast_math", [](auto& d) { d.mutable_options()->set_fast_math(true); }},
+      {"fmad", [](auto& d) { d.mutable_options()->set_fmad(false); }},
+      {"debug", [](auto& d) { d.mutable_options()->set_debug(true); }},
+      {"lineinfo", [](auto& d) { d.mutable_options()->set_lineinfo(true); }},
+      {"max_registers", [](auto& d) { d.mutable_options()->set_max_registers(64); }},
+      {"link_libdevice", [](auto& d) { d.mutable_options()->set_link_libdevice(true); }},
+      {"key_extras", [](auto& d) { (*d.mutable_key_extras())["FRONTEND_FLAG"].push_back('1'); }},
+  };
+  for (const auto& [name, change] : changes) {
+    INFO(name);
+    CHECK(KeyOf(change) != base);
+  }
+  INFO("toolchain");
+  CHECK(KeyOf([](v1::KernelDescriptor&) {}, "other-toolchain") != base);
+}
+
+TEST_CASE("options spelled at their defaults give the same key", "[daemon]") {
+  const Digest base = KeyOf([](v1::KernelDescriptor&) {});
+  CHECK(KeyOf([](auto& d) {
+          d.mutable_options()->set_opt_level(3);
+          d.mutable_options()->set_fmad(true);
+          d.mutable_options()->set_max_registers(0);
+        }) == base);
+}
+
+TEST_CASE("the toolchain fingerprint covers every toolchain fact", "[daemon]") {
+  compiler::ToolchainInfo info{"19.1.7", "13.0", "8.5", "abcd", {"sm_90"}, true};
+  const std::string base = ToolchainFingerprint(info, "0.1.0");
+  CHECK(base.size() == 64);
+  CHECK(ToolchainFingerprint(info, "0.1.1") != base);
+  for (std::string compiler::ToolchainInfo::*field :
+       {&compiler::ToolchainInfo::llvm_version, &compiler::ToolchainInfo::cuda_version,
+        &compiler::ToolchainInfo::ptx_isa_version, &compiler::ToolchainInfo::libdevice_digest}) {
+    compiler::ToolchainInfo changed = info;
+    (changed.*field).push_back('x');
+    CHECK(ToolchainFingerprint(changed, "0.1.0") != base);
+  }
+}

@@ -1,0 +1,197 @@
+// Engine logic with a scripted compiler (counts calls, can be held at a gate)
+// over a real RocksDB store in a temporary directory.
+#include <catch2/catch.hpp>
+#include <condition_variable>
+#include <filesystem>
+#include <latch>
+#include <mutex>
+
+#include "daemon/engine.h"
+
+using namespace qdcache;
+using namespace qdcache::daemon;
+
+namespace {
+
+class ScriptedCompiler final : public compiler::Compiler {
+ public:
+  Expected<compiler::CompileOutput> Compile(const compiler::CompileInput& input) override {
+    {
+      std::unique_lock lock(mu_);
+      ++calls_;
+      cv_.wait(lock, [&] { return open_; });
+    }
+    if (input.ir == "fail") return InvalidArgument("1:1: scripted failure");
+    compiler::CompileOutput out;
+    out.kind = compiler::ArtifactKind::kSharedObject;
+    out.payload = "artifact:" + std::string(input.ir);
+    out.entries.push_back({"f"});
+    return out;
+  }
+  const compiler::ToolchainInfo& toolchain() const override { return info_; }
+
+  void Close() {
+    std::lock_guard lock(mu_);
+    open_ = false;
+  }
+  void Open() {
+    {
+      std::lock_guard lock(mu_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+  int calls() {
+    std::lock_guard lock(mu_);
+    return calls_;
+  }
+
+ private:
+  compiler::ToolchainInfo info_{"19", "none", "none", "none", {}, false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = true;
+  int calls_ = 0;
+};
+
+struct Fixture {
+  Fixture() {
+    dir = std::filesystem::temp_directory_path() /
+          ("qdcache-engine-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    auto s = store::ArtifactStore::Open({dir.string()});
+    REQUIRE(s.ok());
+    store = std::move(s).value();
+    engine = std::make_unique<Engine>(compiler, *store, EngineConfig{2, {}, "test"});
+  }
+  ~Fixture() {
+    engine.reset();
+    store.reset();
+    std::filesystem::remove_all(dir);
+  }
+
+  v1::CompileResult CompileSync(const v1::KernelDescriptor& d, Peer peer = {}) {
+    v1::CompileResult out;
+    std::latch done(1);
+    engine->Compile(d, peer, false, [&](v1::CompileResult r) {
+      out = std::move(r);
+      done.count_down();
+    });
+    done.wait();
+    return out;
+  }
+
+  static inline int counter = 0;
+  std::filesystem::path dir;
+  ScriptedCompiler compiler;
+  std::unique_ptr<store::ArtifactStore> store;
+  std::unique_ptr<Engine> engine;
+};
+
+v1::KernelDescriptor Kernel(const std::string& ir) {
+  v1::KernelDescriptor d;
+  d.set_ir(ir);
+  d.mutable_target()->mutable_cpu()->set_cpu("x86-64");
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("identical in-flight compiles are coalesced into one", "[daemon][engine]") {
+  Fixture f;
+  f.compiler.Close();
+  v1::KernelDescriptor d = Kernel("ir");
+  std::vector<v1::CompileResult> results(8);
+  std::latch done(8);
+  for (int i = 0; i < 8; ++i) {
+    f.engine->Compile(d, {}, false, [&, i](v1::CompileResult r) {
+      results[i] = std::move(r);
+      done.count_down();
+    });
+  }
+  CHECK(f.engine->Stats().coalesced() == 7);  // all joined before the compile could finish
+  f.compiler.Open();
+  done.wait();
+  CHECK(f.compiler.calls() == 1);
+  int compiled = 0, coalesced = 0;
+  for (const auto& r : results) {
+    compiled += r.status() == v1::CACHE_STATUS_COMPILED;
+    coalesced += r.status() == v1::CACHE_STATUS_COALESCED;
+    CHECK(r.artifact().payload() == "artifact:ir");
+  }
+  CHECK(compiled == 1);
+  CHECK(coalesced == 7);
+}
+
+TEST_CASE("a stored artifact is served without compiling", "[daemon][engine]") {
+  Fixture f;
+  CHECK(f.CompileSync(Kernel("ir")).status() == v1::CACHE_STATUS_COMPILED);
+  v1::CompileResult hit = f.CompileSync(Kernel("ir"));
+  CHECK(hit.status() == v1::CACHE_STATUS_HIT);
+  CHECK(hit.artifact().payload() == "artifact:ir");
+  CHECK(f.compiler.calls() == 1);
+}
+
+TEST_CASE("compile errors reach every waiter and are not stored", "[daemon][engine]") {
+  Fixture f;
+  v1::CompileResult r = f.CompileSync(Kernel("fail"));
+  CHECK(r.status() == v1::CACHE_STATUS_ERROR);
+  CHECK(r.error().code() == static_cast<int>(Code::kInvalidArgument));
+  CHECK(f.store->Stats().artifacts == 0);
+  CHECK(f.CompileSync(Kernel("fail")).status() == v1::CACHE_STATUS_ERROR);
+  CHECK(f.compiler.calls() == 2);
+}
+
+TEST_CASE("no_store compiles every time and writes nothing", "[daemon][engine]") {
+  Fixture f;
+  v1::KernelDescriptor d = Kernel("ir");
+  d.set_no_store(true);
+  d.set_fast_key("k");
+  CHECK(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(f.compiler.calls() == 2);
+  CHECK(f.store->Stats().artifacts == 0);
+  CHECK(f.store->Stats().aliases == 0);
+}
+
+TEST_CASE("recache compiles again and overwrites", "[daemon][engine]") {
+  Fixture f;
+  CHECK(f.CompileSync(Kernel("ir")).status() == v1::CACHE_STATUS_COMPILED);
+  v1::KernelDescriptor d = Kernel("ir");
+  d.set_recache(true);
+  CHECK(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(f.compiler.calls() == 2);
+  CHECK(f.store->Stats().artifacts == 1);
+}
+
+TEST_CASE("a fast key records an alias that Lookup resolves for the same tenant only", "[daemon][engine]") {
+  Fixture f;
+  v1::KernelDescriptor d = Kernel("ir");
+  d.set_fast_key("fast");
+  d.set_namespace_("ns");
+  REQUIRE(f.CompileSync(d, Peer{1000}).status() == v1::CACHE_STATUS_COMPILED);
+  v1::FastKeyQuery q;
+  q.set_fast_key("fast");
+  q.set_namespace_("ns");
+  *q.mutable_target() = d.target();
+  v1::CompileResult hit = f.engine->Lookup(q, Peer{1000}, false);
+  CHECK(hit.status() == v1::CACHE_STATUS_ALIAS_HIT);
+  CHECK(hit.artifact().payload() == "artifact:ir");
+  CHECK(f.engine->Lookup(q, Peer{1001}, false).status() == v1::CACHE_STATUS_MISS);
+}
+
+TEST_CASE("a hit is checked against the requested entry points", "[daemon][engine]") {
+  Fixture f;
+  REQUIRE(f.CompileSync(Kernel("ir")).status() == v1::CACHE_STATUS_COMPILED);
+  v1::KernelDescriptor d = Kernel("ir");
+  d.add_entry_points("missing");
+  v1::CompileResult r = f.CompileSync(d);
+  CHECK(r.status() == v1::CACHE_STATUS_ERROR);
+  CHECK_THAT(r.error().message(), Catch::Contains("missing"));
+}
+
+TEST_CASE("after Drain, requests that need a compile are UNAVAILABLE", "[daemon][engine]") {
+  Fixture f;
+  f.engine->Drain();
+  v1::CompileResult r = f.CompileSync(Kernel("ir"));
+  CHECK(r.error().code() == static_cast<int>(Code::kUnavailable));
+}
