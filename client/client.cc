@@ -80,7 +80,8 @@ Status Client::Ping() {
   grpc::GenericStub generic(channel_);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + options_.timeout);
-  grpc::ByteBuffer request;  // empty message
+  grpc::Slice empty_message;  // a default ByteBuffer is not a valid message; one empty slice is
+  grpc::ByteBuffer request(&empty_message, 1);
   grpc::ByteBuffer response;
   grpc::Status result;
   std::mutex mu;
