@@ -15,15 +15,23 @@ Status Bad(std::string_view spec, const std::string& why) {
 
 }  // namespace
 
+bool IsCudaSmName(std::string_view sm) {
+  if (sm.size() < 4 || sm.substr(0, 3) != "sm_") return false;
+  std::string_view rest = sm.substr(3);
+  if (rest.back() >= 'a' && rest.back() <= 'z') rest.remove_suffix(1);
+  if (rest.empty()) return false;
+  for (char c : rest) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
 Expected<TargetSpec> ParseTargetSpec(std::string_view spec) {
   TargetSpec t;
   if (spec.substr(0, 5) == "cuda:") {
     t.cuda = true;
     t.sm = std::string(spec.substr(5));
-    if (t.sm.size() < 5 || t.sm.substr(0, 3) != "sm_") return Bad(spec, "SM must look like sm_90");
-    for (char c : t.sm.substr(3)) {
-      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'))) return Bad(spec, "bad SM name");
-    }
+    if (!IsCudaSmName(t.sm)) return Bad(spec, "SM must look like sm_90 or sm_90a");
     return t;
   }
   if (spec.substr(0, 4) != "cpu:") return Bad(spec, "unknown target kind");

@@ -20,4 +20,7 @@ struct TargetSpec {
 
 [[nodiscard]] Expected<TargetSpec> ParseTargetSpec(std::string_view spec);
 
+// "sm_" digits, then an optional single lower-case letter ("sm_90a").
+[[nodiscard]] bool IsCudaSmName(std::string_view sm);
+
 }  // namespace qdcache

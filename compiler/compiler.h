@@ -22,7 +22,7 @@ struct CompileInput {
   Target target;        // validated and normalized by the compiler
   CompileOptions options;
   // Names that must exist after codegen: CUDA kernels / CPU exported functions.
-  // Empty: every kernel (CUDA) / every exported function (CPU) is an entry.
+  // They do not narrow the output: CompileOutput::entries lists every entry.
   std::vector<std::string> entry_points;
 };
 
@@ -44,6 +44,7 @@ struct StageTimings {
 
 struct CompileOutput {
   ArtifactKind kind = ArtifactKind::kCubin;
+  // entries: every kernel (CUDA) / exported function (CPU) of the module.
   std::string payload;  // cubin (ELF for the exact SM) or ELF shared object
   std::string ptx;      // CUDA only: the PTX that was linked
   std::vector<EntryInfo> entries;

@@ -79,25 +79,15 @@ llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
     all.push_back(std::move(entry));
   }
 
-  if (requested.empty()) {
-    if (all.empty()) {
-      return BadInput(
-          cuda ? "the module has no kernels (no ptx_kernel function and no nvvm.annotations "
-                 "\"kernel\" entry)"
-               : "the module has no exported functions (defined, external linkage, default "
-                 "visibility)");
-    }
-    return all;
+  if (all.empty()) {
+    return BadInput(
+        cuda ? "the module has no kernels (no ptx_kernel function and no nvvm.annotations "
+               "\"kernel\" entry)"
+             : "the module has no exported functions (defined, external linkage, default "
+               "visibility)");
   }
-  std::vector<EntryFunction> selected;
   for (const std::string& name : requested) {
-    auto it = std::find_if(all.begin(), all.end(),
-                           [&](const EntryFunction& e) { return e.name == name; });
-    if (it != all.end()) {
-      if (std::none_of(selected.begin(), selected.end(),
-                       [&](const EntryFunction& e) { return e.name == name; })) {
-        selected.push_back(*it);
-      }
+    if (std::any_of(all.begin(), all.end(), [&](const EntryFunction& e) { return e.name == name; })) {
       continue;
     }
     const llvm::Function* f = module.getFunction(name);
@@ -113,7 +103,9 @@ llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
               : "an exported function (needs external linkage and default visibility)") +
         " (" + DescribeCandidates(all, what) + ")");
   }
-  return selected;
+  // Every entry, not only the requested ones: the artifact is shared by all
+  // requests with the same key, whatever entry points each of them names.
+  return all;
 }
 
 llvm::Error CheckNoUnresolvedDeviceCalls(const llvm::Module& module) {

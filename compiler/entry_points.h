@@ -19,8 +19,8 @@ struct EntryFunction {
 
 // CUDA entries are defined kernels: `ptx_kernel` calling convention or an
 // !nvvm.annotations "kernel" = 1 entry. CPU entries are defined functions
-// with external linkage and default visibility. `requested` empty: all of
-// them (at least one must exist); otherwise each requested name must be one.
+// with external linkage and default visibility. At least one must exist, and
+// each `requested` name must be one. Returns all of them, requested or not.
 [[nodiscard]] llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
     const llvm::Module& module, TargetKind kind, const std::vector<std::string>& requested);
 

@@ -2,17 +2,19 @@
 // ELF header peeking, and loading a compiled shared object from memory.
 #pragma once
 
-#include <dlfcn.h>
 #include <elf.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <optional>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "client/launch_cpu.h"
 #include "compiler/compiler.h"
 
 namespace qdcache::compiler::testing {
@@ -64,43 +66,46 @@ inline bool ReadElfHeader(const std::string& bytes, Elf64_Ehdr* header) {
   return header->e_ident[EI_CLASS] == ELFCLASS64;
 }
 
-// dlopen()s an in-memory shared object through a memfd; closes on destruction.
+// A compiled shared object loaded from memory by the client's launcher.
 class LoadedLibrary {
  public:
   explicit LoadedLibrary(const std::string& bytes) {
-    fd_ = ::memfd_create("qdcache-test-kernel", MFD_CLOEXEC);
-    if (fd_ < 0 || ::write(fd_, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()))
-      return;
-    const std::string path = "/proc/self/fd/" + std::to_string(fd_);
-    handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle_ == nullptr) error_ = ::dlerror();
+    auto module = client::CpuModule::Load(bytes, "qdcache-test-kernel");
+    if (module.ok()) {
+      module_.emplace(std::move(module).value());
+    } else {
+      error_ = module.status().ToString();
+    }
   }
-  LoadedLibrary(const LoadedLibrary&) = delete;
-  LoadedLibrary& operator=(const LoadedLibrary&) = delete;
-  ~LoadedLibrary() {
-    if (handle_ != nullptr) ::dlclose(handle_);
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] bool ok() const { return handle_ != nullptr; }
+  [[nodiscard]] bool ok() const { return module_.has_value(); }
   [[nodiscard]] const std::string& error() const { return error_; }
   template <typename Fn>
   Fn* Get(const char* name) const {
-    return reinterpret_cast<Fn*>(::dlsym(handle_, name));
+    auto symbol = module_->Symbol(name);
+    return symbol.ok() ? reinterpret_cast<Fn*>(*symbol) : nullptr;
   }
 
  private:
-  int fd_ = -1;
-  void* handle_ = nullptr;
+  std::optional<client::CpuModule> module_;
   std::string error_;
 };
 
-// Runs `program` found on PATH (no absolute paths); true on exit status 0.
-inline bool RunTool(const std::string& command_line) {
-  return std::system(command_line.c_str()) == 0;
-}
-
-inline bool ToolOnPath(const std::string& tool) {
-  return RunTool("command -v " + tool + " >/dev/null 2>&1");
+// Bitcode assembled by the older LLVM 14 `llvm-as-14` (found on PATH) from
+// tests/data/<relative>, or std::nullopt when that tool is not installed.
+inline std::optional<std::string> AssembleWithLlvm14(const std::string& relative) {
+  if (std::system("command -v llvm-as-14 >/dev/null 2>&1") != 0) return std::nullopt;
+  char dir_template[] = "/tmp/qdcache-test-XXXXXX";
+  if (::mkdtemp(dir_template) == nullptr) return std::nullopt;
+  const std::string dir = dir_template;
+  const std::string command = "llvm-as-14 '" + std::string(QDCACHE_TEST_DATA) + "/" + relative +
+                              "' -o '" + dir + "/out.bc'";
+  std::optional<std::string> bitcode;
+  if (std::system(command.c_str()) == 0) {
+    std::ifstream in(dir + "/out.bc", std::ios::binary);
+    bitcode.emplace((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  std::filesystem::remove_all(dir);
+  return bitcode;
 }
 
 }  // namespace qdcache::compiler::testing

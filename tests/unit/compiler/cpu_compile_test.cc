@@ -178,18 +178,12 @@ TEST_CASE("A module without triple and datalayout gets the CPU target's") {
 }
 
 TEST_CASE("Bitcode assembled by LLVM 14 with typed pointers and an old datalayout compiles and runs") {
-  if (!ToolOnPath("llvm-as-14")) {
+  const std::optional<std::string> assembled = AssembleWithLlvm14("cpu/saxpy_llvm14.ll");
+  if (!assembled) {
     WARN("llvm-as-14 not on PATH: skipping the old-bitcode test");
     return;
   }
-  char dir_template[] = "/tmp/qdcache-test-XXXXXX";
-  REQUIRE(::mkdtemp(dir_template) != nullptr);
-  const std::string dir = dir_template;
-  REQUIRE(RunTool("llvm-as-14 '" + std::string(QDCACHE_TEST_DATA) + "/cpu/saxpy_llvm14.ll' -o '" +
-                  dir + "/s.bc'"));
-  std::ifstream in(dir + "/s.bc", std::ios::binary);
-  const std::string bitcode((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::filesystem::remove_all(dir);
+  const std::string& bitcode = *assembled;
   CompileOutput out = CompileCpu(bitcode);
   LoadedLibrary library(out.payload);
   REQUIRE(library.ok());

@@ -142,19 +142,12 @@ TEST_CASE("An older nvptx64 datalayout that only lacks i128:128 still compiles")
 }
 
 TEST_CASE("Bitcode assembled by LLVM 14 is auto-upgraded and compiles") {
-  if (!ToolOnPath("llvm-as-14")) {
+  const std::optional<std::string> assembled = AssembleWithLlvm14("cuda/saxpy_llvm14.ll");
+  if (!assembled) {
     WARN("llvm-as-14 not on PATH: skipping the old-bitcode test");
     return;
   }
-  char dir_template[] = "/tmp/qdcache-test-XXXXXX";
-  REQUIRE(::mkdtemp(dir_template) != nullptr);
-  const std::string dir = dir_template;
-  const std::string bitcode_path = dir + "/saxpy14.bc";
-  REQUIRE(RunTool("llvm-as-14 '" + std::string(QDCACHE_TEST_DATA) + "/cuda/saxpy_llvm14.ll' -o '" +
-                  bitcode_path + "'"));
-  std::ifstream in(bitcode_path, std::ios::binary);
-  const std::string bitcode((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::filesystem::remove_all(dir);
+  const std::string& bitcode = *assembled;
   REQUIRE(bitcode.substr(0, 4) == std::string("BC\xC0\xDE", 4));
 
   auto out = CompileCuda(bitcode, "sm_90");
@@ -164,18 +157,12 @@ TEST_CASE("Bitcode assembled by LLVM 14 is auto-upgraded and compiles") {
 }
 
 TEST_CASE("Bitcode inside the 0x0B17C0DE wrapper is accepted") {
-  if (!ToolOnPath("llvm-as-14")) {
+  const std::optional<std::string> assembled = AssembleWithLlvm14("cuda/saxpy_llvm14.ll");
+  if (!assembled) {
     WARN("llvm-as-14 not on PATH: skipping the wrapper test");
     return;
   }
-  char dir_template[] = "/tmp/qdcache-test-XXXXXX";
-  REQUIRE(::mkdtemp(dir_template) != nullptr);
-  const std::string dir = dir_template;
-  REQUIRE(RunTool("llvm-as-14 '" + std::string(QDCACHE_TEST_DATA) + "/cuda/saxpy_llvm14.ll' -o '" +
-                  dir + "/s.bc'"));
-  std::ifstream in(dir + "/s.bc", std::ios::binary);
-  const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::filesystem::remove_all(dir);
+  const std::string& raw = *assembled;
   // Wrapper header: magic, version, offset, size, cputype (5 little-endian u32).
   auto u32 = [](uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); };
   const std::string wrapped =
@@ -185,12 +172,16 @@ TEST_CASE("Bitcode inside the 0x0B17C0DE wrapper is accepted") {
   CHECK_FALSE(out->payload.empty());
 }
 
-TEST_CASE("Requested entry points narrow the reported entries") {
-  std::string ir = ReadTestData("cuda/saxpy.ll");
-  auto out = CompileCuda(ir, "sm_90", {}, {"saxpy"});
+TEST_CASE("Requested entry points are checked but every kernel is reported") {
+  const char* ir =
+      "target triple = \"nvptx64-nvidia-cuda\"\n"
+      "define ptx_kernel void @first(ptr %p) {\n  store float 1.0, ptr %p\n  ret void\n}\n"
+      "define ptx_kernel void @second(ptr %p) {\n  store float 2.0, ptr %p\n  ret void\n}\n";
+  auto out = CompileCuda(ir, "sm_90", {}, {"second"});
   if (!out) return;
-  REQUIRE(out->entries.size() == 1);
-  CHECK(out->entries[0].name == "saxpy");
+  REQUIRE(out->entries.size() == 2);
+  CHECK(out->entries[0].name == "first");
+  CHECK(out->entries[1].name == "second");
 }
 
 TEST_CASE("link_libdevice resolves __nv_ functions and keeps only what is needed") {
