@@ -4,7 +4,6 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +13,7 @@
 #include "daemon/engine.h"
 #include "daemon/service.h"
 #include "daemon/socket_path.h"
+#include "daemon/unix_acceptor.h"
 #include "daemon/version.h"
 #include "store/artifact_store.h"
 
@@ -31,33 +31,33 @@ class ServerImpl final : public Server {
         compiler_(std::move(compiler)),
         engine_(*compiler_, *store_,
                 EngineConfig{options_.workers, DescriptorLimits{}, std::string(kVersion)}),
-        service_(engine_, ServiceLimits{}) {}
+        service_(engine_, peers_, ServiceLimits{}) {}
 
   ~ServerImpl() override { Shutdown(); }
 
   Status Listen() {
     QDC_RETURN_IF_ERROR(PrepareSocketPath(options_.socket_path));
+    QDC_ASSIGN_OR_RETURN(acceptor_, UnixAcceptor::Listen(options_.socket_path, 0660));
     grpc::EnableDefaultHealthCheckService(true);
     grpc::ServerBuilder builder;
-    builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX)));
-    builder.SetMaxSendMessageSize(static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX)));
-    builder.AddListeningPort("unix:" + options_.socket_path, grpc::InsecureServerCredentials());
+    const int max_message = static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX));
+    builder.SetMaxReceiveMessageSize(max_message);
+    builder.SetMaxSendMessageSize(max_message);
     int tcp_port = 0;
     if (!options_.listen.empty()) {
       builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(), &tcp_port);
     }
     builder.RegisterService(&service_);
-    // The socket is created inside BuildAndStart: make it 0660 from birth.
-    mode_t old_mask = ::umask(0117);
     server_ = builder.BuildAndStart();
-    ::umask(old_mask);
-    if (!server_) return Unavailable("cannot listen on unix:" + options_.socket_path);
-    if (!options_.listen.empty() && tcp_port == 0) {
-      server_->Shutdown();
+    if (!server_ || (!options_.listen.empty() && tcp_port == 0)) {
+      if (server_) server_->Shutdown();
       server_.reset();
-      return Unavailable("cannot listen on " + options_.listen);
+      acceptor_.reset();
+      ::unlink(options_.socket_path.c_str());
+      return Unavailable(options_.listen.empty() ? "cannot start the gRPC server"
+                                                 : "cannot listen on " + options_.listen);
     }
-    ::chmod(options_.socket_path.c_str(), 0660);
+    acceptor_->Start(server_.get(), &peers_);
     server_->GetHealthCheckService()->SetServingStatus(true);
     spdlog::info("qdcached {} serving unix:{}{} store={} workers={}", kVersion, options_.socket_path,
                  options_.listen.empty() ? "" : " and tcp " + options_.listen + " (UNAUTHENTICATED)",
@@ -69,6 +69,7 @@ class ServerImpl final : public Server {
     std::lock_guard lock(shutdown_mu_);
     if (stopped_) return;
     stopped_ = true;
+    if (acceptor_) acceptor_->Stop();  // no new connections
     if (server_) {
       server_->GetHealthCheckService()->SetServingStatus(false);
       spdlog::info("draining in-flight requests");
@@ -93,7 +94,9 @@ class ServerImpl final : public Server {
   std::unique_ptr<store::ArtifactStore> store_;
   std::unique_ptr<compiler::Compiler> compiler_;
   Engine engine_;
+  PeerRegistry peers_;
   CompileCacheService service_;
+  std::unique_ptr<UnixAcceptor> acceptor_;
   std::unique_ptr<grpc::Server> server_;
   std::mutex shutdown_mu_;
   bool stopped_ = false;  // guarded by shutdown_mu_

@@ -25,14 +25,15 @@ grpc::Status CheckBatch(int size, std::size_t limit, const char* what) {
   return grpc::Status::OK;
 }
 
-// Tenants come from the transport; until peer credentials are wired in, all
-// local callers share tenant 0.
-Peer PeerOf(const grpc::CallbackServerContext* /*context*/) { return Peer{}; }
-
 }  // namespace
 
-CompileCacheService::CompileCacheService(Engine& engine, ServiceLimits limits)
-    : engine_(engine), limits_(limits) {}
+CompileCacheService::CompileCacheService(Engine& engine, const PeerRegistry& peers,
+                                         ServiceLimits limits)
+    : engine_(engine), peers_(peers), limits_(limits) {}
+
+Peer CompileCacheService::PeerOf(const grpc::CallbackServerContext* context) const {
+  return Peer{peers_.UidOf(context->peer()).value_or(kNetworkTenant)};
+}
 
 grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerContext* context,
                                                        const v1::CompileRequest* request,

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "daemon/engine.h"
+#include "daemon/unix_acceptor.h"
 #include "qdcache/v1/qdcache.grpc.pb.h"
 
 namespace qdcache::daemon {
@@ -14,9 +15,14 @@ struct ServiceLimits {
   std::size_t max_batch = 4096;
 };
 
+// Callers that are not unix-socket peers (TCP) share this tenant until
+// authentication gives them identities; it is no real uid (uids stop at 2^32-2).
+inline constexpr std::uint32_t kNetworkTenant = 0xFFFFFFFEu;
+
 class CompileCacheService final : public v1::CompileCache::CallbackService {
  public:
-  CompileCacheService(Engine& engine, ServiceLimits limits);
+  // `peers` maps unix-socket connections to uids; it must outlive the service.
+  CompileCacheService(Engine& engine, const PeerRegistry& peers, ServiceLimits limits);
 
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
                                     const v1::CompileRequest* request,
@@ -29,7 +35,10 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
                                      v1::GetStatsResponse* response) override;
 
  private:
+  [[nodiscard]] Peer PeerOf(const grpc::CallbackServerContext* context) const;
+
   Engine& engine_;
+  const PeerRegistry& peers_;
   const ServiceLimits limits_;
 };
 

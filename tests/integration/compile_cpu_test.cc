@@ -102,3 +102,24 @@ TEST_CASE("a repeated cpu compile is a hit with identical bytes", "[integration]
   REQUIRE(b.status() == v1::CACHE_STATUS_HIT);
   CHECK(a.artifact().payload() == b.artifact().payload());
 }
+
+TEST_CASE("a hit serves any entry point of the module, and refuses one it lacks", "[integration][cpu]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  auto client = daemon.Connect();
+  v1::KernelDescriptor d = Descriptor("cpu/saxpy.ll", "cpu:x86-64");
+  d.set_ir("define i64 @one() {\n  ret i64 1\n}\ndefine i64 @two() {\n  ret i64 2\n}\n");
+  d.add_entry_points("one");
+  REQUIRE(CompileOne(*client, d).status() == v1::CACHE_STATUS_COMPILED);
+  d.clear_entry_points();
+  d.add_entry_points("two");
+  v1::CompileResult hit = CompileOne(*client, d);
+  REQUIRE(hit.status() == v1::CACHE_STATUS_HIT);
+  client::CpuModule m = Load(hit);
+  CHECK(Symbol<std::int64_t()>(m, "two")() == 2);
+  d.add_entry_points("three");
+  v1::CompileResult missing = CompileOne(*client, d);
+  CHECK(missing.status() == v1::CACHE_STATUS_ERROR);
+  CHECK_THAT(missing.error().message(), Catch::Contains("three"));
+}

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,9 @@ struct RunResult {
   std::string err;
 };
 
-// Runs `argv` to completion, capturing stdout and stderr.
-RunResult Run(const std::vector<std::string>& argv);
+// Runs `argv` to completion, capturing stdout and stderr. With `as_uid`, the
+// child drops to that uid (and gid) before exec; needs root.
+RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid = std::nullopt);
 
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it on
 // destruction.

@@ -1,0 +1,115 @@
+#include "daemon/unix_acceptor.h"
+
+#include <grpcpp/server.h>
+#include <grpcpp/server_posix.h>
+#include <poll.h>
+#include <spdlog/spdlog.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace qdcache::daemon {
+
+void PeerRegistry::Set(int fd, std::uint32_t uid) {
+  std::lock_guard lock(mu_);
+  uids_[fd] = uid;
+}
+
+std::optional<std::uint32_t> PeerRegistry::UidOf(const std::string& peer) const {
+  constexpr std::string_view kPrefix = "fd:";
+  if (peer.compare(0, kPrefix.size(), kPrefix) != 0) return std::nullopt;
+  int fd = 0;
+  for (std::size_t i = kPrefix.size(); i < peer.size(); ++i) {
+    if (peer[i] < '0' || peer[i] > '9' || fd > 1'000'000) return std::nullopt;
+    fd = fd * 10 + (peer[i] - '0');
+  }
+  std::lock_guard lock(mu_);
+  auto it = uids_.find(fd);
+  if (it == uids_.end()) return std::nullopt;
+  return it->second;
+}
+
+Expected<std::unique_ptr<UnixAcceptor>> UnixAcceptor::Listen(const std::string& path, mode_t mode) {
+  sockaddr_un addr{};
+  if (path.size() >= sizeof addr.sun_path) return InvalidArgument("socket path too long: " + path);
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return Unavailable(std::string("socket: ") + std::strerror(errno));
+  // bind, then chmod, then listen: nobody can connect before the mode is set.
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    return Unavailable("cannot bind " + path + ": " + why);
+  }
+  if (::chmod(path.c_str(), mode) != 0 || ::listen(fd, SOMAXCONN) != 0) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    ::unlink(path.c_str());
+    return Unavailable("cannot listen on " + path + ": " + why);
+  }
+  int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake < 0) {
+    ::close(fd);
+    ::unlink(path.c_str());
+    return Unavailable(std::string("eventfd: ") + std::strerror(errno));
+  }
+  return std::unique_ptr<UnixAcceptor>(new UnixAcceptor(fd, wake));
+}
+
+UnixAcceptor::~UnixAcceptor() {
+  Stop();
+  ::close(wake_fd_);
+}
+
+void UnixAcceptor::Start(grpc::Server* server, PeerRegistry* registry) {
+  thread_ = std::thread([this, server, registry] { Run(server, registry); });
+}
+
+void UnixAcceptor::Stop() {
+  if (thread_.joinable()) {
+    std::uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
+    thread_.join();
+  }
+  if (listen_fd_ >= 0) {
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+  }
+}
+
+void UnixAcceptor::Run(grpc::Server* server, PeerRegistry* registry) {
+  pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+  for (;;) {
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      spdlog::error("accept loop: poll: {}", std::strerror(errno));
+      return;
+    }
+    if (fds[1].revents != 0) return;
+    int conn = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (conn < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED) {
+        spdlog::warn("accept: {}", std::strerror(errno));
+      }
+      continue;
+    }
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+      spdlog::warn("SO_PEERCRED: {}; dropping the connection", std::strerror(errno));
+      ::close(conn);
+      continue;
+    }
+    registry->Set(conn, cred.uid);
+    spdlog::debug("connection fd {} from uid {} pid {}", conn, cred.uid, cred.pid);
+    grpc::AddInsecureChannelFromFd(server, conn);  // gRPC owns (and closes) it now
+  }
+}
+
+}  // namespace qdcache::daemon

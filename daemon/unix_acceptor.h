@@ -1,0 +1,61 @@
+// The daemon's unix-socket listener. It accepts connections itself, reads the
+// peer's credentials (SO_PEERCRED) and only then hands each connection to
+// gRPC, so every call can be attributed to the uid that made it: the tenant
+// that fast-key aliases belong to.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "common/expected.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace qdcache::daemon {
+
+// Connection fd -> peer uid. gRPC names a connection handed over by fd
+// "fd:<N>" in ServerContext::peer().
+class PeerRegistry {
+ public:
+  void Set(int fd, std::uint32_t uid);
+  // The uid for a peer string "fd:<N>", or nullopt for any other transport.
+  [[nodiscard]] std::optional<std::uint32_t> UidOf(const std::string& peer) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<int, std::uint32_t> uids_;  // guarded by mu_
+};
+
+class UnixAcceptor {
+ public:
+  // Binds `path` (which PrepareSocketPath has cleared), sets `mode`, listens.
+  [[nodiscard]] static Expected<std::unique_ptr<UnixAcceptor>> Listen(const std::string& path,
+                                                                      mode_t mode);
+  ~UnixAcceptor();  // Stop()s
+  UnixAcceptor(const UnixAcceptor&) = delete;
+  UnixAcceptor& operator=(const UnixAcceptor&) = delete;
+
+  // Starts the accept thread. `server` and `registry` must outlive Stop().
+  void Start(grpc::Server* server, PeerRegistry* registry);
+  // Stops accepting (existing connections stay with gRPC) and closes the socket.
+  void Stop();
+
+ private:
+  UnixAcceptor(int listen_fd, int wake_fd) : listen_fd_(listen_fd), wake_fd_(wake_fd) {}
+  void Run(grpc::Server* server, PeerRegistry* registry);
+
+  int listen_fd_;
+  int wake_fd_;  // eventfd: written by Stop() to end the accept loop
+  std::thread thread_;
+};
+
+}  // namespace qdcache::daemon
