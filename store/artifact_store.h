@@ -1,18 +1,33 @@
 // The daemon's artifact store: RocksDB with column families for artifacts,
-// fast-key aliases and metadata. The daemon is its only writer.
+// intermediate stage outputs, fast-key aliases, an access-order index and
+// metadata. The daemon is its only writer.
 //
 // Misses are not errors: lookups return Expected<std::optional<...>>, with
 // std::nullopt for a miss and a non-OK Status only for a real failure (I/O).
-// Every read verifies the record's digests; a record that fails verification
+// Every read verifies the entry's digests; an entry that fails verification
 // is deleted, counted in Stats().corrupt_dropped, and reported as a miss.
+// Lookups return copies: nothing they return is invalidated by a concurrent
+// eviction or overwrite.
 //
-// Thread-safety: all methods may be called concurrently from any thread.
+// Cache semantics: artifacts and stage outputs share one byte cap
+// (StoreOptions::max_bytes) and are evicted least-recently-used first by a
+// background thread. Deleting or evicting an artifact leaves the aliases that
+// point to it in place; such a dangling alias still resolves, and the lookup
+// of the key it names is a plain miss (the daemon recompiles).
+//
+// Thread-safety: all methods may be called concurrently from any thread. The
+// store must outlive every call; its destructor stops the background thread
+// after persisting pending access times.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/expected.h"
 #include "store/record.h"
@@ -24,15 +39,63 @@ namespace qdcache::store {
 // process (the WAL is in the OS page cache when Put returns) but not a power
 // loss or kernel crash; sync_writes = true fsyncs the WAL before returning.
 struct StoreOptions {
-  std::string path;            // directory; created (with parents) if missing
-  bool sync_writes = false;    // fsync the WAL on every write (power-loss durability)
+  std::string path;          // directory; created (with parents) if missing
+  bool sync_writes = false;  // fsync the WAL on every write (power-loss durability)
+
+  // Cap on StoreStats::total_bytes (artifact payload+ptx plus stage bytes);
+  // 0 = unlimited. When a Put or PutStage returns, total_bytes <= max_bytes +
+  // the size of the entry it wrote (see Put for the details). An entry larger
+  // than max_bytes on its own is stored, and is the first thing the next
+  // eviction pass removes, so it never flushes the rest of the cache.
+  std::uint64_t max_bytes = 10ull << 30;
+
+  // How often access times recorded by Get/GetStage hits are written to disk
+  // (in one batch). They are also written before every eviction pass, before
+  // List/EvictOlderThan/TrimTo, by FlushAccessTimes, and on close. A crash
+  // loses at most one interval of access times, never an entry. Zero or less:
+  // only at those moments, never on a timer.
+  std::chrono::milliseconds access_flush_interval{1000};
+
+  // Wall clock for creation and access times; null = the system clock. Tests
+  // inject a fake one. Access times never go backwards even if this does.
+  std::function<std::chrono::system_clock::time_point()> clock = nullptr;
 };
 
 struct StoreStats {
-  std::uint64_t artifacts = 0;        // number of artifact records
+  std::uint64_t artifacts = 0;  // number of artifact records
   std::uint64_t aliases = 0;
-  std::uint64_t payload_bytes = 0;    // sum of stored payload+ptx sizes
-  std::uint64_t corrupt_dropped = 0;  // records dropped on failed verification since open
+  std::uint64_t payload_bytes = 0;    // sum of stored artifact payload+ptx sizes
+  std::uint64_t stage_entries = 0;    // number of stage outputs
+  std::uint64_t stage_bytes = 0;      // sum of stage output sizes
+  std::uint64_t total_bytes = 0;      // payload_bytes + stage_bytes: what max_bytes caps
+  std::uint64_t corrupt_dropped = 0;  // entries dropped on failed verification since open
+  std::uint64_t evictions = 0;        // entries evicted (cap, EvictOlderThan, TrimTo) since open
+  std::uint64_t evicted_bytes = 0;    // their accounted bytes
+};
+
+// One artifact as List reports it (no payload).
+struct EntrySummary {
+  std::string key;  // ArtifactKey, raw bytes
+  std::uint32_t kind = 0;
+  std::string target;
+  std::string toolchain;
+  std::uint64_t bytes = 0;  // accounted bytes: payload + ptx
+  std::uint64_t created_unix_ms = 0;
+  std::uint64_t last_access_unix_ms = 0;  // last Get hit or Put
+  std::uint64_t compile_micros = 0;
+};
+
+struct EvictionResult {
+  std::uint64_t entries = 0;  // artifacts and stage outputs removed
+  std::uint64_t bytes = 0;    // their accounted bytes
+};
+
+struct VerifyResult {
+  std::uint64_t checked = 0;  // artifacts + stage outputs + aliases examined
+  std::uint64_t dropped = 0;  // of those, failed verification and deleted
+  // Raw stored keys of the dropped entries: artifact keys, stage keys, and
+  // encoded alias keys (record_codec.h).
+  std::vector<std::string> dropped_keys;
 };
 
 class ArtifactStore {
@@ -40,15 +103,21 @@ class ArtifactStore {
   // Layout version written to the metadata column family. A store with another
   // version is moved aside to "<path>.incompatible-<unix-seconds>" (and
   // logged) and a fresh store is created; it is never half-read.
-  static constexpr std::uint32_t kSchemaVersion = 1;
+  static constexpr std::uint32_t kSchemaVersion = 2;
 
   [[nodiscard]] static Expected<std::unique_ptr<ArtifactStore>> Open(const StoreOptions& options);
   virtual ~ArtifactStore() = default;
 
+  // A hit counts as an access for LRU eviction.
   [[nodiscard]] virtual Expected<std::optional<ArtifactRecord>> Get(const ArtifactKey& key) = 0;
 
   // Writes the record and, if given, the alias pointing to it, in one atomic
-  // WriteBatch. Overwrites an existing record with the same key.
+  // WriteBatch. Overwrites an existing record with the same key. The write
+  // counts as an access. Backpressure: if the store is over its cap by more
+  // than this record's size, Put returns only after an eviction pass that
+  // started after the write has finished. With concurrent writers the bound
+  // holds for each at the moment its pass finished; others may have added
+  // their own (each bounded the same way) since.
   [[nodiscard]] virtual Status Put(const ArtifactRecord& record,
                                    const std::optional<AliasKey>& alias = std::nullopt) = 0;
 
@@ -57,6 +126,34 @@ class ArtifactStore {
 
   // Removes the record (aliases to it become dangling and resolve to misses).
   [[nodiscard]] virtual Status Delete(const ArtifactKey& key) = 0;
+
+  // Intermediate compile outputs (e.g. PTX) under a 32-byte digest the daemon
+  // computes; a namespace separate from artifacts. Verified on read like
+  // records, counted in stage_entries/stage_bytes and evicted like artifacts.
+  [[nodiscard]] virtual Expected<std::optional<std::string>> GetStage(const std::string& key) = 0;
+  // Same backpressure as Put. InvalidArgument on an empty key.
+  [[nodiscard]] virtual Status PutStage(const std::string& key, std::string_view value) = 0;
+
+  // Persists the access times recorded by reads now rather than at the next
+  // flush interval.
+  [[nodiscard]] virtual Status FlushAccessTimes() = 0;
+
+  // Artifacts (not stages), most recently used first; limit 0 = all. Reads
+  // records one at a time; records that fail verification are dropped and
+  // left out. Does not count as an access.
+  [[nodiscard]] virtual Expected<std::vector<EntrySummary>> List(std::size_t limit = 0) = 0;
+
+  // Evicts artifacts and stage outputs not accessed within `age`.
+  [[nodiscard]] virtual Expected<EvictionResult> EvictOlderThan(std::chrono::milliseconds age) = 0;
+
+  // Evicts until total_bytes <= max_bytes, entries larger than max_bytes on
+  // their own first, then least recently used first. Leaves the configured cap
+  // as it is.
+  [[nodiscard]] virtual Expected<EvictionResult> TrimTo(std::uint64_t max_bytes) = 0;
+
+  // Reads and verifies every artifact, stage output and alias; drops (and
+  // counts in corrupt_dropped) those that fail. Dangling aliases are valid.
+  [[nodiscard]] virtual Expected<VerifyResult> Verify() = 0;
 
   [[nodiscard]] virtual StoreStats Stats() = 0;
 };

@@ -31,6 +31,13 @@ std::string AliasCheck(std::string_view encoded_alias_key, std::string_view arti
   return DigestBytes(hasher.Finish()).substr(0, kAliasCheckSize);
 }
 
+std::string StageDigest(std::string_view key, std::string_view value) {
+  Sha256Hasher hasher;
+  hasher.UpdateField(key);
+  hasher.UpdateField(value);
+  return DigestBytes(hasher.Finish());
+}
+
 }  // namespace
 
 std::string EncodeFixed64(std::uint64_t v) {
@@ -142,6 +149,30 @@ Status ValidateForPut(ArtifactRecord* record, std::uint64_t now_unix_ms) {
                            ToHex(record->payload_digest) + ", actual " + ToHex(actual) + ")");
   }
   if (record->created_unix_ms == 0) record->created_unix_ms = now_unix_ms;
+  return Status::Ok();
+}
+
+std::string EncodeStageValue(std::string_view key, std::string_view value) {
+  std::string out;
+  out.reserve(kStageHeaderSize + value.size());
+  out.append(kStageMagic);
+  out.append(EncodeFixed32(kRecordFormatVersion));
+  out.append(StageDigest(key, value));
+  out.append(value);
+  return out;
+}
+
+Status DecodeStageValue(std::string_view key, std::string_view stored, std::string* out) {
+  if (stored.size() < kStageHeaderSize) return DataLoss("stage value shorter than its header");
+  if (stored.substr(0, 4) != kStageMagic) return DataLoss("stage magic mismatch");
+  std::uint32_t version = 0;
+  (void)DecodeFixed32(stored.substr(4, 4), &version);
+  if (version != kRecordFormatVersion) {
+    return DataLoss("unsupported stage format version " + std::to_string(version));
+  }
+  const std::string_view value = stored.substr(kStageHeaderSize);
+  if (stored.substr(8, 32) != StageDigest(key, value)) return DataLoss("stage digest mismatch");
+  out->assign(value);
   return Status::Ok();
 }
 

@@ -20,6 +20,11 @@
 // checked separately (see VerifyRecord) so that a record that was encoded
 // from bad bytes is caught too, not only one damaged at rest.
 //
+// Stage value = magic "QDCS" + envelope format version (u32 little-endian)
+//               + SHA-256(stage key as a length-prefixed field || value as a
+//               length-prefixed field) + value. The digest covers the key, so
+//               a value moved under another key fails verification too.
+//
 // Alias key   = tenant (u32 big-endian) then, for ns, target and fast_key,
 //               a u32 big-endian length followed by the bytes. Big-endian
 //               tenant first keeps one tenant's aliases contiguous.
@@ -61,6 +66,14 @@ inline constexpr std::size_t kRecordHeaderSize = 4 + 4 + 32;
 [[nodiscard]] inline std::uint64_t AccountedBytes(const ArtifactRecord& record) {
   return record.payload.size() + record.ptx.size();
 }
+
+inline constexpr std::string_view kStageMagic = "QDCS";
+inline constexpr std::size_t kStageHeaderSize = 4 + 4 + 32;
+
+[[nodiscard]] std::string EncodeStageValue(std::string_view key, std::string_view value);
+// DataLoss when the stored value is malformed or was not written for this key.
+[[nodiscard]] Status DecodeStageValue(std::string_view key, std::string_view stored,
+                                      std::string* out);
 
 [[nodiscard]] std::string EncodeAliasKey(const AliasKey& alias);
 [[nodiscard]] std::string EncodeAliasValue(std::string_view encoded_alias_key,

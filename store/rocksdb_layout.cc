@@ -25,9 +25,9 @@ rocksdb::CompressionType PreferredCompression() {
   return rocksdb::kNoCompression;
 }
 
-std::shared_ptr<rocksdb::TableFactory> TableWithBloom(std::shared_ptr<rocksdb::Cache> cache) {
+std::shared_ptr<rocksdb::TableFactory> Table(std::shared_ptr<rocksdb::Cache> cache, bool bloom) {
   rocksdb::BlockBasedTableOptions table;
-  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  if (bloom) table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   table.block_cache = std::move(cache);
   return std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table));
 }
@@ -52,24 +52,34 @@ std::vector<rocksdb::ColumnFamilyDescriptor> MakeColumnFamilyDescriptors() {
 
   rocksdb::ColumnFamilyOptions artifacts;
   artifacts.compression = compression;
-  artifacts.table_factory = TableWithBloom(cache);
+  artifacts.table_factory = Table(cache, /*bloom=*/true);
   artifacts.enable_blob_files = true;
   artifacts.min_blob_size = kMinBlobSize;
   artifacts.blob_compression_type = compression;
   // Overwrites and deletes leave dead blobs; let compaction reclaim them.
   artifacts.enable_blob_garbage_collection = true;
 
+  // Stage outputs (PTX and the like) are sized and used like artifacts.
+  rocksdb::ColumnFamilyOptions stages = artifacts;
+
   rocksdb::ColumnFamilyOptions aliases;
   aliases.compression = compression;
-  aliases.table_factory = TableWithBloom(cache);
+  aliases.table_factory = Table(cache, /*bloom=*/true);
+
+  // Small keys, read in order (never by point lookup): no bloom filter.
+  rocksdb::ColumnFamilyOptions access;
+  access.compression = compression;
+  access.table_factory = Table(cache, /*bloom=*/false);
 
   rocksdb::ColumnFamilyOptions meta;
-  meta.table_factory = TableWithBloom(cache);
+  meta.table_factory = Table(cache, /*bloom=*/true);
 
   return {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
       {std::string(kArtifactsColumnFamily), artifacts},
+      {std::string(kStagesColumnFamily), stages},
       {std::string(kAliasesColumnFamily), aliases},
+      {std::string(kAccessColumnFamily), access},
       {std::string(kMetaColumnFamily), meta},
   };
 }

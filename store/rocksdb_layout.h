@@ -5,17 +5,22 @@
 //   artifacts  ArtifactKey -> record value (record_codec.h). Large values go
 //              to blob files (BlobDB), zstd-compressed; bloom filters make a
 //              miss cheap.
+//   stages     stage key -> stage value (record_codec.h); stored like artifacts.
 //   aliases    encoded AliasKey -> alias value (record_codec.h).
+//   access     access-order index (entry_index.h): LRU first.
 //   meta       "schema_version"        -> fixed32
 //              "counter/artifacts"     -> fixed64
 //              "counter/aliases"       -> fixed64
 //              "counter/payload_bytes" -> fixed64
-//              "size/" + ArtifactKey   -> fixed64, the bytes that record counts
-//                                         in payload_bytes
+//              "counter/stages"        -> fixed64
+//              "counter/stage_bytes"   -> fixed64
+//              "entry/" + kind + key   -> EntryInfo (entry_index.h): the bytes
+//                                         the entry counts and its last access
 //
-// The per-record size entries make the counters exact without re-reading (or
-// trusting) the old record on overwrite, delete or corruption drop: the size
-// comes from a small entry written in the same WriteBatch as the record.
+// The per-entry info makes the counters exact without re-reading (or
+// trusting) the old value on overwrite, delete, eviction or corruption drop:
+// the size comes from a small entry written in the same WriteBatch as the
+// value, together with the counters themselves.
 #pragma once
 
 #include <rocksdb/db.h>
@@ -28,28 +33,35 @@
 namespace qdcache::store {
 
 inline constexpr std::string_view kArtifactsColumnFamily = "artifacts";
+inline constexpr std::string_view kStagesColumnFamily = "stages";
 inline constexpr std::string_view kAliasesColumnFamily = "aliases";
+inline constexpr std::string_view kAccessColumnFamily = "access";
 inline constexpr std::string_view kMetaColumnFamily = "meta";
 
 inline constexpr std::string_view kSchemaVersionKey = "schema_version";
 inline constexpr std::string_view kArtifactCountKey = "counter/artifacts";
 inline constexpr std::string_view kAliasCountKey = "counter/aliases";
 inline constexpr std::string_view kPayloadBytesKey = "counter/payload_bytes";
-inline constexpr std::string_view kSizePrefix = "size/";
-
-inline std::string SizeKey(std::string_view artifact_key) {
-  std::string k(kSizePrefix);
-  k.append(artifact_key);
-  return k;
-}
+inline constexpr std::string_view kStageCountKey = "counter/stages";
+inline constexpr std::string_view kStageBytesKey = "counter/stage_bytes";
 
 // Values at least this large are stored in blob files instead of SSTs.
 inline constexpr std::uint64_t kMinBlobSize = 4096;
 
 [[nodiscard]] rocksdb::DBOptions MakeDbOptions();
 
-// Descriptors for every column family the store uses, in this order:
-// default, artifacts, aliases, meta.
+// Indexes into MakeColumnFamilyDescriptors() and the handles DB::Open returns.
+enum ColumnFamilyIndex : std::size_t {
+  kDefaultCf = 0,
+  kArtifactsCf = 1,
+  kStagesCf = 2,
+  kAliasesCf = 3,
+  kAccessCf = 4,
+  kMetaCf = 5,
+};
+
+// Descriptors for every column family the store uses, in ColumnFamilyIndex
+// order.
 [[nodiscard]] std::vector<rocksdb::ColumnFamilyDescriptor> MakeColumnFamilyDescriptors();
 
 }  // namespace qdcache::store

@@ -1,49 +1,33 @@
+// Opening a store, its metadata and counters, and its lifecycle.
 #include "store/rocksdb_store.h"
 
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <set>
 
 #include "common/digest.h"
 #include "store/record_codec.h"
 #include "store/rocksdb_layout.h"
+#include "store/rocksdb_status.h"
 #include "store/store_dir.h"
 
 namespace qdcache::store {
-namespace {
-
-Status FromRocks(const rocksdb::Status& s, std::string_view what) {
-  if (s.ok()) return Status::Ok();
-  std::string message = std::string(what) + ": " + s.ToString();
-  if (s.IsCorruption()) return DataLoss(std::move(message));
-  if (s.IsInvalidArgument()) return InvalidArgument(std::move(message));
-  if (s.IsNotSupported()) return Unimplemented(std::move(message));
-  if (s.IsIOError() || s.IsBusy() || s.IsTimedOut() || s.IsTryAgain()) {
-    return Unavailable(std::move(message));
-  }
-  return Internal(std::move(message));
-}
-
-std::uint64_t NowUnixMs() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count());
-}
-
-std::uint64_t SubtractClamped(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; }
-
-}  // namespace
 
 struct RocksDbStore::OpenAttempt {
   std::unique_ptr<RocksDbStore> store;
   std::string incompatible;  // non-empty: move the directory aside and retry
   Status error;              // otherwise, why the store could not be opened
 };
+
+RocksDbStore::RocksDbStore(const StoreOptions& options)
+    : path_(options.path),
+      sync_writes_(options.sync_writes),
+      max_bytes_(options.max_bytes),
+      access_flush_interval_(options.access_flush_interval),
+      clock_(options.clock) {}
 
 Expected<std::unique_ptr<ArtifactStore>> RocksDbStore::Open(const StoreOptions& options) {
   if (options.path.empty()) return InvalidArgument("store path is empty");
@@ -56,7 +40,10 @@ Expected<std::unique_ptr<ArtifactStore>> RocksDbStore::Open(const StoreOptions& 
   }
   for (int round = 0; round < 2; ++round) {
     OpenAttempt attempt = TryOpen(options);
-    if (attempt.store) return std::unique_ptr<ArtifactStore>(std::move(attempt.store));
+    if (attempt.store) {
+      attempt.store->StartHousekeeper();
+      return std::unique_ptr<ArtifactStore>(std::move(attempt.store));
+    }
     if (attempt.incompatible.empty()) return attempt.error;
     if (round == 1) {
       return Internal("freshly created store at '" + options.path +
@@ -99,9 +86,7 @@ RocksDbStore::OpenAttempt RocksDbStore::TryOpen(const StoreOptions& options) {
     }
   }
 
-  auto store = std::unique_ptr<RocksDbStore>(new RocksDbStore());
-  store->path_ = path;
-  store->sync_writes_ = options.sync_writes;
+  auto store = std::unique_ptr<RocksDbStore>(new RocksDbStore(options));
   rocksdb::Status s =
       rocksdb::DB::Open(db_options, path, descriptors, &store->handles_, &store->db_);
   if (!s.ok()) {
@@ -116,12 +101,15 @@ RocksDbStore::OpenAttempt RocksDbStore::TryOpen(const StoreOptions& options) {
     }
     return out;
   }
-  store->artifacts_ = store->handles_[1];
-  store->aliases_ = store->handles_[2];
-  store->meta_ = store->handles_[3];
+  store->artifacts_ = store->handles_[kArtifactsCf];
+  store->stages_ = store->handles_[kStagesCf];
+  store->aliases_ = store->handles_[kAliasesCf];
+  store->access_ = store->handles_[kAccessCf];
+  store->meta_ = store->handles_[kMetaCf];
 
   std::string reason;
   Status meta = store->InitializeOrLoadMeta(&reason);
+  if (meta.ok() && reason.empty()) meta = store->AdvanceClockPastNewestAccess();
   if (!meta.ok()) {
     out.error = meta.WithContext("opening store '" + path + "'");
     return out;
@@ -141,7 +129,7 @@ Status RocksDbStore::InitializeOrLoadMeta(std::string* incompatible_reason) {
   if (s.IsNotFound()) {
     // A new database, or one whose creation stopped before the schema version
     // was written. Only an empty one may be adopted.
-    for (rocksdb::ColumnFamilyHandle* cf : {artifacts_, aliases_, meta_}) {
+    for (rocksdb::ColumnFamilyHandle* cf : {artifacts_, stages_, aliases_, access_, meta_}) {
       std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf));
       it->SeekToFirst();
       if (!it->status().ok()) return FromRocks(it->status(), "scanning new store");
@@ -153,11 +141,9 @@ Status RocksDbStore::InitializeOrLoadMeta(std::string* incompatible_reason) {
     rocksdb::WriteBatch batch;
     QDC_RETURN_IF_ERROR(
         FromRocks(batch.Put(meta_, kSchemaVersionKey, EncodeFixed32(kSchemaVersion)), "batch"));
+    QDC_RETURN_IF_ERROR(AddCounters(&batch, Counters{}));
     rocksdb::WriteOptions write_options;
     write_options.sync = true;
-    for (auto key : {kArtifactCountKey, kAliasCountKey, kPayloadBytesKey}) {
-      QDC_RETURN_IF_ERROR(FromRocks(batch.Put(meta_, key, EncodeFixed64(0)), "batch"));
-    }
     QDC_RETURN_IF_ERROR(FromRocks(db_->Write(write_options, &batch), "initializing store"));
     counters_ = Counters{};
     spdlog::info("created store at '{}' (schema version {})", path_, kSchemaVersion);
@@ -179,10 +165,12 @@ Status RocksDbStore::InitializeOrLoadMeta(std::string* incompatible_reason) {
     return Status::Ok();
   }
 
-  std::uint64_t* fields[] = {&counters_.artifacts, &counters_.aliases, &counters_.payload_bytes};
-  const std::string_view keys[] = {kArtifactCountKey, kAliasCountKey, kPayloadBytesKey};
+  std::uint64_t* fields[] = {&counters_.artifacts, &counters_.aliases, &counters_.payload_bytes,
+                             &counters_.stages, &counters_.stage_bytes};
+  const std::string_view keys[] = {kArtifactCountKey, kAliasCountKey, kPayloadBytesKey,
+                                   kStageCountKey, kStageBytesKey};
   bool counters_ok = true;
-  for (int i = 0; i < 3; ++i) {
+  for (std::size_t i = 0; i < std::size(keys); ++i) {
     s = db_->Get(rocksdb::ReadOptions(), meta_, keys[i], &value);
     if (!s.ok() && !s.IsNotFound()) return FromRocks(s, "reading counters");
     if (!s.ok() || !DecodeFixed64(value, fields[i])) counters_ok = false;
@@ -201,19 +189,52 @@ Status RocksDbStore::RecountLocked(Counters* out) {
   *out = Counters{};
   {
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), meta_));
-    for (it->Seek(kSizePrefix); it->Valid() && it->key().starts_with(kSizePrefix); it->Next()) {
-      std::uint64_t size = 0;
-      if (DecodeFixed64(it->value().ToStringView(), &size)) out->payload_bytes += size;
-      ++out->artifacts;
+    for (it->Seek(kEntryPrefix); it->Valid() && it->key().starts_with(kEntryPrefix); it->Next()) {
+      const std::string_view key = it->key().ToStringView();
+      const std::optional<EntryInfo> info = DecodeEntryInfo(it->value().ToStringView());
+      const std::uint64_t bytes = info ? info->bytes : 0;
+      if (key.size() > kEntryPrefix.size() &&
+          key[kEntryPrefix.size()] == static_cast<char>(EntryKind::kStage)) {
+        ++out->stages;
+        out->stage_bytes += bytes;
+      } else {
+        ++out->artifacts;
+        out->payload_bytes += bytes;
+      }
     }
-    QDC_RETURN_IF_ERROR(FromRocks(it->status(), "recounting artifacts"));
+    QDC_RETURN_IF_ERROR(FromRocks(it->status(), "recounting entries"));
   }
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), aliases_));
   for (it->SeekToFirst(); it->Valid(); it->Next()) ++out->aliases;
   return FromRocks(it->status(), "recounting aliases");
 }
 
-RocksDbStore::~RocksDbStore() { CloseDb(); }
+Status RocksDbStore::AdvanceClockPastNewestAccess() {
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), access_));
+  it->SeekToLast();
+  QDC_RETURN_IF_ERROR(FromRocks(it->status(), "reading the access index"));
+  if (it->Valid()) {
+    if (auto parsed = ParseAccessKey(it->key().ToStringView())) clock_.AdvancePast(parsed->tick);
+  }
+  return Status::Ok();
+}
+
+void RocksDbStore::StartHousekeeper() {
+  Housekeeper::Jobs jobs;
+  jobs.flush_access_times = [this] {
+    Status s = FlushAccessTimes();
+    if (!s.ok()) spdlog::warn("store '{}': access times not saved: {}", path_, s.ToString());
+  };
+  jobs.eviction_pass = [this] { RunEvictionPass(); };
+  housekeeper_ = std::make_unique<Housekeeper>(access_flush_interval_, std::move(jobs));
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (max_bytes_ != 0 && counters_.total_bytes() > max_bytes_) housekeeper_->RequestPass();
+}
+
+RocksDbStore::~RocksDbStore() {
+  housekeeper_.reset();  // joins the thread after a last access-time flush
+  CloseDb();
+}
 
 void RocksDbStore::CloseDb() {
   if (db_ == nullptr) return;
@@ -227,13 +248,25 @@ void RocksDbStore::CloseDb() {
   db_ = nullptr;
 }
 
+rocksdb::ColumnFamilyHandle* RocksDbStore::ValuesCf(EntryKind kind) const {
+  return kind == EntryKind::kStage ? stages_ : artifacts_;
+}
+
+Status RocksDbStore::AddCounters(rocksdb::WriteBatch* batch, const Counters& next) {
+  const std::pair<std::string_view, std::uint64_t> counters[] = {
+      {kArtifactCountKey, next.artifacts},
+      {kAliasCountKey, next.aliases},
+      {kPayloadBytesKey, next.payload_bytes},
+      {kStageCountKey, next.stages},
+      {kStageBytesKey, next.stage_bytes}};
+  for (const auto& [key, value] : counters) {
+    QDC_RETURN_IF_ERROR(FromRocks(batch->Put(meta_, key, EncodeFixed64(value)), "batch"));
+  }
+  return Status::Ok();
+}
+
 Status RocksDbStore::CommitLocked(rocksdb::WriteBatch* batch, const Counters& next) {
-  QDC_RETURN_IF_ERROR(
-      FromRocks(batch->Put(meta_, kArtifactCountKey, EncodeFixed64(next.artifacts)), "batch"));
-  QDC_RETURN_IF_ERROR(
-      FromRocks(batch->Put(meta_, kAliasCountKey, EncodeFixed64(next.aliases)), "batch"));
-  QDC_RETURN_IF_ERROR(
-      FromRocks(batch->Put(meta_, kPayloadBytesKey, EncodeFixed64(next.payload_bytes)), "batch"));
+  QDC_RETURN_IF_ERROR(AddCounters(batch, next));
   rocksdb::WriteOptions write_options;
   write_options.sync = sync_writes_;
   QDC_RETURN_IF_ERROR(FromRocks(db_->Write(write_options, batch), "store write"));
@@ -241,117 +274,19 @@ Status RocksDbStore::CommitLocked(rocksdb::WriteBatch* batch, const Counters& ne
   return Status::Ok();
 }
 
-Expected<std::optional<std::uint64_t>> RocksDbStore::StoredSizeLocked(const ArtifactKey& key) {
+Expected<std::optional<EntryInfo>> RocksDbStore::ReadEntryInfo(
+    EntryKind kind, std::string_view key, const rocksdb::ReadOptions& read_options) {
   std::string value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), meta_, SizeKey(key), &value);
-  if (s.IsNotFound()) return std::optional<std::uint64_t>();
-  QDC_RETURN_IF_ERROR(FromRocks(s, "reading size entry"));
-  std::uint64_t size = 0;
-  if (!DecodeFixed64(value, &size)) {
-    spdlog::warn("store '{}': unreadable size entry for {}; counting it as 0", path_, ToHex(key));
+  rocksdb::Status s = db_->Get(read_options, meta_, EntryInfoKey(kind, key), &value);
+  if (s.IsNotFound()) return std::optional<EntryInfo>();
+  QDC_RETURN_IF_ERROR(FromRocks(s, "reading entry info"));
+  std::optional<EntryInfo> info = DecodeEntryInfo(value);
+  if (!info) {
+    spdlog::warn("store '{}': unreadable entry info for {}; counting it as 0 bytes", path_,
+                 ToHex(key));
+    info = EntryInfo{};
   }
-  return std::optional<std::uint64_t>(size);
-}
-
-Expected<bool> RocksDbStore::AliasExistsLocked(const std::string& encoded_alias) {
-  rocksdb::PinnableSlice value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), aliases_, encoded_alias, &value);
-  if (s.IsNotFound()) return false;
-  QDC_RETURN_IF_ERROR(FromRocks(s, "reading alias"));
-  return true;
-}
-
-Expected<std::optional<ArtifactRecord>> RocksDbStore::Get(const ArtifactKey& key) {
-  rocksdb::PinnableSlice value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), artifacts_, key, &value);
-  if (s.IsNotFound()) return std::optional<ArtifactRecord>();
-  if (s.IsCorruption()) {
-    DropCorruptArtifact(key, std::nullopt, s.ToString());
-    return std::optional<ArtifactRecord>();
-  }
-  QDC_RETURN_IF_ERROR(FromRocks(s, "reading artifact"));
-
-  ArtifactRecord record;
-  Status check = DecodeRecord(value.ToStringView(), &record);
-  if (check.ok()) check = VerifyRecord(record, key);
-  if (!check.ok()) {
-    DropCorruptArtifact(key, value.ToString(), check.message());
-    return std::optional<ArtifactRecord>();
-  }
-  return std::optional<ArtifactRecord>(std::move(record));
-}
-
-Status RocksDbStore::Put(const ArtifactRecord& record, const std::optional<AliasKey>& alias) {
-  ArtifactRecord stored = record;
-  QDC_RETURN_IF_ERROR(ValidateForPut(&stored, NowUnixMs()));
-  const std::string value = EncodeRecord(stored);
-  const std::uint64_t size = AccountedBytes(stored);
-  const std::string alias_key = alias ? EncodeAliasKey(*alias) : std::string();
-
-  std::lock_guard<std::mutex> lock(write_mu_);
-  QDC_ASSIGN_OR_RETURN(std::optional<std::uint64_t> old_size, StoredSizeLocked(stored.key));
-  Counters next = counters_;
-  if (old_size) {
-    next.payload_bytes = SubtractClamped(next.payload_bytes, *old_size);
-  } else {
-    ++next.artifacts;
-  }
-  next.payload_bytes += size;
-
-  rocksdb::WriteBatch batch;
-  QDC_RETURN_IF_ERROR(FromRocks(batch.Put(artifacts_, stored.key, value), "batch"));
-  QDC_RETURN_IF_ERROR(
-      FromRocks(batch.Put(meta_, SizeKey(stored.key), EncodeFixed64(size)), "batch"));
-  if (alias) {
-    QDC_ASSIGN_OR_RETURN(bool alias_exists, AliasExistsLocked(alias_key));
-    if (!alias_exists) ++next.aliases;
-    QDC_RETURN_IF_ERROR(FromRocks(
-        batch.Put(aliases_, alias_key, EncodeAliasValue(alias_key, stored.key)), "batch"));
-  }
-  return CommitLocked(&batch, next);
-}
-
-Expected<std::optional<ArtifactKey>> RocksDbStore::GetAlias(const AliasKey& alias) {
-  const std::string alias_key = EncodeAliasKey(alias);
-  rocksdb::PinnableSlice value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), aliases_, alias_key, &value);
-  if (s.IsNotFound()) return std::optional<ArtifactKey>();
-  QDC_RETURN_IF_ERROR(FromRocks(s, "reading alias"));
-  ArtifactKey key;
-  Status check = DecodeAliasValue(alias_key, value.ToStringView(), &key);
-  if (!check.ok()) {
-    DropCorruptAlias(alias_key, value.ToString(), check.message());
-    return std::optional<ArtifactKey>();
-  }
-  return std::optional<ArtifactKey>(std::move(key));
-}
-
-Status RocksDbStore::PutAlias(const AliasKey& alias, const ArtifactKey& key) {
-  if (key.empty()) return InvalidArgument("alias target key is empty");
-  const std::string alias_key = EncodeAliasKey(alias);
-  const std::string value = EncodeAliasValue(alias_key, key);
-
-  std::lock_guard<std::mutex> lock(write_mu_);
-  QDC_ASSIGN_OR_RETURN(bool exists, AliasExistsLocked(alias_key));
-  Counters next = counters_;
-  if (!exists) ++next.aliases;
-  rocksdb::WriteBatch batch;
-  QDC_RETURN_IF_ERROR(FromRocks(batch.Put(aliases_, alias_key, value), "batch"));
-  return CommitLocked(&batch, next);
-}
-
-Status RocksDbStore::Delete(const ArtifactKey& key) {
-  std::lock_guard<std::mutex> lock(write_mu_);
-  QDC_ASSIGN_OR_RETURN(std::optional<std::uint64_t> old_size, StoredSizeLocked(key));
-  Counters next = counters_;
-  if (old_size) {
-    next.artifacts = SubtractClamped(next.artifacts, 1);
-    next.payload_bytes = SubtractClamped(next.payload_bytes, *old_size);
-  }
-  rocksdb::WriteBatch batch;
-  QDC_RETURN_IF_ERROR(FromRocks(batch.Delete(artifacts_, key), "batch"));
-  QDC_RETURN_IF_ERROR(FromRocks(batch.Delete(meta_, SizeKey(key)), "batch"));
-  return CommitLocked(&batch, next);
+  return info;
 }
 
 StoreStats RocksDbStore::Stats() {
@@ -360,62 +295,13 @@ StoreStats RocksDbStore::Stats() {
   stats.artifacts = counters_.artifacts;
   stats.aliases = counters_.aliases;
   stats.payload_bytes = counters_.payload_bytes;
+  stats.stage_entries = counters_.stages;
+  stats.stage_bytes = counters_.stage_bytes;
+  stats.total_bytes = counters_.total_bytes();
   stats.corrupt_dropped = corrupt_dropped_;
+  stats.evictions = evictions_;
+  stats.evicted_bytes = evicted_bytes_;
   return stats;
-}
-
-void RocksDbStore::DropCorruptArtifact(const ArtifactKey& key,
-                                       const std::optional<std::string>& observed,
-                                       const std::string& reason) {
-  std::lock_guard<std::mutex> lock(write_mu_);
-  // Re-read under the write lock: a concurrent Put may have replaced the bad
-  // value with a good one, which must not be deleted.
-  rocksdb::PinnableSlice current;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), artifacts_, key, &current);
-  if (s.IsNotFound()) return;
-  if (s.ok() && (!observed || current.ToStringView() != *observed)) return;
-  if (!s.ok() && !s.IsCorruption()) {
-    spdlog::error("store '{}': cannot re-read corrupt artifact {}: {}", path_, ToHex(key),
-                  s.ToString());
-    return;
-  }
-  Expected<std::optional<std::uint64_t>> old_size = StoredSizeLocked(key);
-  Counters next = counters_;
-  if (old_size.ok() && old_size.value()) {
-    next.artifacts = SubtractClamped(next.artifacts, 1);
-    next.payload_bytes = SubtractClamped(next.payload_bytes, *old_size.value());
-  }
-  rocksdb::WriteBatch batch;
-  Status status = FromRocks(batch.Delete(artifacts_, key), "batch");
-  if (status.ok()) status = FromRocks(batch.Delete(meta_, SizeKey(key)), "batch");
-  if (status.ok()) status = CommitLocked(&batch, next);
-  if (!status.ok()) {
-    spdlog::error("store '{}': corrupt artifact {} ({}) could not be deleted: {}", path_,
-                  ToHex(key), reason, status.ToString());
-    return;
-  }
-  ++corrupt_dropped_;
-  spdlog::error("store '{}': dropped corrupt artifact {}: {}", path_, ToHex(key), reason);
-}
-
-void RocksDbStore::DropCorruptAlias(const std::string& encoded_alias, const std::string& observed,
-                                    const std::string& reason) {
-  std::lock_guard<std::mutex> lock(write_mu_);
-  rocksdb::PinnableSlice current;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), aliases_, encoded_alias, &current);
-  if (!s.ok() || current.ToStringView() != observed) return;
-  Counters next = counters_;
-  next.aliases = SubtractClamped(next.aliases, 1);
-  rocksdb::WriteBatch batch;
-  Status status = FromRocks(batch.Delete(aliases_, encoded_alias), "batch");
-  if (status.ok()) status = CommitLocked(&batch, next);
-  if (!status.ok()) {
-    spdlog::error("store '{}': corrupt alias ({}) could not be deleted: {}", path_, reason,
-                  status.ToString());
-    return;
-  }
-  ++corrupt_dropped_;
-  spdlog::error("store '{}': dropped corrupt alias: {}", path_, reason);
 }
 
 }  // namespace qdcache::store

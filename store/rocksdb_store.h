@@ -1,29 +1,44 @@
 // ArtifactStore on a local RocksDB database. Internal to the store: callers
-// use ArtifactStore::Open.
+// use ArtifactStore::Open. The implementation is split by concern:
+//   rocksdb_store.cc          opening, metadata, counters, lifecycle
+//   rocksdb_store_entries.cc  reads and writes of artifacts, stages, aliases
+//   rocksdb_store_admin.cc    access-time flushes, eviction, List, Verify
 //
 // Durability: every write goes through the WAL. With StoreOptions::sync_writes
 // = false an acknowledged write survives a crash or kill -9 of the process
-// (the WAL is in the OS page cache) but not a power loss or kernel crash;
-// with sync_writes = true each write fsyncs the WAL before returning.
+// (the WAL is in the OS page cache); with sync_writes = true each write fsyncs
+// the WAL before returning.
 //
-// Concurrency: reads go straight to RocksDB and never block each other.
-// Writes (Put, PutAlias, Delete, and dropping a corrupt entry found by a read)
-// are serialized by one mutex, because each reads the size entry or alias it
-// replaces to keep the counters exact; the counters are persisted in the same
-// WriteBatch as the change they describe, so they are exact after a crash too.
+// Concurrency: reads go straight to RocksDB and never block each other or
+// wait for writers; a hit only records its access time in memory
+// (AccessTracker). Writes (Put, PutStage, PutAlias, Delete, dropping a
+// corrupt entry, access-time flushes and eviction) are serialized by
+// write_mu_, because each reads the entry info or alias it replaces to keep
+// the counters exact; the counters are persisted in the same WriteBatch as the
+// change they describe, so they are exact after a crash too. Eviction takes
+// write_mu_ for one chunk of entries at a time, so writers interleave with a
+// long pass. Lock order: write_mu_ is never held while waiting for the
+// housekeeper.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "store/access_tracker.h"
 #include "store/artifact_store.h"
+#include "store/entry_index.h"
+#include "store/housekeeper.h"
 
 namespace rocksdb {
 class ColumnFamilyHandle;
 class DB;
+struct ReadOptions;
 class WriteBatch;
 }  // namespace rocksdb
 
@@ -42,6 +57,13 @@ class RocksDbStore final : public ArtifactStore {
   [[nodiscard]] Expected<std::optional<ArtifactKey>> GetAlias(const AliasKey& alias) override;
   [[nodiscard]] Status PutAlias(const AliasKey& alias, const ArtifactKey& key) override;
   [[nodiscard]] Status Delete(const ArtifactKey& key) override;
+  [[nodiscard]] Expected<std::optional<std::string>> GetStage(const std::string& key) override;
+  [[nodiscard]] Status PutStage(const std::string& key, std::string_view value) override;
+  [[nodiscard]] Status FlushAccessTimes() override;
+  [[nodiscard]] Expected<std::vector<EntrySummary>> List(std::size_t limit) override;
+  [[nodiscard]] Expected<EvictionResult> EvictOlderThan(std::chrono::milliseconds age) override;
+  [[nodiscard]] Expected<EvictionResult> TrimTo(std::uint64_t max_bytes) override;
+  [[nodiscard]] Expected<VerifyResult> Verify() override;
   [[nodiscard]] StoreStats Stats() override;
 
  private:
@@ -49,41 +71,108 @@ class RocksDbStore final : public ArtifactStore {
     std::uint64_t artifacts = 0;
     std::uint64_t aliases = 0;
     std::uint64_t payload_bytes = 0;
+    std::uint64_t stages = 0;
+    std::uint64_t stage_bytes = 0;
+    [[nodiscard]] std::uint64_t total_bytes() const { return payload_bytes + stage_bytes; }
   };
   // Result of opening one directory: a store, an incompatibility that calls
   // for moving the directory aside, or a plain error.
   struct OpenAttempt;
+  // Whether an eviction walk should evict the entry last accessed at `tick`,
+  // given the counters as they would be after the evictions so far.
+  using EvictWhile = std::function<bool(std::uint64_t tick, const Counters& counters)>;
 
-  RocksDbStore() = default;
+  explicit RocksDbStore(const StoreOptions& options);
   [[nodiscard]] static OpenAttempt TryOpen(const StoreOptions& options);
   [[nodiscard]] Status InitializeOrLoadMeta(std::string* incompatible_reason);
   [[nodiscard]] Status RecountLocked(Counters* out);
+  [[nodiscard]] Status AdvanceClockPastNewestAccess();
+  void StartHousekeeper();
   void CloseDb();
 
+  [[nodiscard]] rocksdb::ColumnFamilyHandle* ValuesCf(EntryKind kind) const;
+  [[nodiscard]] Status AddCounters(rocksdb::WriteBatch* batch, const Counters& next);
   // Adds the counter updates to `batch`, writes it and publishes `next`.
   [[nodiscard]] Status CommitLocked(rocksdb::WriteBatch* batch, const Counters& next);
-  // Looks up the accounted size of a stored record; nullopt when absent.
-  [[nodiscard]] Expected<std::optional<std::uint64_t>> StoredSizeLocked(const ArtifactKey& key);
+  // The stored entry info; nullopt when the entry is absent. Under write_mu_
+  // it is the current one; otherwise as of `read_options`.
+  [[nodiscard]] Expected<std::optional<EntryInfo>> ReadEntryInfo(
+      EntryKind kind, std::string_view key, const rocksdb::ReadOptions& read_options);
+  // Adds writing `value` as entry (kind, key) of `bytes` accounted bytes,
+  // accessed now, to `batch` and `next`, replacing any existing entry.
+  [[nodiscard]] Status PutEntryLocked(EntryKind kind, const std::string& key,
+                                      const std::string& value, std::uint64_t bytes,
+                                      rocksdb::WriteBatch* batch, Counters* next);
+  // Adds the removal of an entry (value, info, index entry) described by
+  // `info` to `batch` and `next`.
+  [[nodiscard]] Status RemoveEntryLocked(EntryKind kind, std::string_view key,
+                                         const EntryInfo& info, rocksdb::WriteBatch* batch,
+                                         Counters* next);
   [[nodiscard]] Expected<bool> AliasExistsLocked(const std::string& encoded_alias);
+  // Backpressure after a write of `entry_bytes` left `total_after` bytes.
+  void AfterWrite(std::uint64_t total_after, std::uint64_t entry_bytes);
+
+  // Reads and verifies an artifact; a corrupt one is dropped and is a miss.
+  [[nodiscard]] Expected<std::optional<ArtifactRecord>> ReadArtifact(
+      const ArtifactKey& key, const rocksdb::ReadOptions& read_options);
   // Deletes an entry a read found corrupt, unless it changed since that read
   // (`observed` holds the bytes seen; nullopt when RocksDB itself reported
-  // corruption and no bytes were seen).
-  void DropCorruptArtifact(const ArtifactKey& key, const std::optional<std::string>& observed,
-                           const std::string& reason);
-  void DropCorruptAlias(const std::string& encoded_alias, const std::string& observed,
+  // corruption and no bytes were seen). True when it was deleted.
+  bool DropCorruptEntry(EntryKind kind, const std::string& key,
+                        const std::optional<std::string>& observed, const std::string& reason);
+  bool DropCorruptAlias(const std::string& encoded_alias, const std::string& observed,
                         const std::string& reason);
+
+  // Evicts in least-recently-used order while `evict_while` holds, one chunk
+  // (one WriteBatch, one hold of write_mu_) at a time.
+  [[nodiscard]] Expected<EvictionResult> EvictLru(const EvictWhile& evict_while);
+  using EntryIds = std::set<std::pair<EntryKind, std::string>>;
+  // Evicts entries of more than `limit` bytes (from `candidates` and
+  // oversized_), then LRU until total_bytes <= limit.
+  [[nodiscard]] Expected<EvictionResult> EvictToLimit(std::uint64_t limit, EntryIds candidates);
+  // Every entry of more than `limit` bytes, from the access index.
+  [[nodiscard]] Expected<EntryIds> ScanForLarger(std::uint64_t limit);
+  // Records that every access index entry up to `deleted_up_to` is deleted.
+  void AdvanceLruCursorLocked(const std::string& deleted_up_to);
+  void RunEvictionPass();  // on the housekeeper thread
+  void RecordEvictedLocked(const EvictionResult& chunk);
 
   std::string path_;
   bool sync_writes_ = false;
+  std::uint64_t max_bytes_ = 0;  // 0 = unlimited
+  std::chrono::milliseconds access_flush_interval_{0};
   rocksdb::DB* db_ = nullptr;  // owned; closed in CloseDb()
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   rocksdb::ColumnFamilyHandle* artifacts_ = nullptr;
+  rocksdb::ColumnFamilyHandle* stages_ = nullptr;
   rocksdb::ColumnFamilyHandle* aliases_ = nullptr;
+  rocksdb::ColumnFamilyHandle* access_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
+
+  AccessClock clock_;
+  AccessTracker accesses_;
 
   std::mutex write_mu_;
   Counters counters_;                  // guarded by write_mu_
   std::uint64_t corrupt_dropped_ = 0;  // guarded by write_mu_
+  std::uint64_t evictions_ = 0;        // guarded by write_mu_
+  std::uint64_t evicted_bytes_ = 0;    // guarded by write_mu_
+  // Every access index entry below lru_cursor_ has been deleted by an
+  // eviction walk since open, so walks start there. It stays true because
+  // writes take fresh ticks (greater than any before) and flushes move a
+  // read whose tick is not above lru_cursor_tick_ to lru_cursor_tick_ + 1.
+  // Guarded by write_mu_.
+  std::string lru_cursor_;
+  std::uint64_t lru_cursor_tick_ = 0;
+  // Entries written with more bytes than max_bytes_ since open: the next pass
+  // evicts them first. Guarded by write_mu_.
+  EntryIds oversized_;
+  // The first pass after open looks for oversized entries on disk (the cap
+  // may have been lowered since they were written). Housekeeper thread only.
+  bool scan_for_oversized_ = true;
+
+  // Declared last: destroyed (stopped) first, while everything it uses lives.
+  std::unique_ptr<Housekeeper> housekeeper_;
 };
 
 }  // namespace qdcache::store

@@ -1,6 +1,7 @@
 // Every read verifies what it returns: damaged records are dropped, counted
 // and reported as misses, never served.
 #include "store/artifact_store.h"
+#include "store/entry_index.h"
 #include "store/record_codec.h"
 #include "tests/unit/store/store_test_util.h"
 
@@ -50,7 +51,8 @@ void ExpectDroppedAfter(const ArtifactRecord& record, Damage damage) {
   store.reset();
   RawDb raw(dir.store_path());
   CHECK_FALSE(raw.Get(raw.artifacts(), record.key).has_value());
-  CHECK_FALSE(raw.Get(raw.meta(), SizeKey(record.key)).has_value());
+  CHECK_FALSE(raw.Get(raw.meta(), EntryInfoKey(EntryKind::kArtifact, record.key)).has_value());
+  CHECK(raw.Keys(raw.access()).size() == 1);  // the bystander's index entry only
 }
 
 std::size_t FindUnique(const std::string& haystack, const std::string& needle) {

@@ -5,7 +5,9 @@
 #include <rocksdb/db.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -77,6 +79,31 @@ inline ArtifactRecord MakeRecord(const std::string& seed, std::size_t payload_si
   return r;
 }
 
+// Bytes a record counts towards the cap (payload + ptx).
+inline std::uint64_t Bytes(const ArtifactRecord& r) { return r.payload.size() + r.ptx.size(); }
+
+// A wall clock that moves only when told to. Shared so that a store holding
+// its function may outlive the test's handle.
+class FakeClock {
+ public:
+  using TimePoint = std::chrono::system_clock::time_point;
+  static constexpr std::int64_t kStartMicros = 1'700'000'000'000'000;  // Nov 2023
+
+  static std::shared_ptr<FakeClock> Make() { return std::make_shared<FakeClock>(); }
+  TimePoint Now() const { return TimePoint(std::chrono::microseconds(micros_.load())); }
+  void Advance(std::chrono::microseconds d) { micros_ += d.count(); }
+  std::uint64_t NowUnixMs() const { return static_cast<std::uint64_t>(micros_.load() / 1000); }
+
+ private:
+  std::atomic<std::int64_t> micros_{kStartMicros};
+};
+
+inline StoreOptions OptionsWithClock(const TempDir& dir, const std::shared_ptr<FakeClock>& clock) {
+  StoreOptions options = OptionsFor(dir);
+  options.clock = [clock] { return clock->Now(); };
+  return options;
+}
+
 // Direct RocksDB access to a store directory that no ArtifactStore holds open.
 class RawDb {
  public:
@@ -95,9 +122,11 @@ class RawDb {
     (void)db_->Close();
   }
   rocksdb::DB* db() { return db_.get(); }
-  rocksdb::ColumnFamilyHandle* artifacts() { return handles_[1]; }
-  rocksdb::ColumnFamilyHandle* aliases() { return handles_[2]; }
-  rocksdb::ColumnFamilyHandle* meta() { return handles_[3]; }
+  rocksdb::ColumnFamilyHandle* artifacts() { return handles_[kArtifactsCf]; }
+  rocksdb::ColumnFamilyHandle* stages() { return handles_[kStagesCf]; }
+  rocksdb::ColumnFamilyHandle* aliases() { return handles_[kAliasesCf]; }
+  rocksdb::ColumnFamilyHandle* access() { return handles_[kAccessCf]; }
+  rocksdb::ColumnFamilyHandle* meta() { return handles_[kMetaCf]; }
 
   std::optional<std::string> Get(rocksdb::ColumnFamilyHandle* cf, const std::string& key) {
     std::string value;

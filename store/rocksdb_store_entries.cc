@@ -1,0 +1,277 @@
+// Reads and writes of artifacts, stage outputs and aliases, with exact
+// accounting, verification on read and backpressure after writes.
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+#include <spdlog/spdlog.h>
+
+#include "common/digest.h"
+#include "store/record_codec.h"
+#include "store/rocksdb_layout.h"
+#include "store/rocksdb_status.h"
+#include "store/rocksdb_store.h"
+
+namespace qdcache::store {
+namespace {
+
+std::uint64_t SubtractClamped(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; }
+
+const char* KindName(EntryKind kind) {
+  return kind == EntryKind::kStage ? "stage output" : "artifact";
+}
+
+}  // namespace
+
+Status RocksDbStore::PutEntryLocked(EntryKind kind, const std::string& key,
+                                    const std::string& value, std::uint64_t bytes,
+                                    rocksdb::WriteBatch* batch, Counters* next) {
+  QDC_ASSIGN_OR_RETURN(std::optional<EntryInfo> old,
+                       ReadEntryInfo(kind, key, rocksdb::ReadOptions()));
+  const bool stage = kind == EntryKind::kStage;
+  std::uint64_t& count = stage ? next->stages : next->artifacts;
+  std::uint64_t& total = stage ? next->stage_bytes : next->payload_bytes;
+  if (old) {
+    total = SubtractClamped(total, old->bytes);
+    QDC_RETURN_IF_ERROR(
+        FromRocks(batch->Delete(access_, AccessKey(old->last_access, kind, key)), "batch"));
+  } else {
+    ++count;
+  }
+  total += bytes;
+  const EntryInfo info{bytes, clock_.Tick()};
+  QDC_RETURN_IF_ERROR(FromRocks(batch->Put(ValuesCf(kind), key, value), "batch"));
+  QDC_RETURN_IF_ERROR(
+      FromRocks(batch->Put(meta_, EntryInfoKey(kind, key), EncodeEntryInfo(info)), "batch"));
+  QDC_RETURN_IF_ERROR(FromRocks(
+      batch->Put(access_, AccessKey(info.last_access, kind, key), EncodeFixed64(bytes)), "batch"));
+  if (max_bytes_ != 0 && bytes > max_bytes_) oversized_.emplace(kind, key);
+  return Status::Ok();
+}
+
+Status RocksDbStore::RemoveEntryLocked(EntryKind kind, std::string_view key, const EntryInfo& info,
+                                       rocksdb::WriteBatch* batch, Counters* next) {
+  QDC_RETURN_IF_ERROR(FromRocks(batch->Delete(ValuesCf(kind), key), "batch"));
+  QDC_RETURN_IF_ERROR(FromRocks(batch->Delete(meta_, EntryInfoKey(kind, key)), "batch"));
+  QDC_RETURN_IF_ERROR(
+      FromRocks(batch->Delete(access_, AccessKey(info.last_access, kind, key)), "batch"));
+  if (kind == EntryKind::kStage) {
+    next->stages = SubtractClamped(next->stages, 1);
+    next->stage_bytes = SubtractClamped(next->stage_bytes, info.bytes);
+  } else {
+    next->artifacts = SubtractClamped(next->artifacts, 1);
+    next->payload_bytes = SubtractClamped(next->payload_bytes, info.bytes);
+  }
+  oversized_.erase({kind, std::string(key)});
+  return Status::Ok();
+}
+
+void RocksDbStore::AfterWrite(std::uint64_t total_after, std::uint64_t entry_bytes) {
+  if (max_bytes_ == 0 || total_after <= max_bytes_) return;
+  if (total_after - entry_bytes > max_bytes_) {
+    // Over the cap by more than this entry: eviction is behind. Wait for it,
+    // so that writers cannot outrun it and the bound holds on return.
+    housekeeper_->RequestPassAndWait();
+  } else {
+    housekeeper_->RequestPass();
+  }
+}
+
+Expected<bool> RocksDbStore::AliasExistsLocked(const std::string& encoded_alias) {
+  rocksdb::PinnableSlice value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), aliases_, encoded_alias, &value);
+  if (s.IsNotFound()) return false;
+  QDC_RETURN_IF_ERROR(FromRocks(s, "reading alias"));
+  return true;
+}
+
+Expected<std::optional<ArtifactRecord>> RocksDbStore::ReadArtifact(
+    const ArtifactKey& key, const rocksdb::ReadOptions& read_options) {
+  rocksdb::PinnableSlice value;
+  rocksdb::Status s = db_->Get(read_options, artifacts_, key, &value);
+  if (s.IsNotFound()) return std::optional<ArtifactRecord>();
+  if (s.IsCorruption()) {
+    DropCorruptEntry(EntryKind::kArtifact, key, std::nullopt, s.ToString());
+    return std::optional<ArtifactRecord>();
+  }
+  QDC_RETURN_IF_ERROR(FromRocks(s, "reading artifact"));
+
+  // Decoding copies everything out of `value`: what is returned owns its
+  // bytes, whatever eviction does next.
+  ArtifactRecord record;
+  Status check = DecodeRecord(value.ToStringView(), &record);
+  if (check.ok()) check = VerifyRecord(record, key);
+  if (!check.ok()) {
+    DropCorruptEntry(EntryKind::kArtifact, key, value.ToString(), check.message());
+    return std::optional<ArtifactRecord>();
+  }
+  return std::optional<ArtifactRecord>(std::move(record));
+}
+
+Expected<std::optional<ArtifactRecord>> RocksDbStore::Get(const ArtifactKey& key) {
+  Expected<std::optional<ArtifactRecord>> got = ReadArtifact(key, rocksdb::ReadOptions());
+  if (got.ok() && got->has_value()) accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
+  return got;
+}
+
+Status RocksDbStore::Put(const ArtifactRecord& record, const std::optional<AliasKey>& alias) {
+  ArtifactRecord stored = record;
+  QDC_RETURN_IF_ERROR(ValidateForPut(&stored, clock_.NowMicros() / 1000));
+  const std::string value = EncodeRecord(stored);
+  const std::uint64_t size = AccountedBytes(stored);
+  const std::string alias_key = alias ? EncodeAliasKey(*alias) : std::string();
+
+  std::uint64_t total_after = 0;
+  {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    Counters next = counters_;
+    rocksdb::WriteBatch batch;
+    QDC_RETURN_IF_ERROR(
+        PutEntryLocked(EntryKind::kArtifact, stored.key, value, size, &batch, &next));
+    if (alias) {
+      QDC_ASSIGN_OR_RETURN(bool alias_exists, AliasExistsLocked(alias_key));
+      if (!alias_exists) ++next.aliases;
+      QDC_RETURN_IF_ERROR(FromRocks(
+          batch.Put(aliases_, alias_key, EncodeAliasValue(alias_key, stored.key)), "batch"));
+    }
+    QDC_RETURN_IF_ERROR(CommitLocked(&batch, next));
+    total_after = next.total_bytes();
+  }
+  AfterWrite(total_after, size);
+  return Status::Ok();
+}
+
+Expected<std::optional<std::string>> RocksDbStore::GetStage(const std::string& key) {
+  rocksdb::PinnableSlice stored;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), stages_, key, &stored);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  if (s.IsCorruption()) {
+    DropCorruptEntry(EntryKind::kStage, key, std::nullopt, s.ToString());
+    return std::optional<std::string>();
+  }
+  QDC_RETURN_IF_ERROR(FromRocks(s, "reading stage output"));
+  std::string value;
+  Status check = DecodeStageValue(key, stored.ToStringView(), &value);
+  if (!check.ok()) {
+    DropCorruptEntry(EntryKind::kStage, key, stored.ToString(), check.message());
+    return std::optional<std::string>();
+  }
+  accesses_.Record(EntryKind::kStage, key, clock_.Tick());
+  return std::optional<std::string>(std::move(value));
+}
+
+Status RocksDbStore::PutStage(const std::string& key, std::string_view value) {
+  if (key.empty()) return InvalidArgument("stage key is empty");
+  const std::string stored = EncodeStageValue(key, value);
+  const std::uint64_t size = value.size();
+  std::uint64_t total_after = 0;
+  {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    Counters next = counters_;
+    rocksdb::WriteBatch batch;
+    QDC_RETURN_IF_ERROR(PutEntryLocked(EntryKind::kStage, key, stored, size, &batch, &next));
+    QDC_RETURN_IF_ERROR(CommitLocked(&batch, next));
+    total_after = next.total_bytes();
+  }
+  AfterWrite(total_after, size);
+  return Status::Ok();
+}
+
+Expected<std::optional<ArtifactKey>> RocksDbStore::GetAlias(const AliasKey& alias) {
+  const std::string alias_key = EncodeAliasKey(alias);
+  rocksdb::PinnableSlice value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), aliases_, alias_key, &value);
+  if (s.IsNotFound()) return std::optional<ArtifactKey>();
+  QDC_RETURN_IF_ERROR(FromRocks(s, "reading alias"));
+  ArtifactKey key;
+  Status check = DecodeAliasValue(alias_key, value.ToStringView(), &key);
+  if (!check.ok()) {
+    DropCorruptAlias(alias_key, value.ToString(), check.message());
+    return std::optional<ArtifactKey>();
+  }
+  return std::optional<ArtifactKey>(std::move(key));
+}
+
+Status RocksDbStore::PutAlias(const AliasKey& alias, const ArtifactKey& key) {
+  if (key.empty()) return InvalidArgument("alias target key is empty");
+  const std::string alias_key = EncodeAliasKey(alias);
+  const std::string value = EncodeAliasValue(alias_key, key);
+
+  std::lock_guard<std::mutex> lock(write_mu_);
+  QDC_ASSIGN_OR_RETURN(bool exists, AliasExistsLocked(alias_key));
+  Counters next = counters_;
+  if (!exists) ++next.aliases;
+  rocksdb::WriteBatch batch;
+  QDC_RETURN_IF_ERROR(FromRocks(batch.Put(aliases_, alias_key, value), "batch"));
+  return CommitLocked(&batch, next);
+}
+
+Status RocksDbStore::Delete(const ArtifactKey& key) {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  QDC_ASSIGN_OR_RETURN(std::optional<EntryInfo> info,
+                       ReadEntryInfo(EntryKind::kArtifact, key, rocksdb::ReadOptions()));
+  Counters next = counters_;
+  rocksdb::WriteBatch batch;
+  if (info) {
+    QDC_RETURN_IF_ERROR(RemoveEntryLocked(EntryKind::kArtifact, key, *info, &batch, &next));
+  } else {
+    QDC_RETURN_IF_ERROR(FromRocks(batch.Delete(artifacts_, key), "batch"));
+  }
+  return CommitLocked(&batch, next);
+}
+
+bool RocksDbStore::DropCorruptEntry(EntryKind kind, const std::string& key,
+                                    const std::optional<std::string>& observed,
+                                    const std::string& reason) {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  // Re-read under the write lock: a concurrent Put may have replaced the bad
+  // value with a good one, which must not be deleted.
+  rocksdb::PinnableSlice current;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), ValuesCf(kind), key, &current);
+  if (s.IsNotFound()) return false;
+  if (s.ok() && (!observed || current.ToStringView() != *observed)) return false;
+  if (!s.ok() && !s.IsCorruption()) {
+    spdlog::error("store '{}': cannot re-read corrupt {} {}: {}", path_, KindName(kind), ToHex(key),
+                  s.ToString());
+    return false;
+  }
+  Expected<std::optional<EntryInfo>> info = ReadEntryInfo(kind, key, rocksdb::ReadOptions());
+  Counters next = counters_;
+  rocksdb::WriteBatch batch;
+  Status status;
+  if (info.ok() && info->has_value()) {
+    status = RemoveEntryLocked(kind, key, **info, &batch, &next);
+  } else {
+    status = FromRocks(batch.Delete(ValuesCf(kind), key), "batch");
+  }
+  if (status.ok()) status = CommitLocked(&batch, next);
+  if (!status.ok()) {
+    spdlog::error("store '{}': corrupt {} {} ({}) could not be deleted: {}", path_, KindName(kind),
+                  ToHex(key), reason, status.ToString());
+    return false;
+  }
+  ++corrupt_dropped_;
+  spdlog::error("store '{}': dropped corrupt {} {}: {}", path_, KindName(kind), ToHex(key), reason);
+  return true;
+}
+
+bool RocksDbStore::DropCorruptAlias(const std::string& encoded_alias, const std::string& observed,
+                                    const std::string& reason) {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  rocksdb::PinnableSlice current;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), aliases_, encoded_alias, &current);
+  if (!s.ok() || current.ToStringView() != observed) return false;
+  Counters next = counters_;
+  next.aliases = SubtractClamped(next.aliases, 1);
+  rocksdb::WriteBatch batch;
+  Status status = FromRocks(batch.Delete(aliases_, encoded_alias), "batch");
+  if (status.ok()) status = CommitLocked(&batch, next);
+  if (!status.ok()) {
+    spdlog::error("store '{}': corrupt alias ({}) could not be deleted: {}", path_, reason,
+                  status.ToString());
+    return false;
+  }
+  ++corrupt_dropped_;
+  spdlog::error("store '{}': dropped corrupt alias: {}", path_, reason);
+  return true;
+}
+
+}  // namespace qdcache::store
