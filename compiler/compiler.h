@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/digest.h"
 #include "common/expected.h"
 #include "compiler/options.h"
 #include "compiler/target.h"
@@ -52,6 +53,16 @@ struct CompileOutput {
   StageTimings timings;
 };
 
+// The first CUDA stage's result: PTX for one SM, before nvJitLink.
+struct PtxOutput {
+  std::string ptx;
+  // Every kernel of the module: name and max_threads_per_block; the register,
+  // shared and local fields stay -1 (only ptxas knows them).
+  std::vector<EntryInfo> entries;
+  std::string log;       // warnings from reading the IR and from LLVM
+  StageTimings timings;  // parse, optimize and codegen; link_seconds is 0
+};
+
 // Toolchain facts, probed once. A probe that fails yields "probe-failed:<what>".
 struct ToolchainInfo {
   std::string llvm_version;       // "19.1.7"
@@ -60,9 +71,30 @@ struct ToolchainInfo {
   std::string libdevice_digest;   // hex SHA-256 of libdevice.10.bc, or "none"/"probe-failed:libdevice"
   std::vector<std::string> cuda_sms;  // SMs supported by both LLVM and nvJitLink
   bool cuda_available = false;
+  // Version of the nvJitLink (and so the ptxas) LinkCubin runs, spelled as
+  // cuda_version ("13.0", "none", "probe-failed:nvjitlink"). Equal to
+  // cuda_version today (both come from nvJitLinkVersion()); kept apart because
+  // link-stage cache keys depend on this one only. (The default member
+  // initializer keeps older aggregate initializations of this struct valid.)
+  std::string nvjitlink_version = {};
 };
 
-// Thread-safe: Compile() may be called from many threads at once.
+// Which CompileOptions each CUDA stage reads (stage cache keys are built
+// from exactly these; the functions below spell them so keys cannot drift):
+//   CompileToPtx: opt_level, fast_math, fmad, debug, lineinfo, link_libdevice
+//                 (never max_registers)
+//   LinkCubin:    opt_level (only 0 vs. not 0: nvJitLink's -O0 / -O3),
+//                 max_registers, debug, lineinfo, fast_math (ptxas -ftz=1)
+//                 (never fmad, link_libdevice)
+// Each stage is handed only those fields (the others at their defaults).
+// Canonical text of the fields CompileToPtx reads, e.g.
+// "opt=3 fast_math=0 fmad=1 debug=0 lineinfo=0 link_libdevice=0".
+[[nodiscard]] std::string PtxOptionsKey(const CompileOptions& o);
+// Canonical text of what LinkCubin passes nvJitLink besides -arch, e.g.
+// "-O3 -maxrregcount=32 -lineinfo": opt_level 1, 2 and 3 give one key.
+[[nodiscard]] std::string LinkOptionsKey(const CompileOptions& o);
+
+// Thread-safe: every method may be called from many threads at once.
 class Compiler {
  public:
   virtual ~Compiler() = default;
@@ -70,7 +102,46 @@ class Compiler {
   // Errors: INVALID_ARGUMENT for bad input (with line:column for text IR),
   // FAILED_PRECONDITION for CUDA targets when built without CUDA, INTERNAL for
   // toolchain failures. Never returns an empty payload on success.
+  // CUDA: exactly CompileToPtx followed by LinkCubin.
   [[nodiscard]] virtual Expected<CompileOutput> Compile(const CompileInput& input) = 0;
+
+  // SHA-256 identity of `ir` as Compile would see it for `target`: two inputs
+  // with equal digests (and equal target and options) compile to the same
+  // artifact. The IR is read and refused exactly as by Compile (empty, NUL
+  // byte, parse error with line:column, bad bitcode, verifier, triple or
+  // datalayout contradicting the target; unsupported target), conformed to
+  // the target (its triple and datalayout, no per-function CPU pins), then
+  // stripped of what cannot change the artifact: the module identifier,
+  // local value names (arguments, instructions, blocks) and, unless
+  // `keep_debug_info`, all debug info (llvm.dbg.* metadata, debug intrinsics
+  // and records, !dbg attachments, the "Debug Info Version", "Dwarf Version"
+  // and "debug-info-assignment-tracking" flags) and source_filename. With
+  // `keep_debug_info` (pass options.debug || options.lineinfo for CUDA,
+  // options.debug for CPU) both are hashed, as Compile then emits them.
+  // Text and bitcode of one module have one digest. Everything else counts,
+  // conservatively (e.g. the nvvm-reflect-ftz flag, which Compile overrides).
+  // Covers neither the target's SM/CPU/features nor the options: key on them
+  // too. Costs one parse, one verify and one print (no optimization): about
+  // 0.1-0.3 ms for the test kernels, 1-2% of their compile.
+  [[nodiscard]] virtual Expected<Digest> CanonicalIrDigest(std::string_view ir,
+                                                           const Target& target,
+                                                           bool keep_debug_info) = 0;
+
+  // CUDA stage 1: everything Compile does up to and including PTX emission,
+  // with the same checks and errors. Reads only the PtxOptionsKey fields of
+  // input.options. A CPU target is INVALID_ARGUMENT.
+  [[nodiscard]] virtual Expected<PtxOutput> CompileToPtx(const CompileInput& input) = 0;
+
+  // CUDA stage 2: `ptx` -> cubin for target.sm through nvJitLink. Reads only
+  // the LinkOptionsKey fields of `options`. `entries` (as CompileToPtx gave
+  // them) are returned with registers / shared / local bytes from ptxas's
+  // info log; ptx is copied into the output; timings has link_seconds only.
+  // Errors: INVALID_ARGUMENT for a CPU target, empty PTX, or PTX ptxas
+  // rejects; FAILED_PRECONDITION when built without CUDA; INTERNAL otherwise.
+  [[nodiscard]] virtual Expected<CompileOutput> LinkCubin(std::string_view ptx,
+                                                          const std::vector<EntryInfo>& entries,
+                                                          const Target& target,
+                                                          const CompileOptions& options) = 0;
 
   [[nodiscard]] virtual const ToolchainInfo& toolchain() const = 0;
 };

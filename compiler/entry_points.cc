@@ -5,6 +5,7 @@
 
 #include "compiler/compile_error.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Metadata.h"
@@ -108,14 +109,29 @@ llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
   return all;
 }
 
-llvm::Error CheckNoUnresolvedDeviceCalls(const llvm::Module& module) {
+llvm::Error CheckNoUnresolvedDeviceCalls(const llvm::Module& module,
+                                         const UnknownIntrinsicOrigins& libdevice_origins) {
   static constexpr llvm::StringRef kPtxSystemCalls[] = {"vprintf", "malloc", "free",
                                                         "__assertfail"};
   std::vector<std::string> unresolved;
+  std::vector<std::string> unknown_intrinsics;
   for (const llvm::Function& f : module) {
-    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
-    if (llvm::is_contained(kPtxSystemCalls, f.getName())) continue;
+    if (!f.isDeclaration() || f.use_empty()) continue;
+    if (IsUnknownIntrinsic(f)) {
+      std::string what = f.getName().str();
+      if (auto it = libdevice_origins.find(what); it != libdevice_origins.end()) {
+        what += " (called by libdevice's " + llvm::join(it->second, ", ") +
+                ": this libdevice is newer than LLVM " LLVM_VERSION_STRING ")";
+      }
+      unknown_intrinsics.push_back(std::move(what));
+      continue;
+    }
+    if (f.isIntrinsic() || llvm::is_contained(kPtxSystemCalls, f.getName())) continue;
     unresolved.push_back(f.getName().str());
+  }
+  if (!unknown_intrinsics.empty()) {
+    return BadInput("the module calls intrinsics LLVM " LLVM_VERSION_STRING " does not know: " +
+                    llvm::join(unknown_intrinsics, "; "));
   }
   if (unresolved.empty()) return llvm::Error::success();
   std::string hint;

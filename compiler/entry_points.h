@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/libdevice_link.h"
 #include "compiler/target.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
@@ -25,8 +26,13 @@ struct EntryFunction {
     const llvm::Module& module, TargetKind kind, const std::vector<std::string>& requested);
 
 // CUDA: refuses calls to declared, non-intrinsic functions (nothing links
-// them into a cubin). The PTX system calls ptxas resolves itself (vprintf,
-// malloc, free, __assertfail) are allowed.
-[[nodiscard]] llvm::Error CheckNoUnresolvedDeviceCalls(const llvm::Module& module);
+// them into a cubin) and to llvm.* functions the linked LLVM does not know as
+// intrinsics (codegen would emit them as calls to undefined functions, which
+// ptxas rejects without naming them); `libdevice_origins` (from
+// LinkLibdevice) names the __nv_* functions such a call came from. The PTX
+// system calls ptxas resolves itself (vprintf, malloc, free, __assertfail)
+// are allowed.
+[[nodiscard]] llvm::Error CheckNoUnresolvedDeviceCalls(
+    const llvm::Module& module, const UnknownIntrinsicOrigins& libdevice_origins = {});
 
 }  // namespace qdcache::compiler

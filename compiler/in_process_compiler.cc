@@ -1,13 +1,15 @@
 // The compile pipeline, in this process:
 //   bytes -> Module (ir_reader) -> conformed to the target (module_conform)
 //   [-> + libdevice] -> entries (entry_points) -> FP options + O0..O3
-//   (optimizer) -> CUDA: PTX (codegen) -> cubin (nvjitlink_link)
+//   (optimizer) -> CUDA: PTX (codegen)       } CompileToPtx
+//                        -> cubin (nvjitlink_link)  } LinkCubin
 //               -> CPU:  object (codegen) -> checked imports -> .so (lld_link)
-// Each Compile() owns its LLVMContext and TargetMachine, so compiles run
+// Each call owns its LLVMContext and TargetMachine, so compiles run
 // concurrently; the only shared state is read-only (toolchain facts, libdevice
-// bytes) or serialized inside lld_link.
+// bytes) or serialized inside lld_link and canonical_ir's datalayout cache.
 #include <chrono>
 
+#include "compiler/canonical_ir.h"
 #include "compiler/codegen.h"
 #include "compiler/compile_error.h"
 #include "compiler/compiler.h"
@@ -23,6 +25,7 @@
 #include "compiler/object_symbols.h"
 #include "compiler/optimizer.h"
 #include "compiler/ptxas_info.h"
+#include "compiler/stage_options.h"
 #include "compiler/target_machine.h"
 #include "compiler/target_validation.h"
 #include "compiler/toolchain_probe.h"
@@ -57,20 +60,37 @@ bool IsPlainIdentifier(llvm::StringRef name) {
   return !name.empty() && llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
-// Everything one compile needs, alive for its duration.
+// Everything one compile (or one CUDA stage) needs, alive for its duration.
 struct Job {
-  Job(const CompileInput& in, Target t, CompileOutput& o)
-      : input(in), target(std::move(t)), out(o) {}
+  Job(const CompileInput& in, Target t, CompileOptions o)
+      : input(in), target(std::move(t)), options(o) {}
 
   const CompileInput& input;
-  Target target;
-  CompileOutput& out;
+  Target target;           // normalized and supported
+  CompileOptions options;  // what this job may read (see stage_options.h)
   llvm::LLVMContext context;
   DiagnosticCollector diagnostics{context};
+  std::string log;  // the IR reader's warnings
+  StageTimings timings;
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<llvm::TargetMachine> machine;
   std::vector<EntryFunction> entries;
+  UnknownIntrinsicOrigins libdevice_unknown_intrinsics;
 };
+
+llvm::Expected<Target> CheckedTarget(const Target& requested) {
+  Expected<Target> target = NormalizeTarget(requested);
+  if (!target.ok()) return FromStatus(target.status());
+  if (llvm::Error error = CheckTargetSupported(*target)) return error;
+  return std::move(*target);
+}
+
+llvm::Error CheckOptLevel(const CompileOptions& options) {
+  if (options.opt_level < 0 || options.opt_level > 3) {
+    return BadInput("opt_level must be 0..3, got " + llvm::Twine(options.opt_level));
+  }
+  return llvm::Error::success();
+}
 
 class InProcessCompiler final : public Compiler {
  public:
@@ -79,54 +99,112 @@ class InProcessCompiler final : public Compiler {
         toolchain_(DescribeToolchain(libdevice_)) {}
 
   Expected<CompileOutput> Compile(const CompileInput& input) override {
+    if (input.target.kind == TargetKind::kCuda) return CompileCuda(input);
     CompileOutput out;
-    if (llvm::Error error = CompileInto(input, out)) return ToStatus(std::move(error));
+    if (llvm::Error error = CompileCpuInto(input, out)) return ToStatus(std::move(error));
     if (out.payload.empty()) return Internal("the compiler produced an empty artifact");
+    return out;
+  }
+
+  Expected<Digest> CanonicalIrDigest(std::string_view ir, const Target& target,
+                                     bool keep_debug_info) override {
+    auto digest = ComputeCanonicalIrDigest(ir, target, keep_debug_info);
+    if (!digest) return ToStatus(digest.takeError());
+    return *digest;
+  }
+
+  Expected<PtxOutput> CompileToPtx(const CompileInput& input) override {
+    PtxOutput out;
+    if (llvm::Error error = CompileToPtxInto(input, out)) return ToStatus(std::move(error));
+    return out;
+  }
+
+  Expected<CompileOutput> LinkCubin(std::string_view ptx, const std::vector<EntryInfo>& entries,
+                                    const Target& target, const CompileOptions& options) override {
+    CompileOutput out;
+    if (llvm::Error error = LinkCubinInto(std::string(ptx), entries, target, options, out))
+      return ToStatus(std::move(error));
     return out;
   }
 
   const ToolchainInfo& toolchain() const override { return toolchain_; }
 
  private:
-  llvm::Error CompileInto(const CompileInput& input, CompileOutput& out) const;
+  Expected<CompileOutput> CompileCuda(const CompileInput& input) const;
+  llvm::Error CompileToPtxInto(const CompileInput& input, PtxOutput& out) const;
+  llvm::Error LinkCubinInto(std::string ptx, const std::vector<EntryInfo>& entries,
+                            const Target& requested, const CompileOptions& options,
+                            CompileOutput& out) const;
+  llvm::Error CompileCpuInto(const CompileInput& input, CompileOutput& out) const;
   llvm::Error Prepare(Job& job) const;
-  llvm::Error FinishCuda(Job& job) const;
-  llvm::Error FinishCpu(Job& job) const;
+  llvm::Error EmitCudaPtx(Job& job, PtxOutput& out) const;
+  llvm::Error FinishCpu(Job& job, CompileOutput& out) const;
 
   const Libdevice libdevice_;
   const ToolchainInfo toolchain_;
 };
 
-llvm::Error InProcessCompiler::CompileInto(const CompileInput& input, CompileOutput& out) const {
-  InitializeLlvmTargets();
-  Expected<Target> target = NormalizeTarget(input.target);
-  if (!target.ok()) return FromStatus(target.status());
-  if (llvm::Error error = CheckTargetSupported(*target)) return error;
-  if (input.options.opt_level < 0 || input.options.opt_level > 3) {
-    return BadInput("opt_level must be 0..3, got " + llvm::Twine(input.options.opt_level));
+// The two stages back to back; the PTX moves into the output uncopied.
+Expected<CompileOutput> InProcessCompiler::CompileCuda(const CompileInput& input) const {
+  PtxOutput ptx;
+  if (llvm::Error error = CompileToPtxInto(input, ptx)) return ToStatus(std::move(error));
+  CompileOutput out;
+  if (llvm::Error error =
+          LinkCubinInto(std::move(ptx.ptx), ptx.entries, input.target, input.options, out)) {
+    return ToStatus(std::move(error));
   }
+  out.log = ptx.log + out.log;
+  const double link_seconds = out.timings.link_seconds;
+  out.timings = ptx.timings;
+  out.timings.link_seconds = link_seconds;
+  return out;
+}
 
-  Job job(input, std::move(*target), out);
-  llvm::Error error = Prepare(job);
-  if (!error) {
-    error = job.target.kind == TargetKind::kCuda ? FinishCuda(job) : FinishCpu(job);
+llvm::Error InProcessCompiler::CompileToPtxInto(const CompileInput& input, PtxOutput& out) const {
+  InitializeLlvmTargets();
+  if (input.target.kind != TargetKind::kCuda) {
+    return BadInput("CompileToPtx needs a CUDA target, got " + input.target.ToString());
   }
-  out.log = job.diagnostics.log() + out.log;
+  auto target = CheckedTarget(input.target);
+  if (!target) return target.takeError();
+  if (llvm::Error error = CheckOptLevel(input.options)) return error;
+
+  Job job(input, std::move(*target), PtxStageOptions(input.options));
+  llvm::Error error = Prepare(job);
+  if (!error) error = EmitCudaPtx(job, out);
+  out.log = job.diagnostics.log() + job.log;
+  out.timings = job.timings;
+  return error;
+}
+
+llvm::Error InProcessCompiler::CompileCpuInto(const CompileInput& input, CompileOutput& out) const {
+  InitializeLlvmTargets();
+  auto target = CheckedTarget(input.target);
+  if (!target) return target.takeError();
+  if (llvm::Error error = CheckOptLevel(input.options)) return error;
+
+  Job job(input, std::move(*target), input.options);
+  llvm::Error error = Prepare(job);
+  if (!error) error = FinishCpu(job, out);
+  out.log = job.diagnostics.log() + job.log + out.log;
+  const double link_seconds = out.timings.link_seconds;
+  out.timings = job.timings;
+  out.timings.link_seconds = link_seconds;
   return error;
 }
 
 // Parse, conform, link libdevice, select entries, optimize.
 llvm::Error InProcessCompiler::Prepare(Job& job) const {
   const bool cuda = job.target.kind == TargetKind::kCuda;
-  const CompileOptions& options = job.input.options;
+  const CompileOptions& options = job.options;
   {
-    StageTimer timer(job.out.timings.parse_seconds);
-    auto module = ReadModule(job.input.ir, job.context, job.out.log);
+    StageTimer timer(job.timings.parse_seconds);
+    auto module = ReadModule(job.input.ir, job.context, job.log);
     if (!module) return module.takeError();
     job.module = std::move(*module);
     if (llvm::Error error = job.diagnostics.TakeError("parsing")) return error;
   }
-  StageTimer timer(job.out.timings.optimize_seconds);
+  StageTimer timer(job.timings.optimize_seconds);
   auto machine = CreateTargetMachine(job.target, options);
   if (!machine) return machine.takeError();
   job.machine = std::move(*machine);
@@ -144,7 +222,9 @@ llvm::Error InProcessCompiler::Prepare(Job& job) const {
           "link_libdevice requested but libdevice is unavailable (" +
           (libdevice_.path.empty() ? std::string("no path configured") : libdevice_.path) + ")");
     }
-    if (llvm::Error error = LinkLibdevice(*job.module, libdevice_.bitcode)) return error;
+    auto unknown = LinkLibdevice(*job.module, libdevice_.bitcode);
+    if (!unknown) return unknown.takeError();
+    job.libdevice_unknown_intrinsics = std::move(*unknown);
     RemoveFunctionTargetPins(*job.module);
     if (llvm::Error error = job.diagnostics.TakeError("libdevice linking")) return error;
   }
@@ -161,47 +241,68 @@ llvm::Error InProcessCompiler::Prepare(Job& job) const {
   return job.diagnostics.TakeError("optimization");
 }
 
-llvm::Error InProcessCompiler::FinishCuda(Job& job) const {
-  if (llvm::Error error = CheckNoUnresolvedDeviceCalls(*job.module)) return error;
+llvm::Error InProcessCompiler::EmitCudaPtx(Job& job, PtxOutput& out) const {
+  if (llvm::Error error =
+          CheckNoUnresolvedDeviceCalls(*job.module, job.libdevice_unknown_intrinsics)) {
+    return error;
+  }
   {
-    StageTimer timer(job.out.timings.codegen_seconds);
+    StageTimer timer(job.timings.codegen_seconds);
     auto ptx = EmitPtx(*job.module, *job.machine);
     if (!ptx) return ptx.takeError();
     if (llvm::Error error = job.diagnostics.TakeError("PTX codegen")) return error;
-    job.out.ptx = std::move(*ptx);
+    out.ptx = std::move(*ptx);
   }
   for (const EntryFunction& entry : job.entries) {
     if (IsPlainIdentifier(entry.name) &&
-        job.out.ptx.find(".entry " + entry.name + "(") == std::string::npos) {
+        out.ptx.find(".entry " + entry.name + "(") == std::string::npos) {
       return BadInput("kernel '" + entry.name +
                       "' is missing from the generated PTX (removed by optimization?)");
     }
-  }
-  StageTimer timer(job.out.timings.link_seconds);
-  auto cubin = LinkPtxToCubin(job.out.ptx, job.target.sm, job.input.options);
-  if (!cubin) return cubin.takeError();
-  job.out.kind = ArtifactKind::kCubin;
-  job.out.payload = std::move(cubin->cubin);
-  job.out.log += cubin->info_log;
-  const auto resources = ParsePtxasInfoLog(cubin->info_log);
-  for (const EntryFunction& entry : job.entries) {
     EntryInfo info;
     info.name = entry.name;
     info.max_threads_per_block = entry.max_threads_per_block;
-    if (auto it = resources.find(entry.name); it != resources.end()) {
-      info.registers = it->second.registers;
-      info.shared_bytes = it->second.shared_bytes;
-      info.local_bytes = it->second.local_bytes;
-    }
-    job.out.entries.push_back(std::move(info));
+    out.entries.push_back(std::move(info));
   }
   return llvm::Error::success();
 }
 
-llvm::Error InProcessCompiler::FinishCpu(Job& job) const {
+llvm::Error InProcessCompiler::LinkCubinInto(std::string ptx, const std::vector<EntryInfo>& entries,
+                                             const Target& requested, const CompileOptions& options,
+                                             CompileOutput& out) const {
+  InitializeLlvmTargets();
+  if (requested.kind != TargetKind::kCuda) {
+    return BadInput("LinkCubin needs a CUDA target, got " + requested.ToString());
+  }
+  auto target = CheckedTarget(requested);
+  if (!target) return target.takeError();
+  if (llvm::Error error = CheckOptLevel(options)) return error;
+  if (ptx.empty()) return BadInput("LinkCubin got empty PTX");
+
+  StageTimer timer(out.timings.link_seconds);
+  auto cubin = LinkPtxToCubin(ptx, target->sm, LinkStageOptions(options));
+  if (!cubin) return cubin.takeError();
+  if (cubin->cubin.empty()) return ToolchainFailure("nvJitLink produced an empty cubin");
+  out.kind = ArtifactKind::kCubin;
+  out.payload = std::move(cubin->cubin);
+  out.ptx = std::move(ptx);
+  out.log = std::move(cubin->info_log);
+  const auto resources = ParsePtxasInfoLog(out.log);
+  out.entries = entries;
+  for (EntryInfo& info : out.entries) {
+    if (auto it = resources.find(info.name); it != resources.end()) {
+      info.registers = it->second.registers;
+      info.shared_bytes = it->second.shared_bytes;
+      info.local_bytes = it->second.local_bytes;
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error InProcessCompiler::FinishCpu(Job& job, CompileOutput& out) const {
   std::string object;
   {
-    StageTimer timer(job.out.timings.codegen_seconds);
+    StageTimer timer(job.timings.codegen_seconds);
     auto emitted = EmitObject(*job.module, *job.machine);
     if (!emitted) return emitted.takeError();
     if (llvm::Error error = job.diagnostics.TakeError("x86-64 codegen")) return error;
@@ -212,12 +313,12 @@ llvm::Error InProcessCompiler::FinishCpu(Job& job) const {
   auto imports = CheckObjectSymbols(object, names);
   if (!imports) return imports.takeError();
 
-  StageTimer timer(job.out.timings.link_seconds);
-  auto shared_object = LinkSharedObject(object, imports->needs_libm, job.out.log);
+  StageTimer timer(out.timings.link_seconds);
+  auto shared_object = LinkSharedObject(object, imports->needs_libm, out.log);
   if (!shared_object) return shared_object.takeError();
-  job.out.kind = ArtifactKind::kSharedObject;
-  job.out.payload = std::move(*shared_object);
-  for (const std::string& name : names) job.out.entries.push_back(EntryInfo{name});
+  out.kind = ArtifactKind::kSharedObject;
+  out.payload = std::move(*shared_object);
+  for (const std::string& name : names) out.entries.push_back(EntryInfo{name});
   return llvm::Error::success();
 }
 

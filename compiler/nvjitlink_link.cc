@@ -13,6 +13,17 @@
 
 namespace qdcache::compiler {
 
+std::vector<std::string> NvJitLinkOptionArgs(const CompileOptions& options) {
+  // nvJitLink accepts only -O0 and -O3 for ptxas.
+  std::vector<std::string> args = {options.opt_level == 0 ? "-O0" : "-O3"};
+  if (options.max_registers > 0)
+    args.push_back("-maxrregcount=" + std::to_string(options.max_registers));
+  if (options.debug) args.push_back("-g");
+  if (options.lineinfo) args.push_back("-lineinfo");
+  if (options.fast_math) args.push_back("-ftz=1");
+  return args;
+}
+
 #ifndef QDCACHE_HAVE_CUDA
 
 llvm::Expected<LinkedCubin> LinkPtxToCubin(std::string_view, const std::string&,
@@ -103,14 +114,8 @@ llvm::Error Failure(const char* step, nvJitLinkResult result, nvJitLinkHandle ha
 
 llvm::Expected<LinkedCubin> LinkPtxToCubin(std::string_view ptx, const std::string& sm,
                                            const CompileOptions& options) {
-  // nvJitLink accepts only -O0 and -O3 for ptxas.
-  std::vector<std::string> args = {"-arch=" + sm, options.opt_level == 0 ? "-O0" : "-O3",
-                                   "-verbose"};
-  if (options.max_registers > 0)
-    args.push_back("-maxrregcount=" + std::to_string(options.max_registers));
-  if (options.debug) args.push_back("-g");
-  if (options.lineinfo) args.push_back("-lineinfo");
-  if (options.fast_math) args.push_back("-ftz=1");
+  std::vector<std::string> args = {"-arch=" + sm, "-verbose"};
+  for (std::string& arg : NvJitLinkOptionArgs(options)) args.push_back(std::move(arg));
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
 

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "compiler/options.h"
 #include "llvm/Support/Error.h"
@@ -13,6 +14,11 @@ struct LinkedCubin {
   std::string cubin;
   std::string info_log;  // ptxas -verbose output (resource usage, warnings)
 };
+
+// The nvJitLink options `options` turn into, in the order they are passed,
+// without -arch and -verbose: -O0 or -O3, -maxrregcount=N, -g, -lineinfo,
+// -ftz=1. Defined in every build (LinkOptionsKey is built from it).
+[[nodiscard]] std::vector<std::string> NvJitLinkOptionArgs(const CompileOptions& options);
 
 // Errors: INVALID_ARGUMENT when ptxas rejects the PTX (the input's fault, e.g.
 // too much shared memory), with nvJitLink's error log; INTERNAL for anything

@@ -36,6 +36,7 @@ ToolchainInfo DescribeToolchain(const Libdevice& libdevice) {
   ToolchainInfo info;
   info.llvm_version = LLVM_VERSION_STRING;
   info.cuda_version = cuda.cuda_version;
+  info.nvjitlink_version = cuda.cuda_version;  // CudaSupport probes nvJitLinkVersion()
   info.ptx_isa_version = cuda.PtxIsaString();
   info.libdevice_digest = libdevice.digest;
   info.cuda_sms = cuda.sms;

@@ -18,3 +18,12 @@ for k in saxpy block_reduce stencil2d; do
     -Wno-unknown-cuda-version $common "cuda/$k.cu" | strip_noise > "cuda/$k.ll"
   clang-19 --target=x86_64-unknown-linux-gnu -fPIC $common "cpu/$k.c" | strip_noise > "cpu/$k.ll"
 done
+# The same modules with debug info (-g), for the canonical-digest tests: once
+# debug info is stripped they must equal the files above.
+debug="-g -fdebug-compilation-dir=."
+for k in saxpy stencil2d; do
+  clang-19 -x cuda -nocudainc -nocudalib --cuda-device-only --cuda-gpu-arch=sm_75 \
+    -Wno-unknown-cuda-version $debug $common "cuda/$k.cu" | strip_noise > "cuda/${k}_debug.ll"
+  clang-19 --target=x86_64-unknown-linux-gnu -fPIC $debug $common "cpu/$k.c" |
+    strip_noise > "cpu/${k}_debug.ll"
+done
