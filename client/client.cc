@@ -46,32 +46,48 @@ void Client::Prepare(grpc::ClientContext* context, v1::RequestHeader* header) co
   header->set_client(options_.client_name);
 }
 
-Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request) {
+template <typename Response, typename Request, typename Method>
+Expected<Response> Client::Call(Method method, Request request) {
   grpc::ClientContext context;
   Prepare(&context, request.mutable_header());
-  v1::CompileResponse response;
-  grpc::Status s = stub_->Compile(&context, request, &response);
+  Response response;
+  grpc::Status s = (stub_.get()->*method)(&context, request, &response);
   if (!s.ok()) return FromGrpc(s).WithContext(target_);
   return response;
+}
+
+Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request) {
+  return Call<v1::CompileResponse>(&v1::CompileCache::Stub::Compile, std::move(request));
 }
 
 Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
-  grpc::ClientContext context;
-  Prepare(&context, request.mutable_header());
-  v1::LookupResponse response;
-  grpc::Status s = stub_->Lookup(&context, request, &response);
-  if (!s.ok()) return FromGrpc(s).WithContext(target_);
-  return response;
+  return Call<v1::LookupResponse>(&v1::CompileCache::Stub::Lookup, std::move(request));
 }
 
 Expected<v1::Stats> Client::Stats() {
-  grpc::ClientContext context;
-  v1::GetStatsRequest request;
-  Prepare(&context, request.mutable_header());
-  v1::GetStatsResponse response;
-  grpc::Status s = stub_->GetStats(&context, request, &response);
-  if (!s.ok()) return FromGrpc(s).WithContext(target_);
+  QDC_ASSIGN_OR_RETURN(v1::GetStatsResponse response,
+                       Call<v1::GetStatsResponse>(&v1::CompileCache::Stub::GetStats, v1::GetStatsRequest()));
   return response.stats();
+}
+
+Expected<v1::ExplainResponse> Client::Explain(v1::ExplainRequest request) {
+  return Call<v1::ExplainResponse>(&v1::CompileCache::Stub::Explain, std::move(request));
+}
+
+Expected<v1::ListResponse> Client::List(v1::ListRequest request) {
+  return Call<v1::ListResponse>(&v1::CompileCache::Stub::List, std::move(request));
+}
+
+Expected<v1::InspectResponse> Client::Inspect(v1::InspectRequest request) {
+  return Call<v1::InspectResponse>(&v1::CompileCache::Stub::Inspect, std::move(request));
+}
+
+Expected<v1::EvictResponse> Client::Evict(v1::EvictRequest request) {
+  return Call<v1::EvictResponse>(&v1::CompileCache::Stub::Evict, std::move(request));
+}
+
+Expected<v1::VerifyResponse> Client::Verify() {
+  return Call<v1::VerifyResponse>(&v1::CompileCache::Stub::Verify, v1::VerifyRequest());
 }
 
 Status Client::Ping() {

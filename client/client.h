@@ -36,12 +36,21 @@ class Client {
   [[nodiscard]] Expected<v1::CompileResponse> Compile(v1::CompileRequest request);
   [[nodiscard]] Expected<v1::LookupResponse> Lookup(v1::LookupRequest request);
   [[nodiscard]] Expected<v1::Stats> Stats();
+  [[nodiscard]] Expected<v1::ExplainResponse> Explain(v1::ExplainRequest request);
+  [[nodiscard]] Expected<v1::ListResponse> List(v1::ListRequest request);
+  // NOT_FOUND when the key is not stored.
+  [[nodiscard]] Expected<v1::InspectResponse> Inspect(v1::InspectRequest request);
+  [[nodiscard]] Expected<v1::EvictResponse> Evict(v1::EvictRequest request);
+  [[nodiscard]] Expected<v1::VerifyResponse> Verify();
   // The standard grpc.health.v1 check: OK when the daemon is serving.
   [[nodiscard]] Status Ping();
 
  private:
   Client(ClientOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);
   void Prepare(grpc::ClientContext* context, v1::RequestHeader* header) const;
+  // One unary call through `method` of the stub, header and deadline filled in.
+  template <typename Response, typename Request, typename Method>
+  Expected<Response> Call(Method method, Request request);
 
   const ClientOptions options_;
   const std::string target_;

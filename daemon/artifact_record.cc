@@ -6,18 +6,53 @@
 
 namespace qdcache::daemon {
 
-store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::string& target,
-                                 const std::string& toolchain, compiler::CompileOutput output,
-                                 double total_seconds) {
-  v1::Artifact meta;
-  for (const compiler::EntryInfo& e : output.entries) {
-    v1::EntryMetadata* m = meta.add_entries();
+namespace {
+
+void AddEntries(const std::vector<compiler::EntryInfo>& entries, v1::Artifact* out) {
+  for (const compiler::EntryInfo& e : entries) {
+    v1::EntryMetadata* m = out->add_entries();
     m->set_name(e.name);
     m->set_registers(e.registers);
     m->set_shared_bytes(e.shared_bytes);
     m->set_local_bytes(e.local_bytes);
     m->set_max_threads_per_block(e.max_threads_per_block);
   }
+}
+
+}  // namespace
+
+std::string EncodeStage(const compiler::CompileOutput& output) {
+  v1::Artifact a;
+  a.set_kind(static_cast<v1::ArtifactKind>(output.kind));
+  a.set_payload(output.payload);
+  a.set_ptx(output.ptx);
+  a.set_compile_log(output.log);
+  AddEntries(output.entries, &a);
+  return a.SerializeAsString();
+}
+
+Expected<compiler::CompileOutput> DecodeStage(std::string_view bytes) {
+  v1::Artifact a;
+  if (!a.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return DataLoss("stage output does not decode");
+  }
+  compiler::CompileOutput out;
+  out.kind = static_cast<compiler::ArtifactKind>(a.kind());
+  out.payload = std::move(*a.mutable_payload());
+  out.ptx = std::move(*a.mutable_ptx());
+  out.log = std::move(*a.mutable_compile_log());
+  for (const v1::EntryMetadata& m : a.entries()) {
+    out.entries.push_back({m.name(), m.registers(), m.shared_bytes(), m.local_bytes(),
+                           m.max_threads_per_block()});
+  }
+  return out;
+}
+
+store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::string& target,
+                                 const std::string& toolchain, compiler::CompileOutput output,
+                                 double total_seconds) {
+  v1::Artifact meta;
+  AddEntries(output.entries, &meta);
   v1::CompileTimings* t = meta.mutable_timings();
   t->set_parse_seconds(output.timings.parse_seconds);
   t->set_optimize_seconds(output.timings.optimize_seconds);

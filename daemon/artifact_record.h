@@ -21,6 +21,11 @@ namespace qdcache::daemon {
 [[nodiscard]] Status ToWireArtifact(const store::ArtifactRecord& record, bool include_ptx,
                                     v1::Artifact* out);
 
+// Stage outputs (PTX with its entries; a linked cubin with entries and log)
+// kept in the store's stage column family, encoded as a v1::Artifact.
+[[nodiscard]] std::string EncodeStage(const compiler::CompileOutput& output);
+[[nodiscard]] Expected<compiler::CompileOutput> DecodeStage(std::string_view bytes);
+
 // Each requested entry point must be among the artifact's entries.
 [[nodiscard]] Status CheckEntryPoints(const v1::Artifact& artifact,
                                       const google::protobuf::RepeatedPtrField<std::string>& wanted);

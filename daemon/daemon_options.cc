@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "common/paths.h"
+#include "common/units.h"
 #include "daemon/version.h"
 
 namespace qdcache::daemon {
@@ -20,6 +21,8 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
   app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   app.add_option("--libdevice", o.libdevice_path, "Path of libdevice.10.bc (default: found at build time)");
+  std::string max_size;
+  app.add_option("--max-size", max_size, "Store byte cap with K/M/G/T suffix (default 10G; 0 = none)");
   app.add_flag("--sync-writes", o.sync_writes, "fsync every store write (survive power loss)");
   app.add_option("--ready-fd", o.ready_fd, "Write \"ready\\n\" to this fd once serving (for supervisors and tests)");
   try {
@@ -30,6 +33,11 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
     return Status(Code::kCancelled, std::string("qdcached ") + kVersion + "\n");
   } catch (const CLI::ParseError& e) {
     return InvalidArgument(e.what());
+  }
+  if (!max_size.empty()) {
+    Expected<std::uint64_t> bytes = ParseByteSize(max_size);
+    if (!bytes.ok()) return bytes.status().WithContext("--max-size");
+    o.max_bytes = *bytes;
   }
   return o;
 }

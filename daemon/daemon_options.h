@@ -18,6 +18,7 @@ struct DaemonOptions {
   std::string log_level = "info";
   std::string libdevice_path;  // empty: the one found at build time
   bool sync_writes = false;    // fsync each store write (power-loss durability)
+  std::uint64_t max_bytes = 10ull << 30;  // store byte cap, LRU eviction beyond it; 0 = none
   int ready_fd = -1;           // write "ready\n" here once serving, then close it
 };
 

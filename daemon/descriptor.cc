@@ -1,6 +1,8 @@
 #include "daemon/descriptor.h"
 
 #include <algorithm>
+#include <google/protobuf/unknown_field_set.h>
+
 #include <string>
 
 namespace qdcache::daemon {
@@ -44,6 +46,13 @@ Expected<compiler::Target> DecodeTarget(const v1::Target& t) {
 
 Expected<compiler::CompileOptions> DecodeOptions(const v1::CompileOptions& o,
                                                   compiler::TargetKind kind) {
+  // Options are a closed list: a field this daemon does not know (from a newer
+  // client, say) could change codegen without changing the key, so refuse it.
+  const google::protobuf::UnknownFieldSet& unknown = o.GetReflection()->GetUnknownFields(o);
+  if (!unknown.empty()) {
+    return InvalidArgument("options field " + std::to_string(unknown.field(0).number()) +
+                           " is unknown to this daemon (options are a closed list)");
+  }
   compiler::CompileOptions out;
   if (o.has_opt_level()) {
     if (o.opt_level() > 3) {

@@ -40,19 +40,36 @@ v1::CompileResult Engine::Fail(const Status& status) {
   return r;
 }
 
+Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor) {
+  Keyed k;
+  QDC_ASSIGN_OR_RETURN(k.kernel, DecodeKernel(descriptor, config_.limits));
+  const bool keep_debug = KeepsDebugInfo(k.kernel);
+  const std::string raw = IrDigestMemo::RawKey(k.kernel.input.ir, k.kernel.target, keep_debug);
+  if (std::optional<Digest> known = ir_digests_.Find(raw)) {
+    k.canonical_ir = *known;
+  } else {
+    QDC_ASSIGN_OR_RETURN(k.canonical_ir, compiler_.CanonicalIrDigest(k.kernel.input.ir,
+                                                                     k.kernel.input.target, keep_debug));
+    ir_digests_.Remember(raw, k.canonical_ir);
+  }
+  k.components = ArtifactKeyComponents(k.kernel, k.canonical_ir, toolchain_);
+  k.key = DigestBytes(KeyFromComponents("artifact", k.components));
+  return k;
+}
+
 void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
                      CompileDone done) {
   ++requests_;
-  Expected<DecodedKernel> decoded = DecodeKernel(descriptor, config_.limits);
-  if (!decoded.ok()) {
-    done(Fail(decoded.status()));
+  Expected<Keyed> keyed = KeyOf(descriptor);
+  if (!keyed.ok()) {
+    done(Fail(keyed.status()));
     return;
   }
-  DecodedKernel kernel = std::move(decoded).value();
-  std::string key = DigestBytes(ComputeArtifactKey(kernel, toolchain_));
+  const std::string key = keyed->key;
+  const bool no_store = keyed->kernel.no_store;
   Waiter waiter{std::move(done), &descriptor, peer, include_ptx};
 
-  if (!kernel.no_store && !kernel.recache) {
+  if (!no_store && !keyed->kernel.recache) {
     Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
     if (!got.ok()) {
       ++store_errors_;
@@ -68,7 +85,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
 
   auto flight = std::make_shared<Flight>();
   bool leader = true;
-  if (kernel.no_store) {
+  if (no_store) {
     flight->waiters.push_back(std::move(waiter));
   } else {
     std::lock_guard lock(mu_);
@@ -80,11 +97,10 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
     ++coalesced_;
     return;
   }
-  const bool store_result = !kernel.no_store;
-  bool submitted = pool_.Submit(
-      [this, key, kernel = std::move(kernel), flight, store_result]() mutable {
-        RunCompile(std::move(key), std::move(kernel), std::move(flight), store_result);
-      });
+  const bool store_result = !no_store;
+  bool submitted = pool_.Submit([this, keyed = std::move(keyed).value(), flight, store_result]() mutable {
+    RunCompile(std::move(keyed), std::move(flight), store_result);
+  });
   if (!submitted) {
     std::vector<Waiter> waiters;
     {
@@ -96,8 +112,65 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
   }
 }
 
-void Engine::RunCompile(std::string key, DecodedKernel kernel, std::shared_ptr<Flight> flight,
-                        bool store_result) {
+void Engine::PutStage(const Digest& key, const compiler::CompileOutput& output) {
+  Status s = store_.PutStage(DigestBytes(key), EncodeStage(output));
+  if (!s.ok()) {
+    ++store_errors_;
+    spdlog::warn("stage write failed: {}", s.ToString());
+  }
+}
+
+Expected<compiler::CompileOutput> Engine::CompileCuda(const Keyed& k, bool* stage_hit) {
+  const compiler::CompileInput& in = k.kernel.input;
+  // no_store: touch no cache at all; recache: distrust what is stored, refill it.
+  const bool read_stages = !k.kernel.no_store && !k.kernel.recache;
+  const bool write_stages = !k.kernel.no_store;
+  auto read_stage = [&](const Digest& key) -> std::optional<compiler::CompileOutput> {
+    if (!read_stages) return std::nullopt;
+    Expected<std::optional<std::string>> got = store_.GetStage(DigestBytes(key));
+    if (!got.ok() || !got->has_value()) return std::nullopt;
+    Expected<compiler::CompileOutput> decoded = DecodeStage(**got);
+    if (!decoded.ok()) return std::nullopt;
+    return std::move(decoded).value();
+  };
+
+  const Digest ptx_key = PtxStageKey(k.canonical_ir, in.target, in.options, toolchain_);
+  compiler::CompileOutput ptx;
+  if (std::optional<compiler::CompileOutput> cached = read_stage(ptx_key)) {
+    ptx = std::move(*cached);
+    *stage_hit = true;
+  } else {
+    QDC_ASSIGN_OR_RETURN(compiler::PtxOutput fresh, compiler_.CompileToPtx(in));
+    ptx.ptx = std::move(fresh.ptx);
+    ptx.entries = std::move(fresh.entries);
+    ptx.log = std::move(fresh.log);
+    ptx.timings = fresh.timings;
+    if (write_stages) PutStage(ptx_key, ptx);
+  }
+
+  const Digest cubin_key = CubinStageKey(ptx.ptx, in.target, in.options, toolchain_);
+  if (std::optional<compiler::CompileOutput> cached = read_stage(cubin_key)) {
+    *stage_hit = true;
+    cached->ptx = std::move(ptx.ptx);
+    return std::move(*cached);
+  }
+  QDC_ASSIGN_OR_RETURN(compiler::CompileOutput out,
+                       compiler_.LinkCubin(ptx.ptx, ptx.entries, in.target, in.options));
+  out.log = ptx.log + out.log;
+  out.timings.parse_seconds = ptx.timings.parse_seconds;
+  out.timings.optimize_seconds = ptx.timings.optimize_seconds;
+  out.timings.codegen_seconds = ptx.timings.codegen_seconds;
+  if (write_stages) {
+    compiler::CompileOutput stage = out;
+    stage.ptx.clear();  // the PTX has its own stage entry
+    PutStage(cubin_key, stage);
+  }
+  return out;
+}
+
+void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result) {
+  const std::string& key = keyed.key;
+  const DecodedKernel& kernel = keyed.kernel;
   // Finishes the flight: no waiter can join after this, so every later
   // request for `key` finds the stored record instead.
   auto take_waiters = [&] {
@@ -121,7 +194,10 @@ void Engine::RunCompile(std::string key, DecodedKernel kernel, std::shared_ptr<F
   }
 
   const Clock::time_point t0 = Clock::now();
-  Expected<compiler::CompileOutput> output = compiler_.Compile(kernel.input);
+  bool stage_hit = false;
+  Expected<compiler::CompileOutput> output = kernel.input.target.kind == compiler::TargetKind::kCuda
+                                                 ? CompileCuda(keyed, &stage_hit)
+                                                 : compiler_.Compile(kernel.input);
   const double seconds = SecondsSince(t0);
   compile_micros_ += static_cast<std::uint64_t>(seconds * 1e6);
 
@@ -137,10 +213,11 @@ void Engine::RunCompile(std::string key, DecodedKernel kernel, std::shared_ptr<F
   }
 
   ++compiles_;
+  if (stage_hit) ++stage_hits_;
   store::ArtifactRecord record =
       MakeRecord(key, kernel.target, toolchain_, std::move(output).value(), seconds);
-  spdlog::info("compiled {} {} in {:.3f}s ({} bytes)", ShortKey(key), kernel.target, seconds,
-               record.payload.size());
+  spdlog::info("{} {} {} in {:.3f}s ({} bytes)", stage_hit ? "stage-hit" : "compiled", ShortKey(key),
+               kernel.target, seconds, record.payload.size());
   if (store_result) {
     Status put = store_.Put(record);
     if (!put.ok()) {
@@ -150,9 +227,9 @@ void Engine::RunCompile(std::string key, DecodedKernel kernel, std::shared_ptr<F
     }
   }
   std::vector<Waiter> waiters = take_waiters();
+  const v1::CacheStatus first = stage_hit ? v1::CACHE_STATUS_STAGE_HIT : v1::CACHE_STATUS_COMPILED;
   for (std::size_t i = 0; i < waiters.size(); ++i) {
-    v1::CacheStatus status = i == 0 ? v1::CACHE_STATUS_COMPILED : v1::CACHE_STATUS_COALESCED;
-    waiters[i].done(Serve(record, waiters[i], status));
+    waiters[i].done(Serve(record, waiters[i], i == 0 ? first : v1::CACHE_STATUS_COALESCED));
   }
 }
 
@@ -216,6 +293,87 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
   return result;
 }
 
+v1::Explanation Engine::Explain(const v1::KernelDescriptor& descriptor) {
+  v1::Explanation out;
+  Expected<Keyed> keyed = KeyOf(descriptor);
+  if (!keyed.ok()) {
+    out.mutable_error()->set_code(static_cast<int>(keyed.status().code()));
+    out.mutable_error()->set_message(keyed.status().message());
+    return out;
+  }
+  out.set_artifact_key(keyed->key);
+  for (const KeyComponent& c : keyed->components) {
+    v1::KeyComponent* wire = out.add_components();
+    wire->set_name(c.name);
+    wire->set_value(c.value);
+  }
+  return out;
+}
+
+namespace {
+
+v1::EntrySummary ToWire(const store::EntrySummary& e) {
+  v1::EntrySummary w;
+  w.set_artifact_key(e.key);
+  w.set_kind(static_cast<v1::ArtifactKind>(e.kind));
+  w.set_target(e.target);
+  w.set_toolchain(e.toolchain);
+  w.set_bytes(e.bytes);
+  w.set_created_unix_ms(e.created_unix_ms);
+  w.set_last_access_unix_ms(e.last_access_unix_ms);
+  w.set_compile_seconds(static_cast<double>(e.compile_micros) / 1e6);
+  return w;
+}
+
+}  // namespace
+
+Expected<v1::ListResponse> Engine::List(std::size_t limit) {
+  QDC_ASSIGN_OR_RETURN(std::vector<store::EntrySummary> entries, store_.List(limit));
+  v1::ListResponse out;
+  for (const store::EntrySummary& e : entries) *out.add_entries() = ToWire(e);
+  return out;
+}
+
+Expected<v1::Artifact> Engine::Inspect(const std::string& artifact_key, bool include_ptx) {
+  if (artifact_key.size() != 32) return InvalidArgument("an artifact key is 32 bytes (64 hex digits)");
+  QDC_ASSIGN_OR_RETURN(std::optional<store::ArtifactRecord> record, store_.Get(artifact_key));
+  if (!record) return NotFound("no artifact " + ToHex(artifact_key) + " in the store");
+  v1::Artifact out;
+  QDC_RETURN_IF_ERROR(ToWireArtifact(*record, include_ptx, &out));
+  return out;
+}
+
+Expected<v1::EvictResponse> Engine::Evict(const v1::EvictRequest& request) {
+  store::EvictionResult result;
+  switch (request.policy_case()) {
+    case v1::EvictRequest::kOlderThanSeconds: {
+      QDC_ASSIGN_OR_RETURN(result, store_.EvictOlderThan(std::chrono::seconds(request.older_than_seconds())));
+      break;
+    }
+    case v1::EvictRequest::kTrimToBytes: {
+      QDC_ASSIGN_OR_RETURN(result, store_.TrimTo(request.trim_to_bytes()));
+      break;
+    }
+    default:
+      return InvalidArgument("evict needs older_than_seconds or trim_to_bytes");
+  }
+  spdlog::info("evicted {} entries ({} bytes) on request", result.entries, result.bytes);
+  v1::EvictResponse out;
+  out.set_entries(result.entries);
+  out.set_bytes(result.bytes);
+  return out;
+}
+
+Expected<v1::VerifyResponse> Engine::Verify() {
+  QDC_ASSIGN_OR_RETURN(store::VerifyResult result, store_.Verify());
+  spdlog::info("verify: {} checked, {} dropped", result.checked, result.dropped);
+  v1::VerifyResponse out;
+  out.set_checked(result.checked);
+  out.set_dropped(result.dropped);
+  for (const std::string& k : result.dropped_keys) out.add_dropped_keys(k);
+  return out;
+}
+
 v1::Stats Engine::Stats() {
   v1::Stats s;
   s.set_compiles(compiles_);
@@ -232,6 +390,13 @@ v1::Stats Engine::Stats() {
   s.set_store_aliases(st.aliases);
   s.set_store_bytes(st.payload_bytes);
   s.set_corrupt_dropped(st.corrupt_dropped);
+  s.set_stage_hits(stage_hits_);
+  s.set_evictions(st.evictions);
+  s.set_evicted_bytes(st.evicted_bytes);
+  s.set_stage_entries(st.stage_entries);
+  s.set_stage_bytes(st.stage_bytes);
+  s.set_total_bytes(st.total_bytes);
+  s.set_max_bytes(config_.max_bytes);
   s.set_toolchain(toolchain_);
   s.set_version(config_.daemon_version);
   s.set_uptime_seconds(static_cast<std::uint64_t>(SecondsSince(started_)));

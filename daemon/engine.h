@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "compiler/compiler.h"
+#include "daemon/artifact_key.h"
 #include "daemon/descriptor.h"
+#include "daemon/ir_digest_memo.h"
 #include "daemon/thread_pool.h"
 #include "qdcache/v1/qdcache.pb.h"
 #include "store/artifact_store.h"
@@ -28,6 +30,7 @@ struct EngineConfig {
   unsigned workers = 1;
   DescriptorLimits limits;
   std::string daemon_version;
+  std::uint64_t max_bytes = 0;  // the store's byte cap, reported in stats
 };
 
 // Identity of the caller; aliases are never shared across tenants.
@@ -54,6 +57,15 @@ class Engine {
   [[nodiscard]] v1::CompileResult Lookup(const v1::FastKeyQuery& query, const Peer& peer,
                                          bool include_ptx);
 
+  // The artifact key of a descriptor and every component that went into it.
+  [[nodiscard]] v1::Explanation Explain(const v1::KernelDescriptor& descriptor);
+
+  // Store administration (see ArtifactStore).
+  [[nodiscard]] Expected<v1::ListResponse> List(std::size_t limit);
+  [[nodiscard]] Expected<v1::Artifact> Inspect(const std::string& artifact_key, bool include_ptx);
+  [[nodiscard]] Expected<v1::EvictResponse> Evict(const v1::EvictRequest& request);
+  [[nodiscard]] Expected<v1::VerifyResponse> Verify();
+
   [[nodiscard]] v1::Stats Stats();
   [[nodiscard]] const std::string& toolchain_fingerprint() const { return toolchain_; }
   [[nodiscard]] const DescriptorLimits& limits() const { return config_.limits; }
@@ -72,13 +84,24 @@ class Engine {
   struct Flight {
     std::vector<Waiter> waiters;  // guarded by Engine::mu_
   };
+  // A decoded descriptor with its canonical IR digest and key components.
+  struct Keyed {
+    DecodedKernel kernel;
+    Digest canonical_ir{};
+    std::vector<KeyComponent> components;
+    std::string key;  // 32 raw bytes
+  };
+
+  [[nodiscard]] Expected<Keyed> KeyOf(const v1::KernelDescriptor& descriptor);
+  // CUDA through the PTX and cubin stage caches; sets *stage_hit on reuse.
+  [[nodiscard]] Expected<compiler::CompileOutput> CompileCuda(const Keyed& keyed, bool* stage_hit);
+  void PutStage(const Digest& key, const compiler::CompileOutput& output);
 
   // Serves `record` to a waiter: entry-point check, alias upkeep, wire artifact.
   v1::CompileResult Serve(const store::ArtifactRecord& record, const Waiter& waiter,
                           v1::CacheStatus status);
   void RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key);
-  void RunCompile(std::string key, DecodedKernel kernel, std::shared_ptr<Flight> flight,
-                  bool store_result);
+  void RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result);
   v1::CompileResult Fail(const Status& status);
 
   compiler::Compiler& compiler_;
@@ -87,11 +110,13 @@ class Engine {
   const std::string toolchain_;
   const std::chrono::steady_clock::time_point started_;
 
+  IrDigestMemo ir_digests_{8192};
+
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Flight>> in_flight_;  // guarded by mu_
 
   std::atomic<std::uint64_t> compiles_{0}, hits_{0}, alias_hits_{0}, misses_{0}, coalesced_{0},
-      errors_{0}, requests_{0}, store_errors_{0}, compile_micros_{0};
+      errors_{0}, requests_{0}, store_errors_{0}, compile_micros_{0}, stage_hits_{0};
 
   ThreadPool pool_;  // last: destroyed (drained) first
 };

@@ -30,7 +30,7 @@ class ServerImpl final : public Server {
         store_(std::move(store)),
         compiler_(std::move(compiler)),
         engine_(*compiler_, *store_,
-                EngineConfig{options_.workers, DescriptorLimits{}, std::string(kVersion)}),
+                EngineConfig{options_.workers, DescriptorLimits{}, std::string(kVersion), options_.max_bytes}),
         service_(engine_, peers_, ServiceLimits{}) {}
 
   ~ServerImpl() override { Shutdown(); }
@@ -102,11 +102,19 @@ class ServerImpl final : public Server {
   bool stopped_ = false;  // guarded by shutdown_mu_
 };
 
+store::StoreOptions MakeStoreOptions(const DaemonOptions& options) {
+  store::StoreOptions s;
+  s.path = options.store_dir;
+  s.sync_writes = options.sync_writes;
+  s.max_bytes = options.max_bytes;
+  return s;
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
   Expected<std::unique_ptr<store::ArtifactStore>> store =
-      store::ArtifactStore::Open(store::StoreOptions{options.store_dir, options.sync_writes});
+      store::ArtifactStore::Open(MakeStoreOptions(options));
   if (!store.ok()) return store.status().WithContext("opening store " + options.store_dir);
   compiler::CompilerConfig cc;
   cc.libdevice_path = options.libdevice_path;
@@ -114,7 +122,7 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
   const compiler::ToolchainInfo& tc = compiler->toolchain();
   auto server = std::make_unique<ServerImpl>(options, std::move(store).value(), std::move(compiler));
   spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}",
-               server->toolchain_fingerprint().substr(0, 16), tc.llvm_version, tc.cuda_version,
+               server->toolchain_fingerprint(), tc.llvm_version, tc.cuda_version,
                tc.ptx_isa_version, tc.libdevice_digest.substr(0, 16));
   QDC_RETURN_IF_ERROR(server->Listen());
   return std::unique_ptr<Server>(std::move(server));

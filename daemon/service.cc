@@ -1,6 +1,8 @@
 #include "daemon/service.h"
 
 #include <atomic>
+#include <map>
+#include <vector>
 #include <memory>
 #include <string>
 
@@ -23,6 +25,35 @@ grpc::Status CheckBatch(int size, std::size_t limit, const char* what) {
                                                       std::to_string(limit)};
   }
   return grpc::Status::OK;
+}
+
+grpc::Status ToGrpc(const Status& s) {
+  return s.ok() ? grpc::Status::OK
+                : grpc::Status(static_cast<grpc::StatusCode>(s.code()), s.message());
+}
+
+// Answers a unary call whose whole work is `body` (after the header check):
+// body returns the Status to finish with.
+template <typename Request, typename Body>
+grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const Request& request,
+                                 Body&& body) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  grpc::Status status = CheckHeader(request.header());
+  if (status.ok()) status = ToGrpc(body());
+  reactor->Finish(status);
+  return reactor;
+}
+
+// Differences between two explanations, by component name.
+std::vector<std::string> Differing(const v1::Explanation& a, const v1::Explanation& b) {
+  std::map<std::string, std::pair<std::string, std::string>> by_name;
+  for (const v1::KeyComponent& c : a.components()) by_name[c.name()].first = c.value();
+  for (const v1::KeyComponent& c : b.components()) by_name[c.name()].second = c.value();
+  std::vector<std::string> out;
+  for (const auto& [name, values] : by_name) {
+    if (values.first != values.second) out.push_back(name);
+  }
+  return out;
 }
 
 }  // namespace
@@ -78,11 +109,67 @@ grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerContext* context,
                                                         const v1::GetStatsRequest* request,
                                                         v1::GetStatsResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  grpc::Status status = CheckHeader(request->header());
-  if (status.ok()) *response->mutable_stats() = engine_.Stats();
-  reactor->Finish(status);
-  return reactor;
+  return Answer(context, *request, [&] {
+    *response->mutable_stats() = engine_.Stats();
+    return Status::Ok();
+  });
+}
+
+
+grpc::ServerUnaryReactor* CompileCacheService::Explain(grpc::CallbackServerContext* context,
+                                                       const v1::ExplainRequest* request,
+                                                       v1::ExplainResponse* response) {
+  return Answer(context, *request, [&]() -> Status {
+    if (request->kernels_size() < 1 || request->kernels_size() > 2) {
+      return InvalidArgument("explain takes one or two descriptors");
+    }
+    for (const v1::KernelDescriptor& d : request->kernels()) {
+      *response->add_explanations() = engine_.Explain(d);
+    }
+    if (response->explanations_size() == 2) {
+      for (std::string& name : Differing(response->explanations(0), response->explanations(1))) {
+        response->add_differing(std::move(name));
+      }
+    }
+    return Status::Ok();
+  });
+}
+
+grpc::ServerUnaryReactor* CompileCacheService::List(grpc::CallbackServerContext* context,
+                                                    const v1::ListRequest* request,
+                                                    v1::ListResponse* response) {
+  return Answer(context, *request, [&]() -> Status {
+    QDC_ASSIGN_OR_RETURN(*response, engine_.List(request->limit()));
+    return Status::Ok();
+  });
+}
+
+grpc::ServerUnaryReactor* CompileCacheService::Inspect(grpc::CallbackServerContext* context,
+                                                       const v1::InspectRequest* request,
+                                                       v1::InspectResponse* response) {
+  return Answer(context, *request, [&]() -> Status {
+    QDC_ASSIGN_OR_RETURN(*response->mutable_artifact(),
+                         engine_.Inspect(request->artifact_key(), request->include_ptx()));
+    return Status::Ok();
+  });
+}
+
+grpc::ServerUnaryReactor* CompileCacheService::Evict(grpc::CallbackServerContext* context,
+                                                     const v1::EvictRequest* request,
+                                                     v1::EvictResponse* response) {
+  return Answer(context, *request, [&]() -> Status {
+    QDC_ASSIGN_OR_RETURN(*response, engine_.Evict(*request));
+    return Status::Ok();
+  });
+}
+
+grpc::ServerUnaryReactor* CompileCacheService::Verify(grpc::CallbackServerContext* context,
+                                                      const v1::VerifyRequest* request,
+                                                      v1::VerifyResponse* response) {
+  return Answer(context, *request, [&]() -> Status {
+    QDC_ASSIGN_OR_RETURN(*response, engine_.Verify());
+    return Status::Ok();
+  });
 }
 
 }  // namespace qdcache::daemon

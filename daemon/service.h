@@ -33,6 +33,19 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   grpc::ServerUnaryReactor* GetStats(grpc::CallbackServerContext* context,
                                      const v1::GetStatsRequest* request,
                                      v1::GetStatsResponse* response) override;
+  grpc::ServerUnaryReactor* Explain(grpc::CallbackServerContext* context,
+                                    const v1::ExplainRequest* request,
+                                    v1::ExplainResponse* response) override;
+  grpc::ServerUnaryReactor* List(grpc::CallbackServerContext* context, const v1::ListRequest* request,
+                                 v1::ListResponse* response) override;
+  grpc::ServerUnaryReactor* Inspect(grpc::CallbackServerContext* context,
+                                    const v1::InspectRequest* request,
+                                    v1::InspectResponse* response) override;
+  grpc::ServerUnaryReactor* Evict(grpc::CallbackServerContext* context, const v1::EvictRequest* request,
+                                  v1::EvictResponse* response) override;
+  grpc::ServerUnaryReactor* Verify(grpc::CallbackServerContext* context,
+                                   const v1::VerifyRequest* request,
+                                   v1::VerifyResponse* response) override;
 
  private:
   [[nodiscard]] Peer PeerOf(const grpc::CallbackServerContext* context) const;

@@ -7,6 +7,25 @@
 
 namespace qdcache::cli {
 
+namespace {
+
+// The options that shape a kernel's compile, shared by compile and explain.
+void AddKernelOptions(CLI::App* app, CompileArgs& c) {
+  app->add_option("--target", c.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
+  app->add_option("--opt", c.opt_level, "Optimization level 0-3 (default 3)")->check(CLI::Range(0, 3));
+  app->add_option("--entry", c.entries, "Entry point that must exist (repeatable)");
+  app->add_flag("--json", c.json, "Print JSON");
+  app->add_flag("--fast-math", c.fast_math, "Unsafe floating-point math (ftz on CUDA)");
+  app->add_flag("--no-fmad", c.no_fmad, "Do not contract into fused multiply-add");
+  app->add_flag("--debug", c.debug, "Keep debug information");
+  app->add_flag("--lineinfo", c.lineinfo, "CUDA: line information");
+  app->add_option("--max-registers", c.max_registers, "CUDA: register limit per thread")->check(CLI::Range(0, 255));
+  app->add_flag("--link-libdevice", c.link_libdevice, "CUDA: link libdevice");
+  app->add_option("--key-extra", c.key_extras, "NAME=VALUE folded into the key (repeatable)");
+}
+
+}  // namespace
+
 int Main(int argc, const char* const* argv) {
   CLI::App app{"qdcache: client of the qdcached compile cache"};
   app.require_subcommand(1);
@@ -19,27 +38,25 @@ int Main(int argc, const char* const* argv) {
   CompileArgs c;
   CLI::App* compile = app.add_subcommand("compile", "Compile LLVM IR (text or bitcode) through the cache");
   compile->add_option("file", c.file, "LLVM IR file (.ll or .bc)")->required();
-  compile->add_option("--target", c.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
-  compile->add_option("--opt", c.opt_level, "Optimization level 0-3 (default 3)")->check(CLI::Range(0, 3));
-  compile->add_option("--entry", c.entries, "Entry point that must exist (repeatable)");
+  AddKernelOptions(compile, c);
   compile->add_option("--fast-key", c.fast_key_hex, "Client fast key (hex) to alias this artifact");
   compile->add_option("--namespace", c.ns, "Namespace of the fast key");
   compile->add_option("-o,--output", c.output, "Write the artifact here");
   compile->add_option("--ptx-out", c.ptx_output, "CUDA: write the PTX here");
-  compile->add_flag("--json", c.json, "Print one JSON object");
-  compile->add_flag("--fast-math", c.fast_math, "Unsafe floating-point math (ftz on CUDA)");
-  compile->add_flag("--no-fmad", c.no_fmad, "Do not contract into fused multiply-add");
-  compile->add_flag("--debug", c.debug, "Keep debug information");
-  compile->add_flag("--lineinfo", c.lineinfo, "CUDA: line information");
-  compile->add_option("--max-registers", c.max_registers, "CUDA: register limit per thread")->check(CLI::Range(0, 255));
-  compile->add_flag("--link-libdevice", c.link_libdevice, "CUDA: link libdevice");
   compile->add_flag("--no-store", c.no_store, "Compile without reading or writing the cache");
   compile->add_flag("--recache", c.recache, "Compile and overwrite the cached artifact");
-  compile->add_option("--key-extra", c.key_extras, "NAME=VALUE folded into the key (repeatable)");
+
+  CompileArgs x;
+  std::string second_file;
+  CLI::App* explain = app.add_subcommand("explain", "Show what goes into the artifact key (two files: what differs)");
+  explain->add_option("file", x.file, "LLVM IR file (.ll or .bc)")->required();
+  explain->add_option("other", second_file, "A second IR file to compare with");
+  AddKernelOptions(explain, x);
 
   LookupArgs l;
   CLI::App* lookup = app.add_subcommand("lookup", "Fetch artifacts by fast key, without IR (exit 3 on a miss)");
-  lookup->add_option("--fast-key", l.fast_keys_hex, "Fast key in hex (repeatable)")->required();
+  lookup->add_option("--fast-key", l.fast_keys_hex, "Fast key in hex (repeatable)");
+  lookup->add_option("--fast-keys", l.fast_keys_file, "File with one hex fast key per line");
   lookup->add_option("--namespace", l.ns, "Namespace of the fast keys");
   lookup->add_option("--target", l.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
   lookup->add_option("-o,--output", l.output, "File (one key) or directory (several keys)");
@@ -48,6 +65,35 @@ int Main(int argc, const char* const* argv) {
   bool stats_json = false;
   CLI::App* stats = app.add_subcommand("stats", "Daemon counters");
   stats->add_flag("--json", stats_json, "Print one JSON object");
+
+  unsigned ls_limit = 0;
+  bool ls_json = false;
+  CLI::App* ls = app.add_subcommand("ls", "List stored artifacts, most recently used first");
+  ls->add_option("--limit", ls_limit, "At most this many (0 = all)");
+  ls->add_flag("--json", ls_json, "Print one JSON object");
+
+  std::string inspect_key, inspect_out;
+  bool inspect_json = false;
+  CLI::App* inspect = app.add_subcommand("inspect", "Show one stored artifact");
+  inspect->add_option("key", inspect_key, "Artifact key (64 hex digits)")->required();
+  inspect->add_option("-o,--output", inspect_out, "Write the artifact here");
+  inspect->add_flag("--json", inspect_json, "Print one JSON object");
+
+  std::string older_than;
+  bool evict_json = false;
+  CLI::App* evict = app.add_subcommand("evict", "Evict entries not used for a while");
+  evict->add_option("--older-than", older_than, "Duration: 30s, 12h, 7d, 2w")->required();
+  evict->add_flag("--json", evict_json, "Print one JSON object");
+
+  std::string trim_size;
+  bool trim_json = false;
+  CLI::App* trim = app.add_subcommand("trim", "Evict least recently used entries down to a size");
+  trim->add_option("--max-size", trim_size, "Size: 512M, 10G")->required();
+  trim->add_flag("--json", trim_json, "Print one JSON object");
+
+  bool verify_json = false;
+  CLI::App* verify = app.add_subcommand("verify", "Check every stored entry; drop the bad ones");
+  verify->add_flag("--json", verify_json, "Print one JSON object");
 
   bool ping_json = false;
   CLI::App* ping = app.add_subcommand("ping", "Check that the daemon is serving");
@@ -65,6 +111,12 @@ int Main(int argc, const char* const* argv) {
 
   if (*compile) return RunCompile(**client, c);
   if (*lookup) return RunLookup(**client, l);
+  if (*explain) return RunExplain(**client, x, second_file);
+  if (*ls) return RunList(**client, ls_limit, ls_json);
+  if (*inspect) return RunInspect(**client, inspect_key, inspect_out, inspect_json);
+  if (*evict) return RunEvict(**client, older_than, "", evict_json);
+  if (*trim) return RunEvict(**client, "", trim_size, trim_json);
+  if (*verify) return RunVerify(**client, verify_json);
   if (*stats) return RunStats(**client, stats_json);
   if (*ping) return RunPing(**client, ping_json);
   return kExitUsage;

@@ -37,6 +37,7 @@ struct CompileArgs {
 
 struct LookupArgs {
   std::vector<std::string> fast_keys_hex;
+  std::string fast_keys_file;  // one hex key per line
   std::string ns;
   std::string target;
   std::string output;  // file (one key) or directory (several)
@@ -44,8 +45,19 @@ struct LookupArgs {
 };
 
 [[nodiscard]] int RunCompile(client::Client& client, const CompileArgs& args);
+// Shows the key components of `args.file` (and of `second_file`, if given,
+// compiled with the same options), marking those that differ.
+[[nodiscard]] int RunExplain(client::Client& client, const CompileArgs& args,
+                             const std::string& second_file);
 [[nodiscard]] int RunLookup(client::Client& client, const LookupArgs& args);
 [[nodiscard]] int RunStats(client::Client& client, bool json);
+[[nodiscard]] int RunList(client::Client& client, unsigned limit, bool json);
+[[nodiscard]] int RunInspect(client::Client& client, const std::string& key_hex, const std::string& output,
+                             bool json);
+// Exactly one of older_than / max_size is non-empty.
+[[nodiscard]] int RunEvict(client::Client& client, const std::string& older_than,
+                           const std::string& max_size, bool json);
+[[nodiscard]] int RunVerify(client::Client& client, bool json);
 [[nodiscard]] int RunPing(client::Client& client, bool json);
 
 }  // namespace qdcache::cli

@@ -1,5 +1,7 @@
 #include <filesystem>
 #include <iostream>
+#include <set>
+#include <sstream>
 
 #include "client/cli/commands.h"
 #include "client/cli/output.h"
@@ -17,9 +19,9 @@ Expected<std::string> DecodeFastKey(const std::string& hex) {
   return bytes;
 }
 
-Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a) {
+Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a, const std::string& file) {
   v1::KernelDescriptor d;
-  QDC_RETURN_IF_ERROR(ReadFile(a.file, d.mutable_ir()));
+  QDC_RETURN_IF_ERROR(ReadFile(file, d.mutable_ir()));
   QDC_ASSIGN_OR_RETURN(*d.mutable_target(), client::ParseWireTarget(a.target));
   v1::CompileOptions* o = d.mutable_options();
   if (a.opt_level >= 0) o->set_opt_level(static_cast<std::uint32_t>(a.opt_level));
@@ -73,10 +75,13 @@ int Report(const v1::CompileResult& r, const std::string& output, const std::str
   return r.status() == v1::CACHE_STATUS_MISS ? kExitMiss : kExitOk;
 }
 
+// Looks up args.fast_keys_hex in one round trip; prints and writes results.
+int LookupKeys(client::Client& client, const LookupArgs& args, const v1::Target& target);
+
 }  // namespace
 
 int RunCompile(client::Client& client, const CompileArgs& args) {
-  Expected<v1::KernelDescriptor> d = BuildDescriptor(args);
+  Expected<v1::KernelDescriptor> d = BuildDescriptor(args, args.file);
   if (!d.ok()) return PrintError(d.status()), kExitUsage;
   v1::CompileRequest request;
   *request.add_kernels() = std::move(d).value();
@@ -91,9 +96,74 @@ int RunCompile(client::Client& client, const CompileArgs& args) {
   return Report(response->results(0), args.output, args.ptx_output, args.json);
 }
 
+int RunExplain(client::Client& client, const CompileArgs& args, const std::string& second_file) {
+  v1::ExplainRequest request;
+  for (const std::string& file : {args.file, second_file}) {
+    if (file.empty()) continue;
+    Expected<v1::KernelDescriptor> d = BuildDescriptor(args, file);
+    if (!d.ok()) return PrintError(d.status()), kExitUsage;
+    *request.add_kernels() = std::move(d).value();
+  }
+  Expected<v1::ExplainResponse> response = client.Explain(std::move(request));
+  if (!response.ok()) return PrintError(response.status()), kExitFailure;
+  const std::set<std::string> differing(response->differing().begin(), response->differing().end());
+  if (args.json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const v1::Explanation& e : response->explanations()) {
+      nlohmann::json one;
+      if (e.has_error()) one["error"] = e.error().message();
+      one["artifact_key"] = ToHex(e.artifact_key());
+      for (const v1::KeyComponent& c : e.components()) one["components"][c.name()] = c.value();
+      j.push_back(one);
+    }
+    std::cout << nlohmann::json{{"explanations", j}, {"differing", differing}}.dump() << "\n";
+  } else {
+    for (int i = 0; i < response->explanations_size(); ++i) {
+      const v1::Explanation& e = response->explanations(i);
+      std::cout << (i == 0 ? args.file : second_file) << "\n";
+      if (e.has_error()) {
+        std::cout << "  error: " << e.error().message() << "\n";
+        continue;
+      }
+      std::cout << "  artifact_key        " << ToHex(e.artifact_key()) << "\n";
+      for (const v1::KeyComponent& c : e.components()) {
+        std::cout << (differing.count(c.name()) ? "* " : "  ") << c.name()
+                  << std::string(c.name().size() < 20 ? 20 - c.name().size() : 1, ' ') << c.value() << "\n";
+      }
+    }
+    if (response->explanations_size() == 2) {
+      std::cout << (differing.empty() ? "same key\n" : "components marked * differ\n");
+    }
+  }
+  for (const v1::Explanation& e : response->explanations()) {
+    if (e.has_error()) return PrintError(Status(static_cast<Code>(e.error().code()), e.error().message())), kExitFailure;
+  }
+  return kExitOk;
+}
+
 int RunLookup(client::Client& client, const LookupArgs& args) {
   Expected<v1::Target> target = client::ParseWireTarget(args.target);
   if (!target.ok()) return PrintError(target.status()), kExitUsage;
+  std::vector<std::string> keys = args.fast_keys_hex;
+  if (!args.fast_keys_file.empty()) {
+    std::string text;
+    Status read = ReadFile(args.fast_keys_file, &text);
+    if (!read.ok()) return PrintError(read), kExitUsage;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+      if (!line.empty()) keys.push_back(line);
+    }
+  }
+  if (keys.empty()) return PrintError(InvalidArgument("no fast keys given")), kExitUsage;
+  LookupArgs all = args;
+  all.fast_keys_hex = std::move(keys);
+  return LookupKeys(client, all, *target);
+}
+
+namespace {
+
+int LookupKeys(client::Client& client, const LookupArgs& args, const v1::Target& target) {
   v1::LookupRequest request;
   for (const std::string& hex : args.fast_keys_hex) {
     Expected<std::string> key = DecodeFastKey(hex);
@@ -101,7 +171,7 @@ int RunLookup(client::Client& client, const LookupArgs& args) {
     v1::FastKeyQuery* q = request.add_queries();
     q->set_fast_key(*key);
     q->set_namespace_(args.ns);
-    *q->mutable_target() = *target;
+    *q->mutable_target() = target;
   }
   Expected<v1::LookupResponse> response = client.Lookup(std::move(request));
   if (!response.ok()) return PrintError(response.status()), kExitFailure;
@@ -129,4 +199,5 @@ int RunLookup(client::Client& client, const LookupArgs& args) {
   return worst;
 }
 
+}  // namespace
 }  // namespace qdcache::cli

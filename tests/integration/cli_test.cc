@@ -5,27 +5,13 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/cli_json.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/kernels.h"
 #include "tests/support/subprocess.h"
 
 using namespace qdcache;
 using namespace qdcache::testing;
-
-namespace {
-
-RunResult Cli(const DaemonProcess& d, std::vector<std::string> args) {
-  args.insert(args.begin(), {CliBinary(), "--socket", d.socket_path()});
-  return Run(args);
-}
-
-nlohmann::json Json(const RunResult& r) {
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
-}  // namespace
 
 TEST_CASE("qdcache compile --json reports compiled, then hit, with identical output files", "[integration][cli]") {
   TempDir dir;

@@ -1,6 +1,7 @@
 // A real qdcached compiles CUDA kernels to cubins and serves repeats from its store.
 #include <catch2/catch.hpp>
 
+#include "tests/support/cli_json.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/kernels.h"
 #include "tests/support/subprocess.h"
@@ -8,20 +9,8 @@
 using namespace qdcache;
 using namespace qdcache::testing;
 
-namespace {
-
-#define REQUIRE_CUDA_BUILT()                                   \
-  do {                                                         \
-    if (!CudaBuilt()) {                                        \
-      WARN("built without the CUDA Toolkit: skipping");        \
-      return;                                                  \
-    }                                                          \
-  } while (0)
-
-}  // namespace
-
 TEST_CASE("cuda kernels compile to a cubin for the exact SM", "[integration][cuda]") {
-  REQUIRE_CUDA_BUILT();
+  QDC_REQUIRE_CUDA_BUILT();
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
@@ -42,7 +31,7 @@ TEST_CASE("cuda kernels compile to a cubin for the exact SM", "[integration][cud
 
 TEST_CASE("a repeated cuda compile is a hit with identical bytes, also after a restart",
           "[integration][cuda]") {
-  REQUIRE_CUDA_BUILT();
+  QDC_REQUIRE_CUDA_BUILT();
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
@@ -70,7 +59,7 @@ TEST_CASE("a repeated cuda compile is a hit with identical bytes, also after a r
 }
 
 TEST_CASE("include_ptx returns the PTX the cubin was linked from", "[integration][cuda]") {
-  REQUIRE_CUDA_BUILT();
+  QDC_REQUIRE_CUDA_BUILT();
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();

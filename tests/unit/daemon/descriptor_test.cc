@@ -88,3 +88,11 @@ TEST_CASE("bitcode is told apart from text by its magic", "[daemon]") {
   CHECK(DetectIrKind(std::string("\xDE\xC0\x17\x0B", 4)) == IrKind::kBitcode);
   CHECK(DetectIrKind("; ModuleID") == IrKind::kText);
 }
+
+TEST_CASE("an options field this daemon does not know is refused", "[daemon]") {
+  v1::CompileOptions wire;
+  wire.GetReflection()->MutableUnknownFields(&wire)->AddVarint(99, 1);
+  auto o = DecodeOptions(wire, compiler::TargetKind::kCuda);
+  CHECK(o.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(o.status().message(), Catch::Contains("99"));
+}

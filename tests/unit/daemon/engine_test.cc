@@ -1,11 +1,13 @@
 // Engine logic with a scripted compiler (counts calls, can be held at a gate)
 // over a real RocksDB store in a temporary directory.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <condition_variable>
 #include <filesystem>
 #include <latch>
 #include <mutex>
 
+#include "common/digest.h"
 #include "daemon/engine.h"
 
 using namespace qdcache;
@@ -28,7 +30,39 @@ class ScriptedCompiler final : public compiler::Compiler {
     out.entries.push_back({"f"});
     return out;
   }
+  Expected<Digest> CanonicalIrDigest(std::string_view ir, const compiler::Target&, bool) override {
+    return Sha256(ir);
+  }
+  // CUDA stages: PTX is "ptx:<ir>", the cubin "cubin:<ptx>/<max_registers>".
+  Expected<compiler::PtxOutput> CompileToPtx(const compiler::CompileInput& input) override {
+    std::lock_guard lock(mu_);
+    ++ptx_calls_;
+    compiler::PtxOutput out;
+    out.ptx = "ptx:" + std::string(input.ir);
+    out.entries.push_back({"k"});
+    return out;
+  }
+  Expected<compiler::CompileOutput> LinkCubin(std::string_view ptx, const std::vector<compiler::EntryInfo>& entries,
+                                              const compiler::Target&,
+                                              const compiler::CompileOptions& options) override {
+    std::lock_guard lock(mu_);
+    ++link_calls_;
+    compiler::CompileOutput out;
+    out.kind = compiler::ArtifactKind::kCubin;
+    out.payload = "cubin:" + std::string(ptx) + "/" + std::to_string(options.max_registers);
+    out.ptx = std::string(ptx);
+    out.entries = entries;
+    return out;
+  }
   const compiler::ToolchainInfo& toolchain() const override { return info_; }
+  int ptx_calls() {
+    std::lock_guard lock(mu_);
+    return ptx_calls_;
+  }
+  int link_calls() {
+    std::lock_guard lock(mu_);
+    return link_calls_;
+  }
 
   void Close() {
     std::lock_guard lock(mu_);
@@ -47,11 +81,13 @@ class ScriptedCompiler final : public compiler::Compiler {
   }
 
  private:
-  compiler::ToolchainInfo info_{"19", "none", "none", "none", {}, false};
+  compiler::ToolchainInfo info_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = true;
   int calls_ = 0;
+  int ptx_calls_ = 0;
+  int link_calls_ = 0;
 };
 
 struct Fixture {
@@ -194,4 +230,50 @@ TEST_CASE("after Drain, requests that need a compile are UNAVAILABLE", "[daemon]
   f.engine->Drain();
   v1::CompileResult r = f.CompileSync(Kernel("ir"));
   CHECK(r.error().code() == static_cast<int>(Code::kUnavailable));
+}
+
+TEST_CASE("a change that only affects linking reuses the cached PTX", "[daemon][engine]") {
+  Fixture f;
+  v1::KernelDescriptor d;
+  d.set_ir("kernel");
+  d.mutable_target()->mutable_cuda()->set_sm("sm_90");
+  REQUIRE(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
+  d.mutable_options()->set_max_registers(32);
+  v1::CompileResult r = f.CompileSync(d);
+  CHECK(r.status() == v1::CACHE_STATUS_STAGE_HIT);
+  CHECK(r.artifact().payload() == "cubin:ptx:kernel/32");
+  CHECK(f.compiler.ptx_calls() == 1);
+  CHECK(f.compiler.link_calls() == 2);
+  CHECK(f.engine->Stats().stage_hits() == 1);
+}
+
+TEST_CASE("recache bypasses the stage caches", "[daemon][engine]") {
+  Fixture f;
+  v1::KernelDescriptor d;
+  d.set_ir("kernel");
+  d.mutable_target()->mutable_cuda()->set_sm("sm_90");
+  REQUIRE(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
+  d.set_recache(true);
+  CHECK(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(f.compiler.ptx_calls() == 2);
+}
+
+TEST_CASE("explain lists every key component and the key they hash to", "[daemon][engine]") {
+  Fixture f;
+  v1::KernelDescriptor d = Kernel("ir");
+  (*d.mutable_key_extras())["FRONTEND"] = "v2";
+  v1::Explanation e = f.engine->Explain(d);
+  REQUIRE_FALSE(e.has_error());
+  CHECK(e.artifact_key().size() == 32);
+  std::vector<std::string> names;
+  for (const auto& c : e.components()) names.push_back(c.name());
+  for (const char* want : {"schema", "input_kind", "ir", "target", "options.opt_level", "options.fast_math",
+                           "options.fmad", "options.debug", "options.lineinfo", "options.max_registers",
+                           "options.link_libdevice", "key_extras.FRONTEND", "toolchain"}) {
+    INFO(want);
+    CHECK(std::find(names.begin(), names.end(), want) != names.end());
+  }
+  // The same key the compile path uses.
+  v1::CompileResult r = f.CompileSync(d);
+  CHECK(r.artifact().artifact_key() == e.artifact_key());
 }

@@ -1,0 +1,69 @@
+#include "common/units.h"
+
+#include <string>
+
+namespace qdcache {
+namespace {
+
+// Leading decimal digits of `text` as a uint64; `rest` gets what follows.
+Expected<std::uint64_t> LeadingNumber(std::string_view text, std::string_view* rest) {
+  std::uint64_t value = 0;
+  std::size_t i = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    const std::uint64_t digit = static_cast<std::uint64_t>(text[i] - '0');
+    if (value > (UINT64_MAX - digit) / 10) return InvalidArgument("\"" + std::string(text) + "\" is too large");
+    value = value * 10 + digit;
+  }
+  if (i == 0) return InvalidArgument("\"" + std::string(text) + "\" does not start with a number");
+  *rest = text.substr(i);
+  return value;
+}
+
+}  // namespace
+
+Expected<std::uint64_t> ParseByteSize(std::string_view text) {
+  std::string_view unit;
+  QDC_ASSIGN_OR_RETURN(std::uint64_t value, LeadingNumber(text, &unit));
+  int shift = 0;
+  if (!unit.empty()) {
+    switch (unit.front()) {
+      case 'k': case 'K': shift = 10; break;
+      case 'm': case 'M': shift = 20; break;
+      case 'g': case 'G': shift = 30; break;
+      case 't': case 'T': shift = 40; break;
+      case 'b': case 'B': break;
+      default: return InvalidArgument("unknown size unit in \"" + std::string(text) + "\" (use K, M, G or T)");
+    }
+    std::string_view tail = shift ? unit.substr(1) : unit;
+    if (!(tail.empty() || tail == "B" || tail == "b" || tail == "iB" || tail == "ib")) {
+      return InvalidArgument("unknown size unit in \"" + std::string(text) + "\"");
+    }
+  }
+  if (shift && value > (UINT64_MAX >> shift)) return InvalidArgument("\"" + std::string(text) + "\" is too large");
+  return value << shift;
+}
+
+Expected<std::chrono::seconds> ParseDuration(std::string_view text) {
+  std::string_view unit;
+  QDC_ASSIGN_OR_RETURN(std::uint64_t value, LeadingNumber(text, &unit));
+  std::uint64_t scale = 1;
+  if (unit == "" || unit == "s") {
+    scale = 1;
+  } else if (unit == "m") {
+    scale = 60;
+  } else if (unit == "h") {
+    scale = 3600;
+  } else if (unit == "d") {
+    scale = 86400;
+  } else if (unit == "w") {
+    scale = 7 * 86400;
+  } else {
+    return InvalidArgument("unknown duration unit in \"" + std::string(text) + "\" (use s, m, h, d or w)");
+  }
+  if (value > static_cast<std::uint64_t>(INT64_MAX) / scale) {
+    return InvalidArgument("\"" + std::string(text) + "\" is too long");
+  }
+  return std::chrono::seconds(static_cast<std::int64_t>(value * scale));
+}
+
+}  // namespace qdcache

@@ -1,0 +1,20 @@
+// Human spellings of sizes and durations, shared by the daemon's flags and
+// the CLI: "10G", "512M", "1048576" / "30s", "7d", "12h".
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+
+#include "common/expected.h"
+
+namespace qdcache {
+
+// A byte count with an optional K/M/G/T suffix (binary: 1K = 1024), optionally
+// followed by "B" or "iB". Overflow of uint64 is INVALID_ARGUMENT.
+[[nodiscard]] Expected<std::uint64_t> ParseByteSize(std::string_view text);
+
+// A whole number with a unit s/m/h/d/w (seconds if none).
+[[nodiscard]] Expected<std::chrono::seconds> ParseDuration(std::string_view text);
+
+}  // namespace qdcache

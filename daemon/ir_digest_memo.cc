@@ -1,0 +1,38 @@
+#include "daemon/ir_digest_memo.h"
+
+namespace qdcache::daemon {
+
+std::string IrDigestMemo::RawKey(std::string_view ir, std::string_view target, bool keep_debug) {
+  Sha256Hasher h;
+  h.UpdateField("qdcache-raw-ir");
+  h.UpdateField(ir);
+  h.UpdateField(target);
+  h.UpdateU64(keep_debug);
+  return DigestBytes(h.Finish());
+}
+
+std::optional<Digest> IrDigestMemo::Find(const std::string& raw_key) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(raw_key);
+  if (it == entries_.end()) return std::nullopt;
+  order_.splice(order_.begin(), order_, it->second.position);
+  return it->second.digest;
+}
+
+void IrDigestMemo::Remember(const std::string& raw_key, const Digest& canonical) {
+  if (capacity_ == 0) return;
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(raw_key);
+  if (it != entries_.end()) {
+    order_.splice(order_.begin(), order_, it->second.position);
+    return;
+  }
+  order_.push_front(raw_key);
+  entries_.emplace(raw_key, Entry{canonical, order_.begin()});
+  if (entries_.size() > capacity_) {
+    entries_.erase(order_.back());
+    order_.pop_back();
+  }
+}
+
+}  // namespace qdcache::daemon

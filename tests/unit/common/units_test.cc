@@ -1,0 +1,30 @@
+#include <catch2/catch.hpp>
+
+#include "common/units.h"
+
+using namespace qdcache;
+
+TEST_CASE("byte sizes take binary K/M/G/T suffixes", "[common]") {
+  CHECK(*ParseByteSize("123") == 123);
+  CHECK(*ParseByteSize("1K") == 1024);
+  CHECK(*ParseByteSize("1M") == 1048576);
+  CHECK(*ParseByteSize("10G") == 10ull << 30);
+  CHECK(*ParseByteSize("2GiB") == 2ull << 30);
+  CHECK(*ParseByteSize("5B") == 5);
+}
+
+TEST_CASE("malformed or overflowing sizes are refused", "[common]") {
+  for (const char* bad : {"", "M", "1X", "1KX", "-1", "99999999999999999999", "20000000T"}) {
+    INFO(bad);
+    CHECK_FALSE(ParseByteSize(bad).ok());
+  }
+}
+
+TEST_CASE("durations take s/m/h/d/w units", "[common]") {
+  CHECK(ParseDuration("30")->count() == 30);
+  CHECK(ParseDuration("2m")->count() == 120);
+  CHECK(ParseDuration("1d")->count() == 86400);
+  CHECK(ParseDuration("1w")->count() == 604800);
+  CHECK_FALSE(ParseDuration("1y").ok());
+  CHECK_FALSE(ParseDuration("h").ok());
+}
