@@ -101,6 +101,11 @@ TEST_CASE("qdcache stats --json counts compiles, hits, coalesced and errors", "[
   CHECK(s["coalesced"] == 0);
   CHECK(s["errors"] == 1);
   CHECK(s["store_artifacts"] == 1);
+  for (const char* field : {"alias_hits", "stage_hits", "misses", "evictions", "evicted_bytes", "total_bytes",
+                            "max_bytes", "stage_entries", "corrupt_dropped", "toolchain"}) {
+    INFO(field);
+    CHECK(s.contains(field));
+  }
 }
 
 TEST_CASE("qdcache ping fails clearly when no daemon is running", "[integration][cli]") {
