@@ -1,0 +1,74 @@
+// Store administration through the engine: list, inspect, evict, verify.
+#include <spdlog/spdlog.h>
+
+#include "common/digest.h"
+#include "daemon/artifact_record.h"
+#include "daemon/engine.h"
+
+namespace qdcache::daemon {
+
+namespace {
+
+v1::EntrySummary ToWire(const store::EntrySummary& e) {
+  v1::EntrySummary w;
+  w.set_artifact_key(e.key);
+  w.set_kind(static_cast<v1::ArtifactKind>(e.kind));
+  w.set_target(e.target);
+  w.set_toolchain(e.toolchain);
+  w.set_bytes(e.bytes);
+  w.set_created_unix_ms(e.created_unix_ms);
+  w.set_last_access_unix_ms(e.last_access_unix_ms);
+  w.set_compile_seconds(static_cast<double>(e.compile_micros) / 1e6);
+  return w;
+}
+
+}  // namespace
+
+Expected<v1::ListResponse> Engine::List(std::size_t limit) {
+  QDC_ASSIGN_OR_RETURN(std::vector<store::EntrySummary> entries, store_.List(limit));
+  v1::ListResponse out;
+  for (const store::EntrySummary& e : entries) *out.add_entries() = ToWire(e);
+  return out;
+}
+
+Expected<v1::Artifact> Engine::Inspect(const std::string& artifact_key, bool include_ptx) {
+  if (artifact_key.size() != 32) return InvalidArgument("an artifact key is 32 bytes (64 hex digits)");
+  QDC_ASSIGN_OR_RETURN(std::optional<store::ArtifactRecord> record, store_.Get(artifact_key));
+  if (!record) return NotFound("no artifact " + ToHex(artifact_key) + " in the store");
+  v1::Artifact out;
+  QDC_RETURN_IF_ERROR(ToWireArtifact(*record, include_ptx, &out));
+  return out;
+}
+
+Expected<v1::EvictResponse> Engine::Evict(const v1::EvictRequest& request) {
+  store::EvictionResult result;
+  switch (request.policy_case()) {
+    case v1::EvictRequest::kOlderThanSeconds: {
+      QDC_ASSIGN_OR_RETURN(result, store_.EvictOlderThan(std::chrono::seconds(request.older_than_seconds())));
+      break;
+    }
+    case v1::EvictRequest::kTrimToBytes: {
+      QDC_ASSIGN_OR_RETURN(result, store_.TrimTo(request.trim_to_bytes()));
+      break;
+    }
+    default:
+      return InvalidArgument("evict needs older_than_seconds or trim_to_bytes");
+  }
+  spdlog::info("evicted {} entries ({} bytes) on request", result.entries, result.bytes);
+  v1::EvictResponse out;
+  out.set_entries(result.entries);
+  out.set_bytes(result.bytes);
+  return out;
+}
+
+Expected<v1::VerifyResponse> Engine::Verify() {
+  QDC_ASSIGN_OR_RETURN(store::VerifyResult result, store_.Verify());
+  spdlog::info("verify: {} checked, {} dropped", result.checked, result.dropped);
+  v1::VerifyResponse out;
+  out.set_checked(result.checked);
+  out.set_dropped(result.dropped);
+  for (const std::string& k : result.dropped_keys) out.add_dropped_keys(k);
+  return out;
+}
+
+}  // namespace qdcache::daemon
