@@ -22,6 +22,11 @@ Expected<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
     target = options.address;
   } else {
     if (options.socket_path.empty()) options.socket_path = DefaultSocketPath();
+    // A socket in the shared /tmp fallback is trusted only if this user owns
+    // the directory: the daemon's artifacts are code this process will run.
+    if (InPrivateTmpDir(options.socket_path)) {
+      QDC_RETURN_IF_ERROR(CheckPrivateDir(PrivateTmpDir(), /*create=*/false));
+    }
     target = "unix:" + options.socket_path;
   }
   grpc::ChannelArguments args;

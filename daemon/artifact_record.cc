@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/digest.h"
+#include "common/utf8.h"
 
 namespace qdcache::daemon {
 
@@ -11,7 +12,7 @@ namespace {
 void AddEntries(const std::vector<compiler::EntryInfo>& entries, v1::Artifact* out) {
   for (const compiler::EntryInfo& e : entries) {
     v1::EntryMetadata* m = out->add_entries();
-    m->set_name(e.name);
+    m->set_name(ValidUtf8(e.name));  // a protobuf string; LLVM names are any bytes
     m->set_registers(e.registers);
     m->set_shared_bytes(e.shared_bytes);
     m->set_local_bytes(e.local_bytes);
@@ -26,7 +27,7 @@ std::string EncodeStage(const compiler::CompileOutput& output) {
   a.set_kind(static_cast<v1::ArtifactKind>(output.kind));
   a.set_payload(output.payload);
   a.set_ptx(output.ptx);
-  a.set_compile_log(output.log);
+  a.set_compile_log(ValidUtf8(output.log));
   AddEntries(output.entries, &a);
   return a.SerializeAsString();
 }
@@ -99,7 +100,7 @@ Status ToWireArtifact(const store::ArtifactRecord& r, bool include_ptx, v1::Arti
   out->set_toolchain(r.toolchain);
   *out->mutable_entries() = std::move(*meta.mutable_entries());
   *out->mutable_timings() = meta.timings();
-  out->set_compile_log(r.compile_log);
+  out->set_compile_log(ValidUtf8(r.compile_log));
   out->set_created_unix_ms(r.created_unix_ms);
   return Status::Ok();
 }

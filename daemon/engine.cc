@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/digest.h"
+#include "common/utf8.h"
 #include "daemon/artifact_key.h"
 #include "daemon/artifact_record.h"
 
@@ -36,7 +37,7 @@ v1::CompileResult Engine::Fail(const Status& status) {
   v1::CompileResult r;
   r.set_status(v1::CACHE_STATUS_ERROR);
   r.mutable_error()->set_code(static_cast<int>(status.code()));
-  r.mutable_error()->set_message(status.message());
+  r.mutable_error()->set_message(ValidUtf8(status.message()));
   return r;
 }
 
@@ -92,11 +93,13 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
     auto [it, inserted] = in_flight_.try_emplace(key, flight);
     leader = inserted;
     it->second->waiters.push_back(std::move(waiter));
+    it->second->recache = it->second->recache || keyed->kernel.recache;
   }
   if (!leader) {
     ++coalesced_;
     return;
   }
+
   const bool store_result = !no_store;
   bool submitted = pool_.Submit([this, keyed = std::move(keyed).value(), flight, store_result]() mutable {
     RunCompile(std::move(keyed), std::move(flight), store_result);
@@ -181,14 +184,17 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
 
   // A request that missed the store just before the previous flight for this
   // key finished becomes a leader; the record is there now, so serve it.
-  if (store_result && !kernel.recache) {
+  bool any_recache = false;
+  {
+    std::lock_guard lock(mu_);
+    any_recache = flight->recache;
+  }
+  if (store_result && !any_recache) {
     Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
     if (got.ok() && got->has_value()) {
+      ++hits_;  // the leader's; the others were counted as coalesced
       std::vector<Waiter> waiters = take_waiters();
-      for (Waiter& w : waiters) {
-        ++hits_;
-        w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));
-      }
+      for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));
       return;
     }
   }
@@ -280,7 +286,9 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
       ++store_errors_;
       return Fail(record.status().WithContext("artifact read"));
     }
-    if (record->has_value()) {
+    // An alias made under another toolchain (daemon, LLVM, CUDA upgrade) must
+    // not serve its old artifact: the client will compile and re-alias.
+    if (record->has_value() && (*record)->toolchain == toolchain_) {
       Status s = ToWireArtifact(**record, include_ptx, result.mutable_artifact());
       if (!s.ok()) return Fail(s);
       ++alias_hits_;
@@ -298,7 +306,7 @@ v1::Explanation Engine::Explain(const v1::KernelDescriptor& descriptor) {
   Expected<Keyed> keyed = KeyOf(descriptor);
   if (!keyed.ok()) {
     out.mutable_error()->set_code(static_cast<int>(keyed.status().code()));
-    out.mutable_error()->set_message(keyed.status().message());
+    out.mutable_error()->set_message(ValidUtf8(keyed.status().message()));
     return out;
   }
   out.set_artifact_key(keyed->key);

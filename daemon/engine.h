@@ -83,6 +83,7 @@ class Engine {
   };
   struct Flight {
     std::vector<Waiter> waiters;  // guarded by Engine::mu_
+    bool recache = false;         // some waiter distrusts the store; guarded by Engine::mu_
   };
   // A decoded descriptor with its canonical IR digest and key components.
   struct Keyed {

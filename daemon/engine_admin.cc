@@ -44,6 +44,13 @@ Expected<v1::EvictResponse> Engine::Evict(const v1::EvictRequest& request) {
   store::EvictionResult result;
   switch (request.policy_case()) {
     case v1::EvictRequest::kOlderThanSeconds: {
+      // Beyond a century nothing is that old; the cap keeps the unit
+      // conversions below from overflowing.
+      constexpr std::uint64_t kCentury = 100ull * 366 * 24 * 3600;
+      if (request.older_than_seconds() > kCentury) {
+        return InvalidArgument("older_than_seconds " + std::to_string(request.older_than_seconds()) +
+                               " is more than a century");
+      }
       QDC_ASSIGN_OR_RETURN(result, store_.EvictOlderThan(std::chrono::seconds(request.older_than_seconds())));
       break;
     }

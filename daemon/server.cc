@@ -9,6 +9,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "common/paths.h"
 #include "compiler/compiler.h"
 #include "daemon/engine.h"
 #include "daemon/service.h"
@@ -69,7 +70,12 @@ class ServerImpl final : public Server {
     std::lock_guard lock(shutdown_mu_);
     if (stopped_) return;
     stopped_ = true;
-    if (acceptor_) acceptor_->Stop();  // no new connections
+    if (acceptor_) {
+      acceptor_->Stop();  // no new connections
+      // Remove the socket now, while it is surely still ours: after a long
+      // drain it might already belong to a successor daemon.
+      ::unlink(options_.socket_path.c_str());
+    }
     if (server_) {
       server_->GetHealthCheckService()->SetServingStatus(false);
       spdlog::info("draining in-flight requests");
@@ -79,11 +85,7 @@ class ServerImpl final : public Server {
       server_->Shutdown(std::chrono::system_clock::now() + kDrainDeadline);
     }
     engine_.Drain();
-    if (server_) {
-      server_->Wait();
-      // Only a socket this daemon bound is ours to remove.
-      ::unlink(options_.socket_path.c_str());
-    }
+    if (server_) server_->Wait();
     spdlog::info("stopped");
   }
 
@@ -113,6 +115,9 @@ store::StoreOptions MakeStoreOptions(const DaemonOptions& options) {
 }  // namespace
 
 Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
+  if (InPrivateTmpDir(options.socket_path) || InPrivateTmpDir(options.store_dir)) {
+    QDC_RETURN_IF_ERROR(CheckPrivateDir(PrivateTmpDir(), /*create=*/true));
+  }
   Expected<std::unique_ptr<store::ArtifactStore>> store =
       store::ArtifactStore::Open(MakeStoreOptions(options));
   if (!store.ok()) return store.status().WithContext("opening store " + options.store_dir);

@@ -92,10 +92,21 @@ void UnixAcceptor::Run(grpc::Server* server, PeerRegistry* registry) {
       return;
     }
     if (fds[1].revents != 0) return;
+    if (fds[0].revents & (POLLERR | POLLNVAL)) {
+      spdlog::error("the listening socket failed; no new connections are accepted");
+      return;
+    }
     int conn = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (conn < 0) {
-      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED) {
-        spdlog::warn("accept: {}", std::strerror(errno));
+      const int err = errno;
+      if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+        // Out of descriptors or memory: the pending connection keeps the
+        // socket readable, so pause (waking early for Stop) instead of spinning.
+        spdlog::warn("accept: {}; pausing new connections for 100 ms", std::strerror(err));
+        pollfd wake = {wake_fd_, POLLIN, 0};
+        if (::poll(&wake, 1, 100) > 0) return;
+      } else if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR && err != ECONNABORTED) {
+        spdlog::warn("accept: {}", std::strerror(err));
       }
       continue;
     }

@@ -19,6 +19,9 @@ Expected<std::string> DecodeFastKey(const std::string& hex) {
   return bytes;
 }
 
+// Bad flags are a usage error; an unreadable file is a plain failure.
+int UsageOrFailure(const Status& s) { return s.code() == Code::kInvalidArgument ? kExitUsage : kExitFailure; }
+
 Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a, const std::string& file) {
   v1::KernelDescriptor d;
   QDC_RETURN_IF_ERROR(ReadFile(file, d.mutable_ir()));
@@ -52,12 +55,17 @@ Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a, const std::
 int Report(const v1::CompileResult& r, const std::string& output, const std::string& ptx_output,
            bool json) {
   if (r.has_artifact()) {
-    if (!output.empty()) {
-      Status s = WriteFileAtomic(output, r.artifact().payload());
-      if (!s.ok()) return PrintError(s), kExitFailure;
+    if (!ptx_output.empty() && r.artifact().ptx().empty()) {
+      return PrintError(InvalidArgument("--ptx-out: a " + KindName(r.artifact().kind()) + " has no PTX")),
+             kExitUsage;
     }
+    // PTX first: if it cannot be written, no artifact file is left behind either.
     if (!ptx_output.empty()) {
       Status s = WriteFileAtomic(ptx_output, r.artifact().ptx());
+      if (!s.ok()) return PrintError(s), kExitFailure;
+    }
+    if (!output.empty()) {
+      Status s = WriteFileAtomic(output, r.artifact().payload());
       if (!s.ok()) return PrintError(s), kExitFailure;
     }
   }
@@ -82,7 +90,7 @@ int LookupKeys(client::Client& client, const LookupArgs& args, const v1::Target&
 
 int RunCompile(client::Client& client, const CompileArgs& args) {
   Expected<v1::KernelDescriptor> d = BuildDescriptor(args, args.file);
-  if (!d.ok()) return PrintError(d.status()), kExitUsage;
+  if (!d.ok()) return PrintError(d.status()), UsageOrFailure(d.status());
   v1::CompileRequest request;
   *request.add_kernels() = std::move(d).value();
   request.set_include_ptx(!args.ptx_output.empty());
@@ -101,7 +109,7 @@ int RunExplain(client::Client& client, const CompileArgs& args, const std::strin
   for (const std::string& file : {args.file, second_file}) {
     if (file.empty()) continue;
     Expected<v1::KernelDescriptor> d = BuildDescriptor(args, file);
-    if (!d.ok()) return PrintError(d.status()), kExitUsage;
+    if (!d.ok()) return PrintError(d.status()), UsageOrFailure(d.status());
     *request.add_kernels() = std::move(d).value();
   }
   Expected<v1::ExplainResponse> response = client.Explain(std::move(request));
@@ -148,7 +156,7 @@ int RunLookup(client::Client& client, const LookupArgs& args) {
   if (!args.fast_keys_file.empty()) {
     std::string text;
     Status read = ReadFile(args.fast_keys_file, &text);
-    if (!read.ok()) return PrintError(read), kExitUsage;
+    if (!read.ok()) return PrintError(read), kExitFailure;
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
@@ -194,7 +202,8 @@ int LookupKeys(client::Client& client, const LookupArgs& args, const v1::Target&
     if (!args.json && many) std::cout << args.fast_keys_hex[i] << "  ";
     int rc = Report(r, out, "", args.json);
     if (!args.json && r.status() == v1::CACHE_STATUS_MISS && !many) std::cerr << "qdcache: miss\n";
-    worst = std::max(worst, rc);
+    // A failure outranks a miss: scripts must not read an error as "not cached".
+    if (rc == kExitFailure || worst == kExitOk) worst = rc;
   }
   return worst;
 }

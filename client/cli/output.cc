@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -83,26 +85,28 @@ std::string ResultLine(const v1::CompileResult& r) {
 void PrintError(const Status& status) { std::fprintf(stderr, "qdcache: %s\n", status.ToString().c_str()); }
 
 Status WriteFileAtomic(const std::string& path, const std::string& bytes) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  auto fail = [&](const std::string& what) {
+    Status s(Code::kUnavailable, what + ": " + std::strerror(errno));
+    std::remove(tmp.c_str());
+    return s;
+  };
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return InvalidArgument("cannot write " + tmp);
+    if (!f) return fail("cannot write " + tmp);
     f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!f.flush()) return InvalidArgument("cannot write " + tmp);
+    if (!f.flush()) return fail("cannot write " + tmp);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return InvalidArgument("cannot rename " + tmp + " to " + path);
-  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename " + tmp + " to " + path);
   return Status::Ok();
 }
 
 Status ReadFile(const std::string& path, std::string* out) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) return InvalidArgument("cannot read " + path);
+  if (!f) return Status(Code::kNotFound, "cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream s;
   s << f.rdbuf();
-  if (f.bad()) return InvalidArgument("cannot read " + path);
+  if (f.bad()) return Status(Code::kUnavailable, "cannot read " + path + ": " + std::strerror(errno));
   *out = std::move(s).str();
   return Status::Ok();
 }

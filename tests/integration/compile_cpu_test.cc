@@ -123,3 +123,21 @@ TEST_CASE("a hit serves any entry point of the module, and refuses one it lacks"
   CHECK(missing.status() == v1::CACHE_STATUS_ERROR);
   CHECK_THAT(missing.error().message(), Catch::Contains("three"));
 }
+
+TEST_CASE("a function name that is not UTF-8 is served escaped, and a hit still decodes", "[integration][cpu]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  auto client = daemon.Connect();
+  v1::KernelDescriptor d = Descriptor("cpu/saxpy.ll", "cpu:x86-64");
+  d.set_ir("define i64 @\"k\\FF\"() {\n  ret i64 7\n}\n");
+  v1::CompileResult first = CompileOne(*client, d);
+  INFO(first.error().message());
+  REQUIRE(first.status() == v1::CACHE_STATUS_COMPILED);
+  REQUIRE(first.artifact().entries_size() == 1);
+  CHECK(first.artifact().entries(0).name() == "k\\xFF");
+  v1::CompileResult hit = CompileOne(*client, d);
+  CHECK(hit.status() == v1::CACHE_STATUS_HIT);
+  client::CpuModule m = Load(hit);
+  CHECK(Symbol<std::int64_t()>(m, "k\xFF")() == 7);
+}
