@@ -235,3 +235,32 @@ TEST_CASE("qdcache ls, inspect, evict and trim administer the store", "[integrat
   CHECK(StatsOf(daemon).store_artifacts() == 0);
   CHECK(Cli(daemon, {"evict", "--older-than", "soon"}).exit_code == 2);
 }
+
+TEST_CASE("an alias made under another toolchain is a miss, not a stale hit", "[integration][cache]") {
+  QDC_REQUIRE_CUDA_BUILT();  // the libdevice digest is the toolchain part a test can change
+  TempDir dir;
+  DaemonProcess first(dir.path());
+  first.Start();
+  v1::KernelDescriptor d = Descriptor("cpu/saxpy.ll", "cpu:x86-64");
+  d.set_fast_key("k");
+  REQUIRE(CompileOne(*first.Connect(), d).has_artifact());
+  REQUIRE(first.Stop() == 0);
+  WriteFileOrDie(dir / "other-libdevice.bc", "not the libdevice the artifact was built with");
+  DaemonProcess upgraded(dir.path(), {"--libdevice", dir / "other-libdevice.bc"});
+  upgraded.Start();
+  RunResult r = Cli(upgraded, {"lookup", "--fast-key", ToHex("k"), "--target", "cpu:x86-64", "--json"});
+  CHECK(r.exit_code == 3);
+  CHECK(CompileOne(*upgraded.Connect(), d).status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(Cli(upgraded, {"lookup", "--fast-key", ToHex("k"), "--target", "cpu:x86-64"}).exit_code == 0);
+}
+
+TEST_CASE("an eviction age beyond a century is refused and evicts nothing", "[integration][cache]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  REQUIRE(CompileOne(*daemon.Connect(), NumberedKernel(1)).has_artifact());
+  RunResult r = Cli(daemon, {"evict", "--older-than", "1000000000w"});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("century"));
+  CHECK(StatsOf(daemon).store_artifacts() == 1);
+}
