@@ -133,10 +133,10 @@ int RunExplain(client::Client& client, const CompileArgs& args, const std::strin
         std::cout << "  error: " << e.error().message() << "\n";
         continue;
       }
-      std::cout << "  artifact_key        " << ToHex(e.artifact_key()) << "\n";
+      std::cout << "  artifact_key            " << ToHex(e.artifact_key()) << "\n";
       for (const v1::KeyComponent& c : e.components()) {
         std::cout << (differing.count(c.name()) ? "* " : "  ") << c.name()
-                  << std::string(c.name().size() < 20 ? 20 - c.name().size() : 1, ' ') << c.value() << "\n";
+                  << std::string(c.name().size() < 24 ? 24 - c.name().size() : 1, ' ') << c.value() << "\n";
       }
     }
     if (response->explanations_size() == 2) {
