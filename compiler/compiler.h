@@ -94,6 +94,10 @@ struct ToolchainInfo {
 // "-O3 -maxrregcount=32 -lineinfo": opt_level 1, 2 and 3 give one key.
 [[nodiscard]] std::string LinkOptionsKey(const CompileOptions& o);
 
+// True if `bytes` start with LLVM bitcode's magic, raw or in the 0x0B17C0DE
+// wrapper; anything else is treated as textual IR.
+[[nodiscard]] bool IsBitcode(std::string_view bytes);
+
 // Thread-safe: every method may be called from many threads at once.
 class Compiler {
  public:

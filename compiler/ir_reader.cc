@@ -1,5 +1,7 @@
 #include "compiler/ir_reader.h"
 
+#include "compiler/compiler.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -54,13 +56,16 @@ llvm::Expected<std::unique_ptr<llvm::Module>> ParseText(std::string_view bytes,
 
 }  // namespace
 
+bool IsBitcode(std::string_view bytes) {
+  const auto* begin = reinterpret_cast<const unsigned char*>(bytes.data());
+  return llvm::isBitcode(begin, begin + bytes.size());
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>> ReadModule(std::string_view bytes,
                                                          llvm::LLVMContext& context,
                                                          std::string& log) {
   if (IsBlank(bytes)) return BadInput("empty input: no IR given");
-  const auto* begin = reinterpret_cast<const unsigned char*>(bytes.data());
-  const bool is_bitcode = llvm::isBitcode(begin, begin + bytes.size());
-  auto module = is_bitcode ? ParseBitcode(bytes, context) : ParseText(bytes, context);
+  auto module = IsBitcode(bytes) ? ParseBitcode(bytes, context) : ParseText(bytes, context);
   if (!module) return module.takeError();
 
   std::string problems;

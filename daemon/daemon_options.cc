@@ -16,8 +16,10 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
   app.add_option("--socket", o.socket_path, "Unix socket path (default: $XDG_RUNTIME_DIR/qdcached.sock)");
   app.add_option("--store", o.store_dir, "Store directory (default: $XDG_CACHE_HOME/qdcached)");
   app.add_option("--listen", o.listen, "Also listen on TCP HOST:PORT (off by default)");
-  app.add_option("--workers", o.workers, "Concurrent compiles (default: number of cores)");
-  app.add_option("--max-message-bytes", o.max_message_bytes, "Largest request/response message");
+  app.add_option("--workers", o.workers, "Concurrent compiles (default: number of cores)")
+      ->check(CLI::Range(0u, 1024u));
+  app.add_option("--max-message-bytes", o.max_message_bytes, "Largest request/response message")
+      ->check(CLI::Range(std::uint64_t{1} << 20, std::uint64_t{2047} << 20));
   app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   app.add_option("--libdevice", o.libdevice_path, "Path of libdevice.10.bc (default: found at build time)");

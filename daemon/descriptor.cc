@@ -16,14 +16,6 @@ bool IsIdentifierLike(std::string_view s) {
 
 }  // namespace
 
-IrKind DetectIrKind(std::string_view ir) {
-  auto starts = [&](std::string_view magic) { return ir.substr(0, magic.size()) == magic; };
-  if (starts(std::string_view("BC\xC0\xDE", 4)) || starts(std::string_view("\xDE\xC0\x17\x0B", 4))) {
-    return IrKind::kBitcode;
-  }
-  return IrKind::kText;
-}
-
 Expected<compiler::Target> DecodeTarget(const v1::Target& t) {
   compiler::Target target;
   switch (t.kind_case()) {
@@ -90,7 +82,7 @@ Expected<DecodedKernel> DecodeKernel(const v1::KernelDescriptor& d, const Descri
                                                 std::to_string(limits.max_ir_bytes));
   }
   k.input.ir = ir;
-  k.ir_kind = DetectIrKind(ir);
+  k.ir_kind = compiler::IsBitcode(ir) ? IrKind::kBitcode : IrKind::kText;
   QDC_ASSIGN_OR_RETURN(k.input.target, DecodeTarget(d.target()));
   k.target = k.input.target.ToString();
   QDC_ASSIGN_OR_RETURN(k.input.options, DecodeOptions(d.options(), k.input.target.kind));

@@ -47,6 +47,4 @@ struct DecodedKernel {
 [[nodiscard]] Expected<DecodedKernel> DecodeKernel(const v1::KernelDescriptor& descriptor,
                                                     const DescriptorLimits& limits);
 
-[[nodiscard]] IrKind DetectIrKind(std::string_view ir);
-
 }  // namespace qdcache::daemon

@@ -164,9 +164,9 @@ Expected<compiler::CompileOutput> Engine::CompileCuda(const Keyed& k, bool* stag
   out.timings.optimize_seconds = ptx.timings.optimize_seconds;
   out.timings.codegen_seconds = ptx.timings.codegen_seconds;
   if (write_stages) {
-    compiler::CompileOutput stage = out;
-    stage.ptx.clear();  // the PTX has its own stage entry
-    PutStage(cubin_key, stage);
+    std::string ptx_text = std::move(out.ptx);  // the PTX has its own stage entry
+    PutStage(cubin_key, out);
+    out.ptx = std::move(ptx_text);
   }
   return out;
 }

@@ -62,7 +62,14 @@ TEST_CASE("a path that is not a socket is never replaced", "[integration][lifecy
 }
 
 TEST_CASE("bad flags are a usage error", "[integration][lifecycle]") {
-  RunResult r = Run({DaemonBinary(), "--no-such-flag"});
-  CHECK(r.exit_code == 2);
-  CHECK_FALSE(r.err.empty());
+  for (std::vector<std::string> args : {std::vector<std::string>{"--no-such-flag"},
+                                        {"--workers", "99999"},
+                                        {"--max-message-bytes", "0"},
+                                        {"--max-size", "12Q"}}) {
+    args.insert(args.begin(), DaemonBinary());
+    RunResult r = Run(args);
+    INFO(args[1]);
+    CHECK(r.exit_code == 2);
+    CHECK_FALSE(r.err.empty());
+  }
 }

@@ -83,10 +83,13 @@ TEST_CASE("a namespace without a fast key is refused", "[daemon]") {
   CHECK_THAT(DecodeKernel(d, {}).status().message(), Catch::Contains("fast_key"));
 }
 
-TEST_CASE("bitcode is told apart from text by its magic", "[daemon]") {
-  CHECK(DetectIrKind(std::string("BC\xC0\xDE", 4)) == IrKind::kBitcode);
-  CHECK(DetectIrKind(std::string("\xDE\xC0\x17\x0B", 4)) == IrKind::kBitcode);
-  CHECK(DetectIrKind("; ModuleID") == IrKind::kText);
+TEST_CASE("bitcode is told apart from text by its magic, wrapped or not", "[daemon]") {
+  v1::KernelDescriptor d = CpuDescriptor();
+  CHECK(DecodeKernel(d, {})->ir_kind == IrKind::kText);
+  d.set_ir(std::string("BC\xC0\xDE", 4));
+  CHECK(DecodeKernel(d, {})->ir_kind == IrKind::kBitcode);
+  d.set_ir(std::string("\xDE\xC0\x17\x0B", 4) + std::string(16, '\0'));
+  CHECK(DecodeKernel(d, {})->ir_kind == IrKind::kBitcode);
 }
 
 TEST_CASE("an options field this daemon does not know is refused", "[daemon]") {
