@@ -77,6 +77,9 @@ struct ToolchainInfo {
   // link-stage cache keys depend on this one only. (The default member
   // initializer keeps older aggregate initializations of this struct valid.)
   std::string nvjitlink_version = {};
+  // glibc of the daemon's host ("2.36"): lld binds libm symbols at the
+  // versions this libc makes default, so CPU artifacts depend on it.
+  std::string libc_version = {};
 };
 
 // Which CompileOptions each CUDA stage reads (stage cache keys are built

@@ -1,6 +1,7 @@
 #include "compiler/entry_points.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "compiler/compile_error.h"
@@ -15,7 +16,7 @@ namespace {
 
 struct CudaAnnotations {
   bool kernel = false;
-  std::map<std::string, int> maxntid;  // "x"/"y"/"z" -> value
+  std::map<std::string, std::uint64_t> maxntid;  // "x"/"y"/"z" -> value
 };
 
 // !nvvm.annotations = !{!{ptr @f, !"kernel", i32 1, !"maxntidx", i32 256, ...}}
@@ -35,7 +36,7 @@ std::map<const llvm::Function*, CudaAnnotations> ReadNvvmAnnotations(const llvm:
       const llvm::StringRef name = key->getString();
       if (name == "kernel" && value->getZExtValue() == 1) result[function].kernel = true;
       if (name.starts_with("maxntid") && name.size() == 8) {
-        result[function].maxntid[name.substr(7).str()] = static_cast<int>(value->getZExtValue());
+        result[function].maxntid[name.substr(7).str()] = value->getZExtValue();
       }
     }
   }
@@ -71,8 +72,13 @@ llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
       const bool annotated = it != annotations.end() && it->second.kernel;
       if (f.getCallingConv() != llvm::CallingConv::PTX_Kernel && !annotated) continue;
       if (it != annotations.end() && !it->second.maxntid.empty()) {
-        entry.max_threads_per_block = 1;
-        for (const auto& [dim, n] : it->second.maxntid) entry.max_threads_per_block *= n;
+        // No CUDA block holds more than 1024 threads: a larger (or
+        // overflowing) bound is reported as unknown rather than wrapped.
+        std::uint64_t threads = 1;
+        for (const auto& [dim, n] : it->second.maxntid) {
+          threads = n > 1024 ? 1025 : std::min<std::uint64_t>(threads * n, 1025);
+        }
+        entry.max_threads_per_block = threads <= 1024 ? static_cast<int>(threads) : -1;
       }
     } else if (!IsCpuEntry(f)) {
       continue;

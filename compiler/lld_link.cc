@@ -76,7 +76,11 @@ llvm::Error WriteFile(const std::string& path, std::string_view bytes) {
   if (ec) return ToolchainFailure("cannot write " + path + ": " + ec.message());
   os.write(bytes.data(), bytes.size());
   os.close();
-  if (os.has_error()) return ToolchainFailure("cannot write " + path + ": " + os.error().message());
+  if (os.has_error()) {
+    const std::string why = os.error().message();
+    os.clear_error();  // a stream destroyed with its error set calls report_fatal_error
+    return ToolchainFailure("cannot write " + path + ": " + why);
+  }
   return llvm::Error::success();
 }
 

@@ -6,7 +6,11 @@
 #include "compiler/compile_error.h"
 #include "compiler/llvm_targets.h"
 #include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Type.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -80,6 +84,48 @@ std::optional<std::string> LayoutMismatch(const llvm::DataLayout& module,
   return std::nullopt;
 }
 
+// Inputs the backends cannot take that the verifier accepts. Both would end in
+// report_fatal_error (process exit) or in the assembler reading files.
+llvm::Error CheckBackendPreconditions(const llvm::Module& module, const Target& target) {
+  if (target.kind == TargetKind::kCuda) {
+    for (const char* name : {"llvm.global_ctors", "llvm.global_dtors"}) {
+      const llvm::GlobalVariable* list = module.getNamedGlobal(name);
+      if (list != nullptr && list->hasInitializer() && !list->getInitializer()->isNullValue()) {
+        return BadInput(std::string("the module has ") + name +
+                        ": NVPTX does not support global constructors or destructors");
+      }
+    }
+    // Only generic (0), global (1) and constant (4) variables may carry
+    // initial values; shared (3) and local (5) ones only zero or undef.
+    for (const llvm::GlobalVariable& g : module.globals()) {
+      const unsigned as = g.getAddressSpace();
+      if (as != 0 && as != 1 && as != 4 && g.hasInitializer() &&
+          !g.getInitializer()->isNullValue() && !llvm::isa<llvm::UndefValue>(g.getInitializer())) {
+        return BadInput("global @" + g.getName().str() + " in addrspace(" + std::to_string(as) +
+                        ") has an initial value; only global and constant memory can");
+      }
+    }
+    return llvm::Error::success();
+  }
+  // CPU: the integrated assembler would honour .incbin/.include and read files
+  // of the daemon's choosing on the client's behalf; refuse assembly text.
+  if (!module.getModuleInlineAsm().empty()) {
+    return BadInput("module-level inline assembly is not accepted for CPU targets");
+  }
+  for (const llvm::Function& f : module) {
+    for (const llvm::BasicBlock& block : f) {
+      for (const llvm::Instruction& inst : block) {
+        const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+        if (call != nullptr && call->isInlineAsm()) {
+          return BadInput("inline assembly in @" + f.getName().str() +
+                          " is not accepted for CPU targets");
+        }
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
 }  // namespace
 
 llvm::Error ConformModuleToTarget(llvm::Module& module, const Target& target,
@@ -97,7 +143,7 @@ llvm::Error ConformModuleToTarget(llvm::Module& module, const Target& target,
   }
   module.setDataLayout(target_layout);
   RemoveFunctionTargetPins(module);
-  return llvm::Error::success();
+  return CheckBackendPreconditions(module, target);
 }
 
 void RemoveFunctionTargetPins(llvm::Module& module) {

@@ -1,5 +1,7 @@
 #include "compiler/toolchain_probe.h"
 
+#include <gnu/libc-version.h>
+
 #include "common/digest.h"
 #include "compiler/cuda_support.h"
 #include "llvm/ADT/StringRef.h"
@@ -37,6 +39,7 @@ ToolchainInfo DescribeToolchain(const Libdevice& libdevice) {
   info.llvm_version = LLVM_VERSION_STRING;
   info.cuda_version = cuda.cuda_version;
   info.nvjitlink_version = cuda.cuda_version;  // CudaSupport probes nvJitLinkVersion()
+  info.libc_version = gnu_get_libc_version();
   info.ptx_isa_version = cuda.PtxIsaString();
   info.libdevice_digest = libdevice.digest;
   info.cuda_sms = cuda.sms;

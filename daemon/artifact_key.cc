@@ -12,6 +12,7 @@ std::string ToolchainFingerprint(const compiler::ToolchainInfo& info, std::strin
   h.UpdateField(info.nvjitlink_version);
   h.UpdateField(info.ptx_isa_version);
   h.UpdateField(info.libdevice_digest);
+  h.UpdateField(info.libc_version);
   return ToHex(h.Finish());
 }
 

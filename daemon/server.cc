@@ -126,9 +126,9 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
   std::unique_ptr<compiler::Compiler> compiler = compiler::MakeInProcessCompiler(cc);
   const compiler::ToolchainInfo& tc = compiler->toolchain();
   auto server = std::make_unique<ServerImpl>(options, std::move(store).value(), std::move(compiler));
-  spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}",
+  spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}, glibc {}",
                server->toolchain_fingerprint(), tc.llvm_version, tc.cuda_version,
-               tc.ptx_isa_version, tc.libdevice_digest.substr(0, 16));
+               tc.ptx_isa_version, tc.libdevice_digest.substr(0, 16), tc.libc_version);
   QDC_RETURN_IF_ERROR(server->Listen());
   return std::unique_ptr<Server>(std::move(server));
 }

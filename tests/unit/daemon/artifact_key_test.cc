@@ -69,7 +69,7 @@ TEST_CASE("the toolchain fingerprint covers every toolchain fact", "[daemon]") {
   CHECK(ToolchainFingerprint(info, "0.1.1") != base);
   for (std::string compiler::ToolchainInfo::*field :
        {&compiler::ToolchainInfo::llvm_version, &compiler::ToolchainInfo::cuda_version,
-        &compiler::ToolchainInfo::nvjitlink_version,
+        &compiler::ToolchainInfo::nvjitlink_version, &compiler::ToolchainInfo::libc_version,
         &compiler::ToolchainInfo::ptx_isa_version, &compiler::ToolchainInfo::libdevice_digest}) {
     compiler::ToolchainInfo changed = info;
     (changed.*field).push_back('x');
