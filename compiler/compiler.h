@@ -1,14 +1,17 @@
 // The compile path: LLVM IR (text or bitcode) in, a cubin or an ELF shared
-// object out. This interface is the seam at which compiles will later move into
-// supervised worker processes; callers depend only on it.
+// object out. Two implementations: the in-process one (LLVM in this
+// process; what a compile worker runs) and the worker pool (worker_pool.h:
+// each call runs in a supervised worker process). Callers depend only on it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/cancel_token.h"
 #include "common/digest.h"
 #include "common/expected.h"
 #include "compiler/options.h"
@@ -101,16 +104,48 @@ struct ToolchainInfo {
 // wrapper; anything else is treated as textual IR.
 [[nodiscard]] bool IsBitcode(std::string_view bytes);
 
+// Bounds one call. The in-process compiler checks `cancel` only before it
+// starts (LLVM cannot be interrupted); the worker pool kills the worker that
+// runs a call which is cancelled or passes its deadline.
+struct CallControl {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  const CancelToken* cancel = nullptr;  // not owned; null: never cancelled
+};
+
 // Thread-safe: every method may be called from many threads at once.
+// Besides the errors each method lists, any call may end CANCELLED (its
+// CallControl was cancelled), DEADLINE_EXCEEDED (deadline or compile time
+// limit passed), RESOURCE_EXHAUSTED (compile memory limit) or INTERNAL
+// ("compiler crashed ...": the worker process running it died); the worker
+// pool is what produces those.
 class Compiler {
  public:
   virtual ~Compiler() = default;
+
+  // The calls below without a CallControl: unbounded, never cancelled.
+  [[nodiscard]] Expected<CompileOutput> Compile(const CompileInput& input) {
+    return Compile(input, CallControl{});
+  }
+  [[nodiscard]] Expected<Digest> CanonicalIrDigest(std::string_view ir, const Target& target,
+                                                   bool keep_debug_info) {
+    return CanonicalIrDigest(ir, target, keep_debug_info, CallControl{});
+  }
+  [[nodiscard]] Expected<PtxOutput> CompileToPtx(const CompileInput& input) {
+    return CompileToPtx(input, CallControl{});
+  }
+  [[nodiscard]] Expected<CompileOutput> LinkCubin(std::string_view ptx,
+                                                  const std::vector<EntryInfo>& entries,
+                                                  const Target& target,
+                                                  const CompileOptions& options) {
+    return LinkCubin(ptx, entries, target, options, CallControl{});
+  }
 
   // Errors: INVALID_ARGUMENT for bad input (with line:column for text IR),
   // FAILED_PRECONDITION for CUDA targets when built without CUDA, INTERNAL for
   // toolchain failures. Never returns an empty payload on success.
   // CUDA: exactly CompileToPtx followed by LinkCubin.
-  [[nodiscard]] virtual Expected<CompileOutput> Compile(const CompileInput& input) = 0;
+  [[nodiscard]] virtual Expected<CompileOutput> Compile(const CompileInput& input,
+                                                        const CallControl& control) = 0;
 
   // SHA-256 identity of `ir` as Compile would see it for `target`: two inputs
   // with equal digests (and equal target and options) compile to the same
@@ -132,12 +167,14 @@ class Compiler {
   // 0.1-0.3 ms for the test kernels, 1-2% of their compile.
   [[nodiscard]] virtual Expected<Digest> CanonicalIrDigest(std::string_view ir,
                                                            const Target& target,
-                                                           bool keep_debug_info) = 0;
+                                                           bool keep_debug_info,
+                                                           const CallControl& control) = 0;
 
   // CUDA stage 1: everything Compile does up to and including PTX emission,
   // with the same checks and errors. Reads only the PtxOptionsKey fields of
   // input.options. A CPU target is INVALID_ARGUMENT.
-  [[nodiscard]] virtual Expected<PtxOutput> CompileToPtx(const CompileInput& input) = 0;
+  [[nodiscard]] virtual Expected<PtxOutput> CompileToPtx(const CompileInput& input,
+                                                         const CallControl& control) = 0;
 
   // CUDA stage 2: `ptx` -> cubin for target.sm through nvJitLink. Reads only
   // the LinkOptionsKey fields of `options`. `entries` (as CompileToPtx gave
@@ -148,7 +185,8 @@ class Compiler {
   [[nodiscard]] virtual Expected<CompileOutput> LinkCubin(std::string_view ptx,
                                                           const std::vector<EntryInfo>& entries,
                                                           const Target& target,
-                                                          const CompileOptions& options) = 0;
+                                                          const CompileOptions& options,
+                                                          const CallControl& control) = 0;
 
   [[nodiscard]] virtual const ToolchainInfo& toolchain() const = 0;
 };

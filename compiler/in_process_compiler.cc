@@ -92,13 +92,22 @@ llvm::Error CheckOptLevel(const CompileOptions& options) {
   return llvm::Error::success();
 }
 
+Status CheckNotCancelled(const CallControl& control) {
+  if (control.cancel != nullptr && control.cancel->cancelled()) return Cancelled("compile cancelled");
+  if (std::chrono::steady_clock::now() >= control.deadline) {
+    return DeadlineExceeded("compile deadline passed before it started");
+  }
+  return Status::Ok();
+}
+
 class InProcessCompiler final : public Compiler {
  public:
   explicit InProcessCompiler(const CompilerConfig& config)
       : libdevice_(LoadLibdevice(config.libdevice_path)),
         toolchain_(DescribeToolchain(libdevice_)) {}
 
-  Expected<CompileOutput> Compile(const CompileInput& input) override {
+  Expected<CompileOutput> Compile(const CompileInput& input, const CallControl& control) override {
+    QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
     if (input.target.kind == TargetKind::kCuda) return CompileCuda(input);
     CompileOutput out;
     if (llvm::Error error = CompileCpuInto(input, out)) return ToStatus(std::move(error));
@@ -107,20 +116,24 @@ class InProcessCompiler final : public Compiler {
   }
 
   Expected<Digest> CanonicalIrDigest(std::string_view ir, const Target& target,
-                                     bool keep_debug_info) override {
+                                     bool keep_debug_info, const CallControl& control) override {
+    QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
     auto digest = ComputeCanonicalIrDigest(ir, target, keep_debug_info);
     if (!digest) return ToStatus(digest.takeError());
     return *digest;
   }
 
-  Expected<PtxOutput> CompileToPtx(const CompileInput& input) override {
+  Expected<PtxOutput> CompileToPtx(const CompileInput& input, const CallControl& control) override {
+    QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
     PtxOutput out;
     if (llvm::Error error = CompileToPtxInto(input, out)) return ToStatus(std::move(error));
     return out;
   }
 
   Expected<CompileOutput> LinkCubin(std::string_view ptx, const std::vector<EntryInfo>& entries,
-                                    const Target& target, const CompileOptions& options) override {
+                                    const Target& target, const CompileOptions& options,
+                                    const CallControl& control) override {
+    QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
     CompileOutput out;
     if (llvm::Error error = LinkCubinInto(std::string(ptx), entries, target, options, out))
       return ToStatus(std::move(error));

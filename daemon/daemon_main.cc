@@ -5,6 +5,9 @@
 
 #include <cstdio>
 
+#include <string_view>
+
+#include "compiler/worker_main.h"
 #include "daemon/server.h"
 
 namespace qdcache::daemon {
@@ -32,6 +35,9 @@ void AnnounceReady(int ready_fd) {
 }  // namespace
 
 int RunDaemonMain(int argc, const char* const* argv) {
+  if (argc > 1 && std::string_view(argv[1]) == compiler::kCompileWorkerFlag) {
+    return compiler::RunCompileWorkerMain(argc, argv);
+  }
   sigset_t signals = BlockTerminationSignals();
   Expected<DaemonOptions> parsed = ParseDaemonFlags(argc, argv);
   if (!parsed.ok()) {

@@ -27,6 +27,21 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
   app.add_option("--max-size", max_size, "Store byte cap with K/M/G/T suffix (default 10G; 0 = none)");
   app.add_flag("--sync-writes", o.sync_writes, "fsync every store write (survive power loss)");
   app.add_option("--ready-fd", o.ready_fd, "Write \"ready\\n\" to this fd once serving (for supervisors and tests)");
+  // Compile workers and limits.
+  app.add_option("--key-workers", o.key_workers, "Worker processes computing IR digests (default 1)")
+      ->check(CLI::Range(1u, 64u));
+  std::string max_ir, worker_memory, compile_timeout, failure_memory;
+  app.add_option("--max-ir-bytes", max_ir, "Largest IR per kernel, K/M/G suffix (default 64M)");
+  app.add_option("--max-batch", o.max_batch, "Most kernels per compile / queries per lookup (default 4096)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  app.add_option("--max-queue", o.max_queue, "Compiles that may wait for a worker (default 1024)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
+  app.add_option("--max-peer-requests", o.max_peer_requests,
+                 "Requests one tenant may have in flight (default 256; 0 = unlimited)");
+  app.add_option("--compile-timeout", compile_timeout, "Compile time limit per worker call (default 120s; 0 = none)");
+  app.add_option("--worker-memory", worker_memory, "Address-space limit of a compile worker (default 4G; 0 = none)");
+  app.add_option("--failure-memory", failure_memory,
+                 "How long an input that crashed a worker is answered from memory (default 10m; 0 = off)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -40,6 +55,29 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
     Expected<std::uint64_t> bytes = ParseByteSize(max_size);
     if (!bytes.ok()) return bytes.status().WithContext("--max-size");
     o.max_bytes = *bytes;
+  }
+  if (!max_ir.empty()) {
+    Expected<std::uint64_t> bytes = ParseByteSize(max_ir);
+    if (!bytes.ok() || *bytes == 0) return InvalidArgument("--max-ir-bytes: expected a positive size like 64M");
+    o.max_ir_bytes = *bytes;
+  }
+  if (!worker_memory.empty()) {
+    Expected<std::uint64_t> bytes = ParseByteSize(worker_memory);
+    if (!bytes.ok()) return bytes.status().WithContext("--worker-memory");
+    if (*bytes != 0 && *bytes < (std::uint64_t{256} << 20)) {
+      return InvalidArgument("--worker-memory: a worker needs at least 256M (or 0 for no limit)");
+    }
+    o.worker_memory_bytes = *bytes;
+  }
+  if (!compile_timeout.empty()) {
+    Expected<std::chrono::seconds> d = ParseDuration(compile_timeout);
+    if (!d.ok()) return d.status().WithContext("--compile-timeout");
+    o.compile_timeout = *d;
+  }
+  if (!failure_memory.empty()) {
+    Expected<std::chrono::seconds> d = ParseDuration(failure_memory);
+    if (!d.ok()) return d.status().WithContext("--failure-memory");
+    o.failure_memory = *d;
   }
   return o;
 }

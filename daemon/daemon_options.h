@@ -1,6 +1,8 @@
 // Every daemon setting with its default. Flags map one-to-one onto fields.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +22,16 @@ struct DaemonOptions {
   bool sync_writes = false;    // fsync each store write (power-loss durability)
   std::uint64_t max_bytes = 10ull << 30;  // store byte cap, LRU eviction beyond it; 0 = none
   int ready_fd = -1;           // write "ready\n" here once serving, then close it
+
+  // Compile workers and limits (DESIGN §6).
+  unsigned key_workers = 1;                        // workers for IR digests (cache-hit path)
+  std::uint64_t max_ir_bytes = 64ull << 20;        // per kernel descriptor
+  std::size_t max_batch = 4096;                    // kernels per Compile, queries per Lookup
+  std::size_t max_queue = 1024;                    // compiles waiting for a worker
+  std::size_t max_peer_requests = 256;             // RPCs in flight per tenant; 0 = unlimited
+  std::chrono::seconds compile_timeout{120};       // per worker call; 0 = none
+  std::uint64_t worker_memory_bytes = 4ull << 30;  // RLIMIT_AS of a worker; 0 = none
+  std::chrono::seconds failure_memory{600};        // crashed inputs answered from memory
 };
 
 // Parses argv (flags as in --help). Returns the options, or INVALID_ARGUMENT

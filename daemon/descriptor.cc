@@ -79,7 +79,8 @@ Expected<DecodedKernel> DecodeKernel(const v1::KernelDescriptor& d, const Descri
   if (ir.size() > limits.max_ir_bytes) {
     return Status(Code::kResourceExhausted, "ir is " + std::to_string(ir.size()) +
                                                 " bytes, above the limit of " +
-                                                std::to_string(limits.max_ir_bytes));
+                                                std::to_string(limits.max_ir_bytes) +
+                                                " (--max-ir-bytes)");
   }
   k.input.ir = ir;
   k.ir_kind = compiler::IsBitcode(ir) ? IrKind::kBitcode : IrKind::kText;

@@ -26,7 +26,8 @@ Engine::Engine(compiler::Compiler& compiler, store::ArtifactStore& store, Engine
       config_(std::move(config)),
       toolchain_(ToolchainFingerprint(compiler.toolchain(), config_.daemon_version)),
       started_(Clock::now()),
-      pool_(config_.workers) {}
+      failures_(config_.failure_memory, 4096),
+      pool_(config_.workers, config_.max_queue) {}
 
 Engine::~Engine() { Drain(); }
 
@@ -49,8 +50,17 @@ Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor) {
   if (std::optional<Digest> known = ir_digests_.Find(raw)) {
     k.canonical_ir = *known;
   } else {
-    QDC_ASSIGN_OR_RETURN(k.canonical_ir, compiler_.CanonicalIrDigest(k.kernel.input.ir,
-                                                                     k.kernel.input.target, keep_debug));
+    if (std::optional<Status> remembered = failures_.Find(raw)) {
+      ++remembered_failures_;
+      return *remembered;
+    }
+    Expected<Digest> digest =
+        compiler_.CanonicalIrDigest(k.kernel.input.ir, k.kernel.input.target, keep_debug);
+    if (!digest.ok()) {
+      failures_.Remember(raw, digest.status());
+      return digest.status();
+    }
+    k.canonical_ir = *digest;
     ir_digests_.Remember(raw, k.canonical_ir);
   }
   k.components = ArtifactKeyComponents(k.kernel, k.canonical_ir, toolchain_);
@@ -59,7 +69,7 @@ Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor) {
 }
 
 void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
-                     CompileDone done) {
+                     const std::shared_ptr<Call>& call, CompileDone done) {
   ++requests_;
   Expected<Keyed> keyed = KeyOf(descriptor);
   if (!keyed.ok()) {
@@ -68,7 +78,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
   }
   const std::string key = keyed->key;
   const bool no_store = keyed->kernel.no_store;
-  Waiter waiter{std::move(done), &descriptor, peer, include_ptx};
+  Waiter waiter{std::move(done), &descriptor, peer, include_ptx, call};
 
   if (!no_store && !keyed->kernel.recache) {
     Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
@@ -83,17 +93,40 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
       return;
     }
   }
+  if (std::optional<Status> remembered = failures_.Find(key)) {
+    ++remembered_failures_;
+    waiter.done(Fail(*remembered));
+    return;
+  }
 
+  // Joining a flight and registering it with the call happen under the
+  // call's lock, so a concurrent Cancel either sees the flight or makes us
+  // see the cancellation.
+  std::unique_lock<std::mutex> call_lock;
+  if (call != nullptr) {
+    call_lock = std::unique_lock(call->mu_);
+    if (call->cancelled_) {
+      call_lock.unlock();
+      ++cancelled_;
+      waiter.done(Fail(Cancelled("request cancelled")));
+      return;
+    }
+  }
   auto flight = std::make_shared<Flight>();
   bool leader = true;
-  if (no_store) {
-    flight->waiters.push_back(std::move(waiter));
-  } else {
+  {
     std::lock_guard lock(mu_);
-    auto [it, inserted] = in_flight_.try_emplace(key, flight);
-    leader = inserted;
-    it->second->waiters.push_back(std::move(waiter));
-    it->second->recache = it->second->recache || keyed->kernel.recache;
+    if (!no_store) {
+      auto [it, inserted] = in_flight_.try_emplace(key, flight);
+      leader = inserted;
+      flight = it->second;
+    }
+    flight->waiters.push_back(std::move(waiter));
+    flight->recache = flight->recache || keyed->kernel.recache;
+  }
+  if (call != nullptr) {
+    call->flights_.push_back(flight);
+    call_lock.unlock();
   }
   if (!leader) {
     ++coalesced_;
@@ -101,18 +134,65 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
   }
 
   const bool store_result = !no_store;
-  bool submitted = pool_.Submit([this, keyed = std::move(keyed).value(), flight, store_result]() mutable {
+  Status submitted = pool_.Submit([this, keyed = std::move(keyed).value(), flight, store_result]() mutable {
     RunCompile(std::move(keyed), std::move(flight), store_result);
   });
-  if (!submitted) {
+  if (!submitted.ok()) {
+    ++queue_rejections_;
     std::vector<Waiter> waiters;
     {
       std::lock_guard lock(mu_);
-      if (store_result) in_flight_.erase(key);
+      if (store_result) ForgetFlight(key, flight);
       waiters = std::move(flight->waiters);
     }
-    for (Waiter& w : waiters) w.done(Fail(Unavailable("qdcached is shutting down")));
+    for (Waiter& w : waiters) w.done(Fail(submitted));
   }
+}
+
+void Engine::ForgetFlight(const std::string& key, const std::shared_ptr<Flight>& flight) {
+  auto it = in_flight_.find(key);
+  if (it != in_flight_.end() && it->second == flight) in_flight_.erase(it);
+}
+
+void Engine::Cancel(const std::shared_ptr<Call>& call) {
+  if (call == nullptr) return;
+  std::vector<std::weak_ptr<Flight>> flights;
+  {
+    std::lock_guard lock(call->mu_);
+    if (call->cancelled_) return;
+    call->cancelled_ = true;
+    flights = std::move(call->flights_);
+  }
+  std::vector<Waiter> gone;
+  {
+    std::lock_guard lock(mu_);
+    for (const std::weak_ptr<Flight>& weak : flights) {
+      std::shared_ptr<Flight> flight = weak.lock();
+      if (flight == nullptr) continue;
+      auto& ws = flight->waiters;
+      for (auto it = ws.begin(); it != ws.end();) {
+        if (it->call == call) {
+          gone.push_back(std::move(*it));
+          it = ws.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      if (ws.empty() && !flight->cancel.cancelled()) {
+        // Nobody waits any more: stop the compile, and let the next request
+        // for this key start a fresh flight rather than join a dying one.
+        flight->cancel.Cancel();
+        for (auto it = in_flight_.begin(); it != in_flight_.end(); ++it) {
+          if (it->second == flight) {
+            in_flight_.erase(it);
+            break;
+          }
+        }
+      }
+    }
+  }
+  cancelled_ += gone.size();
+  for (Waiter& w : gone) w.done(Fail(Cancelled("request cancelled")));
 }
 
 void Engine::PutStage(const Digest& key, const compiler::CompileOutput& output) {
@@ -123,7 +203,9 @@ void Engine::PutStage(const Digest& key, const compiler::CompileOutput& output) 
   }
 }
 
-Expected<compiler::CompileOutput> Engine::CompileCuda(const Keyed& k, bool* stage_hit) {
+Expected<compiler::CompileOutput> Engine::CompileCuda(const Keyed& k,
+                                                      const compiler::CallControl& control,
+                                                      bool* stage_hit) {
   const compiler::CompileInput& in = k.kernel.input;
   // no_store: touch no cache at all; recache: distrust what is stored, refill it.
   const bool read_stages = !k.kernel.no_store && !k.kernel.recache;
@@ -143,7 +225,7 @@ Expected<compiler::CompileOutput> Engine::CompileCuda(const Keyed& k, bool* stag
     ptx = std::move(*cached);
     *stage_hit = true;
   } else {
-    QDC_ASSIGN_OR_RETURN(compiler::PtxOutput fresh, compiler_.CompileToPtx(in));
+    QDC_ASSIGN_OR_RETURN(compiler::PtxOutput fresh, compiler_.CompileToPtx(in, control));
     ptx.ptx = std::move(fresh.ptx);
     ptx.entries = std::move(fresh.entries);
     ptx.log = std::move(fresh.log);
@@ -158,7 +240,7 @@ Expected<compiler::CompileOutput> Engine::CompileCuda(const Keyed& k, bool* stag
     return std::move(*cached);
   }
   QDC_ASSIGN_OR_RETURN(compiler::CompileOutput out,
-                       compiler_.LinkCubin(ptx.ptx, ptx.entries, in.target, in.options));
+                       compiler_.LinkCubin(ptx.ptx, ptx.entries, in.target, in.options, control));
   out.log = ptx.log + out.log;
   out.timings.parse_seconds = ptx.timings.parse_seconds;
   out.timings.optimize_seconds = ptx.timings.optimize_seconds;
@@ -178,7 +260,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   // request for `key` finds the stored record instead.
   auto take_waiters = [&] {
     std::lock_guard lock(mu_);
-    if (store_result) in_flight_.erase(key);
+    if (store_result) ForgetFlight(key, flight);
     return std::move(flight->waiters);
   };
 
@@ -201,9 +283,11 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
 
   const Clock::time_point t0 = Clock::now();
   bool stage_hit = false;
+  compiler::CallControl control;
+  control.cancel = &flight->cancel;
   Expected<compiler::CompileOutput> output = kernel.input.target.kind == compiler::TargetKind::kCuda
-                                                 ? CompileCuda(keyed, &stage_hit)
-                                                 : compiler_.Compile(kernel.input);
+                                                 ? CompileCuda(keyed, control, &stage_hit)
+                                                 : compiler_.Compile(kernel.input, control);
   const double seconds = SecondsSince(t0);
   compile_micros_ += static_cast<std::uint64_t>(seconds * 1e6);
 
@@ -213,6 +297,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   if (!output.ok()) {
     spdlog::info("compile {} {} failed after {:.3f}s: {}", ShortKey(key), kernel.target, seconds,
                  output.status().ToString());
+    failures_.Remember(key, output.status());
     std::vector<Waiter> waiters = take_waiters();
     for (Waiter& w : waiters) w.done(Fail(output.status()));
     return;
@@ -346,6 +431,18 @@ v1::Stats Engine::Stats() {
   s.set_uptime_seconds(static_cast<std::uint64_t>(SecondsSince(started_)));
   s.set_workers(pool_.size());
   s.set_in_flight(pool_.queued_or_running());
+  s.set_cancelled(cancelled_);
+  s.set_remembered_failures(remembered_failures_);
+  s.set_queue_rejections(queue_rejections_);
+  if (config_.worker_stats) {
+    const compiler::WorkerPoolStats w = config_.worker_stats();
+    s.set_worker_starts(w.started);
+    s.set_worker_crashes(w.crashed);
+    s.set_worker_timeouts(w.timed_out);
+    s.set_worker_out_of_memory(w.out_of_memory);
+    s.set_worker_kills_cancelled(w.cancelled);
+    s.set_workers_live(w.live);
+  }
   return s;
 }
 

@@ -16,9 +16,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/cancel_token.h"
 #include "compiler/compiler.h"
+#include "compiler/worker_pool.h"
 #include "daemon/artifact_key.h"
 #include "daemon/descriptor.h"
+#include "daemon/failure_memory.h"
 #include "daemon/ir_digest_memo.h"
 #include "daemon/thread_pool.h"
 #include "qdcache/v1/qdcache.pb.h"
@@ -27,10 +30,16 @@
 namespace qdcache::daemon {
 
 struct EngineConfig {
-  unsigned workers = 1;
+  unsigned workers = 1;  // compiles running at once (the compile worker count)
   DescriptorLimits limits;
   std::string daemon_version;
   std::uint64_t max_bytes = 0;  // the store's byte cap, reported in stats
+  std::size_t max_queue = 1024;  // compiles waiting beyond those; more: UNAVAILABLE
+  // How long an input that crashed / timed out / exhausted a worker is
+  // answered from memory instead of compiled again (0: never remembered).
+  std::chrono::seconds failure_memory{std::chrono::minutes(10)};
+  // Worker pool figures for Stats (absent with an in-process compiler).
+  std::function<compiler::WorkerPoolStats()> worker_stats;
 };
 
 // Identity of the caller; aliases are never shared across tenants.
@@ -39,8 +48,20 @@ struct Peer {
 };
 
 class Engine {
+ private:
+  struct Flight;
+
  public:
   using CompileDone = std::function<void(v1::CompileResult)>;
+
+  // One RPC's claim on the compiles its items wait for (see Cancel).
+  class Call {
+   private:
+    friend class Engine;
+    std::mutex mu_;
+    bool cancelled_ = false;                     // guarded by mu_
+    std::vector<std::weak_ptr<Flight>> flights_;  // guarded by mu_
+  };
 
   // `compiler` and `store` must outlive the engine.
   Engine(compiler::Compiler& compiler, store::ArtifactStore& store, EngineConfig config);
@@ -50,8 +71,14 @@ class Engine {
 
   // Answers one descriptor. `done` is called exactly once, on this thread (hit,
   // error) or on a compile thread. `descriptor` must stay alive until then.
+  // `call` (may be null) groups the items of one RPC for Cancel.
   void Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
-               CompileDone done);
+               const std::shared_ptr<Call>& call, CompileDone done);
+
+  // The RPC behind `call` has gone (client cancelled, deadline passed): its
+  // waiting items are answered CANCELLED now, later items of it at once, and
+  // a compile no other call waits for is stopped (its worker killed).
+  void Cancel(const std::shared_ptr<Call>& call);
 
   // Resolves one fast key: ALIAS_HIT with the artifact, MISS, or ERROR.
   [[nodiscard]] v1::CompileResult Lookup(const v1::FastKeyQuery& query, const Peer& peer,
@@ -80,10 +107,12 @@ class Engine {
     const v1::KernelDescriptor* descriptor;
     Peer peer;
     bool include_ptx;
+    std::shared_ptr<Call> call;  // may be null
   };
   struct Flight {
     std::vector<Waiter> waiters;  // guarded by Engine::mu_
     bool recache = false;         // some waiter distrusts the store; guarded by Engine::mu_
+    CancelToken cancel;           // fired when every waiter has gone
   };
   // A decoded descriptor with its canonical IR digest and key components.
   struct Keyed {
@@ -95,7 +124,9 @@ class Engine {
 
   [[nodiscard]] Expected<Keyed> KeyOf(const v1::KernelDescriptor& descriptor);
   // CUDA through the PTX and cubin stage caches; sets *stage_hit on reuse.
-  [[nodiscard]] Expected<compiler::CompileOutput> CompileCuda(const Keyed& keyed, bool* stage_hit);
+  [[nodiscard]] Expected<compiler::CompileOutput> CompileCuda(const Keyed& keyed,
+                                                              const compiler::CallControl& control,
+                                                              bool* stage_hit);
   void PutStage(const Digest& key, const compiler::CompileOutput& output);
 
   // Serves `record` to a waiter: entry-point check, alias upkeep, wire artifact.
@@ -104,6 +135,8 @@ class Engine {
   void RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key);
   void RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result);
   v1::CompileResult Fail(const Status& status);
+  // Removes `flight` from in_flight_ if it is still the entry for `key`. Needs mu_.
+  void ForgetFlight(const std::string& key, const std::shared_ptr<Flight>& flight);
 
   compiler::Compiler& compiler_;
   store::ArtifactStore& store_;
@@ -112,12 +145,14 @@ class Engine {
   const std::chrono::steady_clock::time_point started_;
 
   IrDigestMemo ir_digests_{8192};
+  FailureMemory failures_;
 
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Flight>> in_flight_;  // guarded by mu_
 
   std::atomic<std::uint64_t> compiles_{0}, hits_{0}, alias_hits_{0}, misses_{0}, coalesced_{0},
-      errors_{0}, requests_{0}, store_errors_{0}, compile_micros_{0}, stage_hits_{0};
+      errors_{0}, requests_{0}, store_errors_{0}, compile_micros_{0}, stage_hits_{0},
+      cancelled_{0}, remembered_failures_{0}, queue_rejections_{0};
 
   ThreadPool pool_;  // last: destroyed (drained) first
 };

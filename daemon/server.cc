@@ -11,6 +11,7 @@
 
 #include "common/paths.h"
 #include "compiler/compiler.h"
+#include "compiler/worker_pool.h"
 #include "daemon/engine.h"
 #include "daemon/service.h"
 #include "daemon/socket_path.h"
@@ -23,16 +24,48 @@ namespace {
 
 constexpr auto kDrainDeadline = std::chrono::seconds(60);
 
+EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::WorkerPool& workers) {
+  EngineConfig c;
+  c.workers = options.workers;
+  c.max_queue = options.max_queue;
+  c.failure_memory = options.failure_memory;
+  c.limits.max_ir_bytes = options.max_ir_bytes;
+  c.daemon_version = kVersion;
+  c.max_bytes = options.max_bytes;
+  c.worker_stats = [&workers] { return workers.stats(); };
+  return c;
+}
+
+// Sanitizer runtimes reserve terabytes of address space: no RLIMIT_AS then.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions& options) {
+  compiler::WorkerPoolConfig c;
+  c.spawn.executable = "/proc/self/exe";  // this very binary, even if replaced on disk since
+  if (!options.libdevice_path.empty()) c.spawn.args.push_back("--libdevice=" + options.libdevice_path);
+  c.spawn.memory_limit_bytes = kSanitized ? 0 : options.worker_memory_bytes;
+  if (kSanitized && options.worker_memory_bytes != 0) {
+    spdlog::warn("sanitizer build: compile workers run without a memory limit");
+  }
+  c.compile_workers = options.workers;
+  c.key_workers = options.key_workers;
+  c.compile_timeout = options.compile_timeout;
+  return compiler::WorkerPool::Start(std::move(c));
+}
+
 class ServerImpl final : public Server {
  public:
   ServerImpl(DaemonOptions options, std::unique_ptr<store::ArtifactStore> store,
-             std::unique_ptr<compiler::Compiler> compiler)
+             std::unique_ptr<compiler::WorkerPool> workers)
       : options_(std::move(options)),
         store_(std::move(store)),
-        compiler_(std::move(compiler)),
-        engine_(*compiler_, *store_,
-                EngineConfig{options_.workers, DescriptorLimits{}, std::string(kVersion), options_.max_bytes}),
-        service_(engine_, peers_, ServiceLimits{}) {}
+        workers_(std::move(workers)),
+        engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_)),
+        service_(engine_, peers_, ServiceLimits{options_.max_batch, options_.max_peer_requests}) {}
 
   ~ServerImpl() override { Shutdown(); }
 
@@ -94,7 +127,7 @@ class ServerImpl final : public Server {
  private:
   const DaemonOptions options_;
   std::unique_ptr<store::ArtifactStore> store_;
-  std::unique_ptr<compiler::Compiler> compiler_;
+  std::unique_ptr<compiler::WorkerPool> workers_;
   Engine engine_;
   PeerRegistry peers_;
   CompileCacheService service_;
@@ -121,14 +154,18 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
   Expected<std::unique_ptr<store::ArtifactStore>> store =
       store::ArtifactStore::Open(MakeStoreOptions(options));
   if (!store.ok()) return store.status().WithContext("opening store " + options.store_dir);
-  compiler::CompilerConfig cc;
-  cc.libdevice_path = options.libdevice_path;
-  std::unique_ptr<compiler::Compiler> compiler = compiler::MakeInProcessCompiler(cc);
-  const compiler::ToolchainInfo& tc = compiler->toolchain();
-  auto server = std::make_unique<ServerImpl>(options, std::move(store).value(), std::move(compiler));
+  Expected<std::unique_ptr<compiler::WorkerPool>> workers = StartWorkers(options);
+  if (!workers.ok()) return workers.status();
+  const compiler::ToolchainInfo tc = (*workers)->toolchain();
+  auto server = std::make_unique<ServerImpl>(options, std::move(store).value(), std::move(workers).value());
   spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}, glibc {}",
                server->toolchain_fingerprint(), tc.llvm_version, tc.cuda_version,
                tc.ptx_isa_version, tc.libdevice_digest.substr(0, 16), tc.libc_version);
+  spdlog::info("compile workers: {} + {} for digests, time limit {}s, memory limit {}", options.workers,
+               options.key_workers, options.compile_timeout.count(),
+               options.worker_memory_bytes == 0 || kSanitized
+                   ? std::string("none")
+                   : std::to_string(options.worker_memory_bytes >> 20) + " MiB");
   QDC_RETURN_IF_ERROR(server->Listen());
   return std::unique_ptr<Server>(std::move(server));
 }

@@ -18,13 +18,12 @@ grpc::Status CheckHeader(const v1::RequestHeader& header) {
   return grpc::Status::OK;
 }
 
-grpc::Status CheckBatch(int size, std::size_t limit, const char* what) {
+Status CheckBatch(int size, std::size_t limit, const char* what) {
   if (static_cast<std::size_t>(size) > limit) {
-    return {grpc::StatusCode::RESOURCE_EXHAUSTED, std::string(what) + " batch of " +
-                                                      std::to_string(size) + " exceeds the limit of " +
-                                                      std::to_string(limit)};
+    return ResourceExhausted(std::string(what) + " batch of " + std::to_string(size) +
+                             " exceeds the limit of " + std::to_string(limit) + " (--max-batch)");
   }
-  return grpc::Status::OK;
+  return Status::Ok();
 }
 
 grpc::Status ToGrpc(const Status& s) {
@@ -32,17 +31,20 @@ grpc::Status ToGrpc(const Status& s) {
                 : grpc::Status(static_cast<grpc::StatusCode>(s.code()), s.message());
 }
 
-// Answers a unary call whose whole work is `body` (after the header check):
-// body returns the Status to finish with.
-template <typename Request, typename Body>
-grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const Request& request,
-                                 Body&& body) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  grpc::Status status = CheckHeader(request.header());
-  if (status.ok()) status = ToGrpc(body());
-  reactor->Finish(status);
-  return reactor;
-}
+// A Compile call: finishes when every item has its answer; a cancelled
+// call (client gone, deadline passed) releases its items' compiles.
+class CompileReactor final : public grpc::ServerUnaryReactor {
+ public:
+  explicit CompileReactor(Engine& engine)
+      : engine_(engine), call_(std::make_shared<Engine::Call>()) {}
+  void OnCancel() override { engine_.Cancel(call_); }
+  void OnDone() override { delete this; }
+  [[nodiscard]] const std::shared_ptr<Engine::Call>& call() const { return call_; }
+
+ private:
+  Engine& engine_;
+  const std::shared_ptr<Engine::Call> call_;
+};
 
 // Differences between two explanations, by component name.
 std::vector<std::string> Differing(const v1::Explanation& a, const v1::Explanation& b) {
@@ -60,7 +62,26 @@ std::vector<std::string> Differing(const v1::Explanation& a, const v1::Explanati
 
 CompileCacheService::CompileCacheService(Engine& engine, const PeerRegistry& peers,
                                          ServiceLimits limits)
-    : engine_(engine), peers_(peers), limits_(limits) {}
+    : engine_(engine), peers_(peers), limits_(limits), peer_limiter_(limits.max_peer_requests) {}
+
+Expected<PeerLimiter::Slot> CompileCacheService::Admit(const Peer& peer) {
+  Expected<PeerLimiter::Slot> slot = peer_limiter_.Acquire("uid:" + std::to_string(peer.tenant));
+  if (!slot.ok()) ++peer_rejections_;
+  return slot;
+}
+
+template <typename Request, typename Body>
+grpc::ServerUnaryReactor* CompileCacheService::Answer(grpc::CallbackServerContext* context,
+                                                      const Request& request, Body&& body) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  grpc::Status status = CheckHeader(request.header());
+  if (status.ok()) {
+    Expected<PeerLimiter::Slot> slot = Admit(PeerOf(context));
+    status = ToGrpc(slot.ok() ? body() : slot.status());
+  }
+  reactor->Finish(status);
+  return reactor;
+}
 
 Peer CompileCacheService::PeerOf(const grpc::CallbackServerContext* context) const {
   return Peer{peers_.UidOf(context->peer()).value_or(kNetworkTenant)};
@@ -69,22 +90,37 @@ Peer CompileCacheService::PeerOf(const grpc::CallbackServerContext* context) con
 grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerContext* context,
                                                        const v1::CompileRequest* request,
                                                        v1::CompileResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  auto* reactor = new CompileReactor(engine_);
+  const Peer peer = PeerOf(context);
   grpc::Status status = CheckHeader(request->header());
-  if (status.ok()) status = CheckBatch(request->kernels_size(), limits_.max_batch, "compile");
+  if (status.ok()) status = ToGrpc(CheckBatch(request->kernels_size(), limits_.max_batch, "compile"));
+  Expected<PeerLimiter::Slot> slot = PeerLimiter::Slot();
+  if (status.ok()) {
+    slot = Admit(peer);
+    if (!slot.ok()) status = ToGrpc(slot.status());
+  }
   if (!status.ok() || request->kernels_size() == 0) {
     reactor->Finish(status);
     return reactor;
   }
   const int n = request->kernels_size();
   for (int i = 0; i < n; ++i) response->add_results();
-  auto remaining = std::make_shared<std::atomic<int>>(n);
-  const Peer peer = PeerOf(context);
+  // Shared by the items' callbacks; the last one answers and frees the slot.
+  struct Pending {
+    std::atomic<int> remaining;
+    PeerLimiter::Slot slot;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->remaining = n;
+  pending->slot = std::move(slot).value();
   for (int i = 0; i < n; ++i) {
-    engine_.Compile(request->kernels(i), peer, request->include_ptx(),
-                    [response, i, remaining, reactor](v1::CompileResult result) {
+    engine_.Compile(request->kernels(i), peer, request->include_ptx(), reactor->call(),
+                    [response, i, pending, reactor](v1::CompileResult result) {
                       *response->mutable_results(i) = std::move(result);
-                      if (remaining->fetch_sub(1) == 1) reactor->Finish(grpc::Status::OK);
+                      if (pending->remaining.fetch_sub(1) == 1) {
+                        pending->slot.reset();
+                        reactor->Finish(grpc::Status::OK);
+                      }
                     });
   }
   return reactor;
@@ -93,17 +129,14 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContext* context,
                                                       const v1::LookupRequest* request,
                                                       v1::LookupResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  grpc::Status status = CheckHeader(request->header());
-  if (status.ok()) status = CheckBatch(request->queries_size(), limits_.max_batch, "lookup");
-  if (status.ok()) {
+  return Answer(context, *request, [&]() -> Status {
+    QDC_RETURN_IF_ERROR(CheckBatch(request->queries_size(), limits_.max_batch, "lookup"));
     const Peer peer = PeerOf(context);
     for (const v1::FastKeyQuery& q : request->queries()) {
       *response->add_results() = engine_.Lookup(q, peer, request->include_ptx());
     }
-  }
-  reactor->Finish(status);
-  return reactor;
+    return Status::Ok();
+  });
 }
 
 grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerContext* context,
@@ -111,6 +144,7 @@ grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerCont
                                                         v1::GetStatsResponse* response) {
   return Answer(context, *request, [&] {
     *response->mutable_stats() = engine_.Stats();
+    response->mutable_stats()->set_peer_rejections(peer_rejections_);
     return Status::Ok();
   });
 }

@@ -3,16 +3,20 @@
 // every item has its result. Converts Status to grpc::Status only here.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <string>
 
 #include "daemon/engine.h"
+#include "daemon/peer_limiter.h"
 #include "daemon/unix_acceptor.h"
 #include "qdcache/v1/qdcache.grpc.pb.h"
 
 namespace qdcache::daemon {
 
 struct ServiceLimits {
-  std::size_t max_batch = 4096;
+  std::size_t max_batch = 4096;          // kernels per Compile, queries per Lookup
+  std::size_t max_peer_requests = 256;   // RPCs one tenant may have in flight; 0: unlimited
 };
 
 // Callers that are not unix-socket peers (TCP) share this tenant until
@@ -49,10 +53,18 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
 
  private:
   [[nodiscard]] Peer PeerOf(const grpc::CallbackServerContext* context) const;
+  // Takes a per-peer slot for the call, or RESOURCE_EXHAUSTED.
+  [[nodiscard]] Expected<PeerLimiter::Slot> Admit(const Peer& peer);
+  // Unary calls whose whole work is `body`: header check, admission, body.
+  template <typename Request, typename Body>
+  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const Request& request,
+                                   Body&& body);
 
   Engine& engine_;
   const PeerRegistry& peers_;
   const ServiceLimits limits_;
+  PeerLimiter peer_limiter_;
+  std::atomic<std::uint64_t> peer_rejections_{0};
 };
 
 }  // namespace qdcache::daemon

@@ -2,7 +2,7 @@
 
 namespace qdcache::daemon {
 
-ThreadPool::ThreadPool(unsigned threads) {
+ThreadPool::ThreadPool(unsigned threads, std::size_t max_queue) : max_queue_(max_queue) {
   if (threads == 0) threads = 1;
   threads_.reserve(threads);
   for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
@@ -10,14 +10,18 @@ ThreadPool::ThreadPool(unsigned threads) {
 
 ThreadPool::~ThreadPool() { Drain(); }
 
-bool ThreadPool::Submit(std::function<void()> task) {
+Status ThreadPool::Submit(std::function<void()> task) {
   {
     std::lock_guard lock(mu_);
-    if (draining_) return false;
+    if (draining_) return Unavailable("qdcached is shutting down");
+    if (queue_.size() >= max_queue_) {
+      return Unavailable("the compile queue is full (" + std::to_string(queue_.size()) +
+                         " compiles waiting, the limit set by --max-queue); retry later");
+    }
     queue_.push_back(std::move(task));
   }
   cv_.notify_one();
-  return true;
+  return Status::Ok();
 }
 
 void ThreadPool::Drain() {

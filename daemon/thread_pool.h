@@ -4,23 +4,30 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <limits>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "common/status.h"
+
 namespace qdcache::daemon {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(unsigned threads);
+  // `max_queue`: tasks that may wait (beyond those running) before Submit refuses.
+  explicit ThreadPool(unsigned threads,
+                      std::size_t max_queue = std::numeric_limits<std::size_t>::max());
   ~ThreadPool();  // Drain()s
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  // Returns false (and does not run the task) once Drain() has begun.
-  [[nodiscard]] bool Submit(std::function<void()> task);
+  // Queues `task`. UNAVAILABLE (and the task is not run) once Drain() has
+  // begun, or when max_queue tasks are already waiting (the message names
+  // the limit).
+  [[nodiscard]] Status Submit(std::function<void()> task);
 
   // Stops accepting tasks, runs everything already queued, joins the threads.
   void Drain();
@@ -36,6 +43,7 @@ class ThreadPool {
   std::deque<std::function<void()>> queue_;  // guarded by mu_
   std::size_t running_ = 0;                  // guarded by mu_
   bool draining_ = false;                    // guarded by mu_
+  const std::size_t max_queue_;
   std::vector<std::thread> threads_;
 };
 

@@ -17,24 +17,29 @@ namespace {
 
 class ScriptedCompiler final : public compiler::Compiler {
  public:
-  Expected<compiler::CompileOutput> Compile(const compiler::CompileInput& input) override {
+  Expected<compiler::CompileOutput> Compile(const compiler::CompileInput& input,
+                                            const compiler::CallControl& control) override {
     {
       std::unique_lock lock(mu_);
       ++calls_;
       cv_.wait(lock, [&] { return open_; });
+      if (control.cancel != nullptr && control.cancel->cancelled()) ++saw_cancelled_;
     }
     if (input.ir == "fail") return InvalidArgument("1:1: scripted failure");
+    if (input.ir == "crash") return Internal("compiler crashed (SIGSEGV) in scripted worker");
     compiler::CompileOutput out;
     out.kind = compiler::ArtifactKind::kSharedObject;
     out.payload = "artifact:" + std::string(input.ir);
     out.entries.push_back({"f"});
     return out;
   }
-  Expected<Digest> CanonicalIrDigest(std::string_view ir, const compiler::Target&, bool) override {
+  Expected<Digest> CanonicalIrDigest(std::string_view ir, const compiler::Target&, bool,
+                                     const compiler::CallControl&) override {
     return Sha256(ir);
   }
   // CUDA stages: PTX is "ptx:<ir>", the cubin "cubin:<ptx>/<max_registers>".
-  Expected<compiler::PtxOutput> CompileToPtx(const compiler::CompileInput& input) override {
+  Expected<compiler::PtxOutput> CompileToPtx(const compiler::CompileInput& input,
+                                             const compiler::CallControl&) override {
     std::lock_guard lock(mu_);
     ++ptx_calls_;
     compiler::PtxOutput out;
@@ -44,7 +49,8 @@ class ScriptedCompiler final : public compiler::Compiler {
   }
   Expected<compiler::CompileOutput> LinkCubin(std::string_view ptx, const std::vector<compiler::EntryInfo>& entries,
                                               const compiler::Target&,
-                                              const compiler::CompileOptions& options) override {
+                                              const compiler::CompileOptions& options,
+                                              const compiler::CallControl&) override {
     std::lock_guard lock(mu_);
     ++link_calls_;
     compiler::CompileOutput out;
@@ -79,6 +85,10 @@ class ScriptedCompiler final : public compiler::Compiler {
     std::lock_guard lock(mu_);
     return calls_;
   }
+  int saw_cancelled() {
+    std::lock_guard lock(mu_);
+    return saw_cancelled_;
+  }
 
  private:
   compiler::ToolchainInfo info_;
@@ -86,6 +96,7 @@ class ScriptedCompiler final : public compiler::Compiler {
   std::condition_variable cv_;
   bool open_ = true;
   int calls_ = 0;
+  int saw_cancelled_ = 0;
   int ptx_calls_ = 0;
   int link_calls_ = 0;
 };
@@ -97,7 +108,10 @@ struct Fixture {
     auto s = store::ArtifactStore::Open({dir.string()});
     REQUIRE(s.ok());
     store = std::move(s).value();
-    engine = std::make_unique<Engine>(compiler, *store, EngineConfig{2, {}, "test"});
+    EngineConfig config;
+    config.workers = 2;
+    config.daemon_version = "test";
+    engine = std::make_unique<Engine>(compiler, *store, config);
   }
   ~Fixture() {
     engine.reset();
@@ -108,7 +122,7 @@ struct Fixture {
   v1::CompileResult CompileSync(const v1::KernelDescriptor& d, Peer peer = {}) {
     v1::CompileResult out;
     std::latch done(1);
-    engine->Compile(d, peer, false, [&](v1::CompileResult r) {
+    engine->Compile(d, peer, false, nullptr, [&](v1::CompileResult r) {
       out = std::move(r);
       done.count_down();
     });
@@ -139,7 +153,7 @@ TEST_CASE("identical in-flight compiles are coalesced into one", "[daemon][engin
   std::vector<v1::CompileResult> results(8);
   std::latch done(8);
   for (int i = 0; i < 8; ++i) {
-    f.engine->Compile(d, {}, false, [&, i](v1::CompileResult r) {
+    f.engine->Compile(d, {}, false, nullptr, [&, i](v1::CompileResult r) {
       results[i] = std::move(r);
       done.count_down();
     });
@@ -276,4 +290,94 @@ TEST_CASE("explain lists every key component and the key they hash to", "[daemon
   // The same key the compile path uses.
   v1::CompileResult r = f.CompileSync(d);
   CHECK(r.artifact().artifact_key() == e.artifact_key());
+}
+
+namespace {
+
+struct Answer {
+  v1::CompileResult result;
+  std::latch done{1};
+};
+
+void CompileAsync(Engine& engine, const v1::KernelDescriptor& d,
+                  const std::shared_ptr<Engine::Call>& call, Answer& answer) {
+  engine.Compile(d, {}, false, call, [&answer](v1::CompileResult r) {
+    answer.result = std::move(r);
+    answer.done.count_down();
+  });
+}
+
+}  // namespace
+
+TEST_CASE("a cancelled call is answered at once and its lone compile is told to stop",
+          "[daemon][engine]") {
+  Fixture f;
+  f.compiler.Close();
+  auto call = std::make_shared<Engine::Call>();
+  Answer a;
+  v1::KernelDescriptor d = Kernel("ir");
+  CompileAsync(*f.engine, d, call, a);
+  f.engine->Cancel(call);
+  a.done.wait();  // before the compile could finish: the gate is closed
+  CHECK(a.result.status() == v1::CACHE_STATUS_ERROR);
+  CHECK(a.result.error().code() == static_cast<int>(Code::kCancelled));
+  // A later item of the same call is answered CANCELLED without compiling.
+  Answer later;
+  CompileAsync(*f.engine, Kernel("other"), call, later);
+  later.done.wait();
+  CHECK(later.result.error().code() == static_cast<int>(Code::kCancelled));
+  f.compiler.Open();
+  f.engine->Drain();
+  CHECK(f.compiler.saw_cancelled() == 1);
+  CHECK(f.compiler.calls() == 1);
+  CHECK(f.engine->Stats().cancelled() == 2);
+}
+
+TEST_CASE("a compile another call still waits for survives one caller's cancel",
+          "[daemon][engine]") {
+  Fixture f;
+  f.compiler.Close();
+  auto a_call = std::make_shared<Engine::Call>();
+  auto b_call = std::make_shared<Engine::Call>();
+  Answer a, b;
+  v1::KernelDescriptor d = Kernel("ir");
+  CompileAsync(*f.engine, d, a_call, a);
+  CompileAsync(*f.engine, d, b_call, b);
+  f.engine->Cancel(a_call);
+  a.done.wait();
+  CHECK(a.result.error().code() == static_cast<int>(Code::kCancelled));
+  f.compiler.Open();
+  b.done.wait();
+  CHECK(b.result.status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(b.result.artifact().payload() == "artifact:ir");
+  CHECK(f.compiler.saw_cancelled() == 0);
+}
+
+TEST_CASE("after a flight is cancelled the next request starts a fresh one", "[daemon][engine]") {
+  Fixture f;
+  f.compiler.Close();
+  auto call = std::make_shared<Engine::Call>();
+  Answer a, c;
+  v1::KernelDescriptor d = Kernel("ir");
+  CompileAsync(*f.engine, d, call, a);
+  f.engine->Cancel(call);
+  a.done.wait();
+  CompileAsync(*f.engine, d, nullptr, c);  // must not join the dying flight
+  CHECK(f.engine->Stats().coalesced() == 0);
+  f.compiler.Open();
+  c.done.wait();
+  CHECK(c.result.status() != v1::CACHE_STATUS_ERROR);
+  CHECK(c.result.artifact().payload() == "artifact:ir");
+}
+
+TEST_CASE("an input that crashed the compiler is answered from memory", "[daemon][engine]") {
+  Fixture f;
+  v1::CompileResult first = f.CompileSync(Kernel("crash"));
+  CHECK(first.error().code() == static_cast<int>(Code::kInternal));
+  v1::CompileResult again = f.CompileSync(Kernel("crash"));
+  CHECK(again.error().code() == static_cast<int>(Code::kInternal));
+  CHECK_THAT(again.error().message(), Catch::Contains("compiler crashed") && Catch::Contains("remembered"));
+  CHECK(f.compiler.calls() == 1);
+  CHECK(f.engine->Stats().remembered_failures() == 1);
+  CHECK(f.store->Stats().artifacts == 0);
 }

@@ -1,4 +1,5 @@
 #include <atomic>
+#include <future>
 #include <catch2/catch.hpp>
 
 #include "daemon/thread_pool.h"
@@ -8,7 +9,7 @@ using qdcache::daemon::ThreadPool;
 TEST_CASE("every submitted task runs before Drain returns", "[daemon]") {
   std::atomic<int> ran{0};
   ThreadPool pool(3);
-  for (int i = 0; i < 100; ++i) REQUIRE(pool.Submit([&] { ++ran; }));
+  for (int i = 0; i < 100; ++i) REQUIRE(pool.Submit([&] { ++ran; }).ok());
   pool.Drain();
   CHECK(ran == 100);
   CHECK(pool.queued_or_running() == 0);
@@ -18,6 +19,26 @@ TEST_CASE("a drained pool refuses new tasks", "[daemon]") {
   ThreadPool pool(1);
   pool.Drain();
   bool ran = false;
-  CHECK_FALSE(pool.Submit([&] { ran = true; }));
+  CHECK_FALSE(pool.Submit([&] { ran = true; }).ok());
   CHECK_FALSE(ran);
+}
+
+TEST_CASE("a full queue refuses tasks with UNAVAILABLE naming the limit", "[daemon]") {
+  ThreadPool pool(1, /*max_queue=*/2);
+  std::promise<void> release;
+  std::shared_future<void> gate = release.get_future().share();
+  std::promise<void> started;
+  REQUIRE(pool.Submit([&] {
+    started.set_value();
+    gate.wait();
+  }).ok());
+  started.get_future().wait();  // the one thread is busy: later tasks queue
+  REQUIRE(pool.Submit([] {}).ok());
+  REQUIRE(pool.Submit([] {}).ok());
+  qdcache::Status refused = pool.Submit([] {});
+  CHECK(refused.code() == qdcache::Code::kUnavailable);
+  CHECK_THAT(refused.message(), Catch::Contains("--max-queue"));
+  release.set_value();
+  pool.Drain();
+  CHECK(pool.Submit([] {}).code() == qdcache::Code::kUnavailable);
 }

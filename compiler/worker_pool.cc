@@ -1,0 +1,257 @@
+#include "compiler/worker_pool.h"
+
+#include <algorithm>
+#include <cstring>
+#include <future>
+
+#include "compiler/worker_protocol.h"
+
+namespace qdcache::compiler {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool SameToolchain(const ToolchainInfo& a, const ToolchainInfo& b) {
+  return a.llvm_version == b.llvm_version && a.cuda_version == b.cuda_version &&
+         a.ptx_isa_version == b.ptx_isa_version && a.libdevice_digest == b.libdevice_digest &&
+         a.cuda_sms == b.cuda_sms && a.cuda_available == b.cuda_available &&
+         a.nvjitlink_version == b.nvjitlink_version && a.libc_version == b.libc_version;
+}
+
+std::string Seconds(std::chrono::milliseconds ms) {
+  const auto whole = ms.count() / 1000;
+  const auto frac = ms.count() % 1000;
+  return std::to_string(whole) + (frac != 0 ? "." + std::to_string(1000 + frac).substr(1) : "") + " s";
+}
+
+void ToWire(const CompileInput& in, worker::v1::CompileRequest* w) {
+  w->set_ir(in.ir.data(), in.ir.size());
+  ToWire(in.target, w->mutable_target());
+  ToWire(in.options, w->mutable_options());
+  for (const std::string& e : in.entry_points) w->add_entry_points(e);
+}
+
+}  // namespace
+
+WorkerPool::WorkerPool(WorkerPoolConfig config) : config_(std::move(config)) {
+  key_.size = std::max(1u, config_.key_workers);
+  compile_.size = std::max(1u, config_.compile_workers);
+  supervisor_ = std::thread([this] { SupervisorLoop(); });
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard lock(supervisor_mu_);
+    stopping_ = true;
+  }
+  supervisor_cv_.notify_all();
+  supervisor_.join();
+  std::lock_guard lock(mu_);
+  key_.idle.clear();  // SIGKILL + reap
+  compile_.idle.clear();
+}
+
+Expected<std::unique_ptr<WorkerPool>> WorkerPool::Start(WorkerPoolConfig config) {
+  std::unique_ptr<WorkerPool> pool(new WorkerPool(std::move(config)));
+  bool first = true;
+  for (Lane* lane : {&pool->key_, &pool->compile_}) {
+    for (unsigned i = 0; i < lane->size; ++i) {
+      QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, pool->SpawnOnSupervisor());
+      if (first) {
+        pool->toolchain_ = worker->toolchain();
+        first = false;
+      } else if (!SameToolchain(worker->toolchain(), pool->toolchain_)) {
+        return Internal("compile workers report different toolchains");
+      }
+      std::lock_guard lock(pool->mu_);
+      lane->idle.push_back(std::move(worker));
+      ++lane->live;
+    }
+  }
+  return pool;
+}
+
+void WorkerPool::SupervisorLoop() {
+  std::unique_lock lock(supervisor_mu_);
+  for (;;) {
+    supervisor_cv_.wait(lock, [&] { return stopping_ || !supervisor_jobs_.empty(); });
+    if (stopping_) return;
+    std::vector<std::function<void()>> jobs = std::move(supervisor_jobs_);
+    supervisor_jobs_.clear();
+    lock.unlock();
+    for (auto& job : jobs) job();
+    lock.lock();
+  }
+}
+
+Expected<std::unique_ptr<WorkerProcess>> WorkerPool::SpawnOnSupervisor() {
+  auto done = std::make_shared<std::promise<Expected<std::unique_ptr<WorkerProcess>>>>();
+  std::future<Expected<std::unique_ptr<WorkerProcess>>> result = done->get_future();
+  {
+    std::lock_guard lock(supervisor_mu_);
+    if (stopping_) return Unavailable("compile workers are shutting down");
+    supervisor_jobs_.push_back([this, done] {
+      Expected<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::Spawn(config_.spawn);
+      if (worker.ok()) ++started_;
+      done->set_value(std::move(worker));
+    });
+  }
+  supervisor_cv_.notify_one();
+  return result.get();
+}
+
+void WorkerPool::Replenish(Lane& lane) {
+  std::lock_guard lock(supervisor_mu_);
+  if (stopping_) return;
+  supervisor_jobs_.push_back([this, &lane] {
+    {
+      std::lock_guard pool_lock(mu_);
+      if (lane.live >= lane.size) return;
+      ++lane.live;
+    }
+    Expected<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::Spawn(config_.spawn);
+    std::lock_guard pool_lock(mu_);
+    if (!worker.ok()) {
+      --lane.live;  // the next Acquire tries again and reports why
+      return;
+    }
+    ++started_;
+    lane.idle.push_back(std::move(worker).value());
+    idle_cv_.notify_one();
+  });
+  supervisor_cv_.notify_one();
+}
+
+Expected<std::unique_ptr<WorkerProcess>> WorkerPool::Acquire(Lane& lane, const CallControl& control) {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    if (control.cancel != nullptr && control.cancel->cancelled()) return Cancelled("compile cancelled");
+    if (Clock::now() >= control.deadline) return DeadlineExceeded("deadline passed waiting for a compile worker");
+    if (!lane.idle.empty()) {
+      std::unique_ptr<WorkerProcess> worker = std::move(lane.idle.back());
+      lane.idle.pop_back();
+      return worker;
+    }
+    if (lane.live < lane.size) {
+      ++lane.live;
+      lock.unlock();
+      Expected<std::unique_ptr<WorkerProcess>> worker = SpawnOnSupervisor();
+      lock.lock();
+      if (!worker.ok()) --lane.live;
+      return worker;
+    }
+    // Wakes for a released worker; re-checks cancellation every 100 ms.
+    idle_cv_.wait_for(lock, std::chrono::milliseconds(100));
+  }
+}
+
+void WorkerPool::Release(Lane& lane, std::unique_ptr<WorkerProcess> worker) {
+  if (worker->alive()) {
+    std::lock_guard lock(mu_);
+    lane.idle.push_back(std::move(worker));
+    idle_cv_.notify_one();
+    return;
+  }
+  worker.reset();  // already reaped
+  {
+    std::lock_guard lock(mu_);
+    --lane.live;
+  }
+  Replenish(lane);
+}
+
+void WorkerPool::Count(const Status& failure) {
+  switch (failure.code()) {
+    case Code::kCancelled: ++cancelled_; break;
+    case Code::kDeadlineExceeded: ++timed_out_; break;
+    case Code::kResourceExhausted: ++out_of_memory_; break;
+    default: ++crashed_; break;
+  }
+}
+
+Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Request& request,
+                                               const CallControl& control) {
+  CallControl bounded = control;
+  bool pool_limit = false;
+  if (config_.compile_timeout.count() > 0) {
+    const Clock::time_point limit = Clock::now() + config_.compile_timeout;
+    if (limit < bounded.deadline) {
+      bounded.deadline = limit;
+      pool_limit = true;
+    }
+  }
+  QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, Acquire(lane, control));
+  Expected<worker::v1::Response> response = worker->Call(request, bounded);
+  if (!worker->alive()) Count(response.ok() ? StatusFromWire(*response) : response.status());
+  Release(lane, std::move(worker));
+  if (!response.ok() && response.status().code() == Code::kDeadlineExceeded && pool_limit) {
+    return DeadlineExceeded("compile exceeded the time limit of " + Seconds(config_.compile_timeout) +
+                            "; its worker was killed");
+  }
+  return response;
+}
+
+Expected<CompileOutput> WorkerPool::Compile(const CompileInput& input, const CallControl& control) {
+  worker::v1::Request request;
+  ToWire(input, request.mutable_compile());
+  QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(compile_, request, control));
+  QDC_RETURN_IF_ERROR(StatusFromWire(response));
+  return FromWire(response.output());
+}
+
+Expected<Digest> WorkerPool::CanonicalIrDigest(std::string_view ir, const Target& target,
+                                               bool keep_debug_info, const CallControl& control) {
+  worker::v1::Request request;
+  worker::v1::DigestRequest* r = request.mutable_digest();
+  r->set_ir(ir.data(), ir.size());
+  ToWire(target, r->mutable_target());
+  r->set_keep_debug_info(keep_debug_info);
+  QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(key_, request, control));
+  QDC_RETURN_IF_ERROR(StatusFromWire(response));
+  Digest digest{};
+  if (response.digest().size() != digest.size()) return Internal("compile worker sent a malformed digest");
+  std::memcpy(digest.data(), response.digest().data(), digest.size());
+  return digest;
+}
+
+Expected<PtxOutput> WorkerPool::CompileToPtx(const CompileInput& input, const CallControl& control) {
+  worker::v1::Request request;
+  ToWire(input, request.mutable_compile_to_ptx());
+  QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(compile_, request, control));
+  QDC_RETURN_IF_ERROR(StatusFromWire(response));
+  CompileOutput out = FromWire(response.output());
+  PtxOutput ptx;
+  ptx.ptx = std::move(out.ptx);
+  ptx.entries = std::move(out.entries);
+  ptx.log = std::move(out.log);
+  ptx.timings = out.timings;
+  return ptx;
+}
+
+Expected<CompileOutput> WorkerPool::LinkCubin(std::string_view ptx, const std::vector<EntryInfo>& entries,
+                                              const Target& target, const CompileOptions& options,
+                                              const CallControl& control) {
+  worker::v1::Request request;
+  worker::v1::LinkRequest* r = request.mutable_link_cubin();
+  r->set_ptx(ptx.data(), ptx.size());
+  for (const EntryInfo& e : entries) ToWire(e, r->add_entries());
+  ToWire(target, r->mutable_target());
+  ToWire(options, r->mutable_options());
+  QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(compile_, request, control));
+  QDC_RETURN_IF_ERROR(StatusFromWire(response));
+  return FromWire(response.output());
+}
+
+WorkerPoolStats WorkerPool::stats() const {
+  WorkerPoolStats s;
+  s.started = started_;
+  s.crashed = crashed_;
+  s.timed_out = timed_out_;
+  s.out_of_memory = out_of_memory_;
+  s.cancelled = cancelled_;
+  std::lock_guard lock(mu_);
+  s.live = key_.live + compile_.live;
+  return s;
+}
+
+}  // namespace qdcache::compiler

@@ -1,0 +1,110 @@
+// The Compiler that qdcached uses: every call runs in a supervised compile
+// worker process (worker_process.h), so no LLVM or nvJitLink code touches
+// client input inside the daemon. Two lanes of workers: `key` for
+// CanonicalIrDigest (short, on the request path of cache hits) and `compile`
+// for Compile / CompileToPtx / LinkCubin, so hits never queue behind
+// compiles. Workers are started up front, reused across calls, and replaced
+// when they die; a call that crashes, hangs past its limit, runs out of
+// memory or is cancelled kills only its own worker.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/expected.h"
+#include "compiler/compiler.h"
+#include "compiler/worker_process.h"
+
+namespace qdcache::compiler {
+
+struct WorkerPoolConfig {
+  WorkerSpawnConfig spawn;
+  unsigned compile_workers = 1;
+  unsigned key_workers = 1;
+  // Each call's limit, on top of its own CallControl deadline. 0: none.
+  std::chrono::milliseconds compile_timeout{std::chrono::minutes(2)};
+};
+
+struct WorkerPoolStats {
+  std::uint64_t started = 0;        // worker processes started, initial ones included
+  std::uint64_t crashed = 0;        // died by a signal or an unexpected exit / LLVM fatal error
+  std::uint64_t timed_out = 0;      // killed past the compile time limit or deadline
+  std::uint64_t out_of_memory = 0;  // ran out of memory under the limit
+  std::uint64_t cancelled = 0;      // killed because every caller had gone
+  unsigned live = 0;                // processes alive now
+};
+
+class WorkerPool final : public Compiler {
+ public:
+  // Starts every worker and checks that they agree on the toolchain.
+  // UNAVAILABLE if a worker cannot be started.
+  [[nodiscard]] static Expected<std::unique_ptr<WorkerPool>> Start(WorkerPoolConfig config);
+  ~WorkerPool() override;  // kills every worker; calls must have returned
+
+  Expected<CompileOutput> Compile(const CompileInput& input, const CallControl& control) override;
+  Expected<Digest> CanonicalIrDigest(std::string_view ir, const Target& target, bool keep_debug_info,
+                                     const CallControl& control) override;
+  Expected<PtxOutput> CompileToPtx(const CompileInput& input, const CallControl& control) override;
+  Expected<CompileOutput> LinkCubin(std::string_view ptx, const std::vector<EntryInfo>& entries,
+                                    const Target& target, const CompileOptions& options,
+                                    const CallControl& control) override;
+  const ToolchainInfo& toolchain() const override { return toolchain_; }
+
+  [[nodiscard]] WorkerPoolStats stats() const;
+
+  // Keep the base class's overloads without a CallControl visible.
+  using Compiler::CanonicalIrDigest;
+  using Compiler::Compile;
+  using Compiler::CompileToPtx;
+  using Compiler::LinkCubin;
+
+ private:
+  struct Lane {
+    explicit Lane(const char* lane_name) : name(lane_name) {}
+    const char* name;
+    unsigned size = 0;
+    std::vector<std::unique_ptr<WorkerProcess>> idle;  // guarded by WorkerPool::mu_
+    unsigned live = 0;  // processes idle, busy or being started; guarded by mu_
+  };
+  explicit WorkerPool(WorkerPoolConfig config);
+
+  // Runs `request` on a worker of `lane`: waits for an idle one (or starts
+  // one), calls it, and puts it back or replaces it.
+  Expected<worker::v1::Response> Run(Lane& lane, const worker::v1::Request& request,
+                                     const CallControl& control);
+  Expected<std::unique_ptr<WorkerProcess>> Acquire(Lane& lane, const CallControl& control);
+  void Release(Lane& lane, std::unique_ptr<WorkerProcess> worker);
+  void Count(const Status& failure);
+  // Starts a worker on the spawner thread (so PR_SET_PDEATHSIG ties it to a
+  // thread that lives as long as the pool) and waits for it.
+  Expected<std::unique_ptr<WorkerProcess>> SpawnOnSupervisor();
+  void Replenish(Lane& lane);  // async: starts a replacement if the lane is short
+  void SupervisorLoop();
+
+  const WorkerPoolConfig config_;
+  ToolchainInfo toolchain_;
+
+  mutable std::mutex mu_;
+  std::condition_variable idle_cv_;
+  Lane key_{"key"};
+  Lane compile_{"compile"};  // NOLINT: both guarded by mu_ (idle, live)
+
+  std::mutex supervisor_mu_;
+  std::condition_variable supervisor_cv_;
+  std::vector<std::function<void()>> supervisor_jobs_;  // guarded by supervisor_mu_
+  bool stopping_ = false;                                // guarded by supervisor_mu_
+  std::thread supervisor_;
+
+  std::atomic<std::uint64_t> started_{0}, crashed_{0}, timed_out_{0}, out_of_memory_{0},
+      cancelled_{0};
+};
+
+}  // namespace qdcache::compiler
