@@ -28,8 +28,8 @@ std::string SignalName(int sig) {
 std::string MiB(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 // Runs in the forked child: async-signal-safe calls only, then exec.
-[[noreturn]] void ExecWorker(int fd, pid_t parent, std::uint64_t memory_limit, char* const argv[],
-                             char* const envp[]) {
+[[noreturn]] void ExecWorker(int fd, pid_t parent, std::uint64_t memory_limit, const char* path,
+                             char* const argv[], char* const envp[]) {
   ::setpgid(0, 0);  // terminal signals (Ctrl-C) go to the daemon, which stops its workers
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
   if (fd == kWorkerFd) {
@@ -45,14 +45,15 @@ std::string MiB(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " Mi
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::execve(argv[0], argv, envp);
+  ::execve(path, argv, envp);
   ::_exit(127);
 }
 
 }  // namespace
 
 Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnConfig& config) {
-  std::vector<std::string> args = {config.executable, kCompileWorkerFlag,
+  // argv[0] names the process in ps; the binary is config.executable.
+  std::vector<std::string> args = {"qdcached-compile-worker", kCompileWorkerFlag,
                                    "--fd=" + std::to_string(kWorkerFd)};
   args.insert(args.end(), config.args.begin(), config.args.end());
   std::vector<char*> argv;
@@ -77,7 +78,10 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnC
     ::close(fds[1]);
     return Unavailable(std::string("cannot fork a compile worker: ") + strerror(err));
   }
-  if (pid == 0) ExecWorker(fds[1], parent, config.memory_limit_bytes, argv.data(), envp.data());
+  if (pid == 0) {
+    ExecWorker(fds[1], parent, config.memory_limit_bytes, config.executable.c_str(), argv.data(),
+               envp.data());
+  }
   ::close(fds[1]);
 
   std::unique_ptr<WorkerProcess> worker(new WorkerProcess(pid, fds[0], config.memory_limit_bytes));

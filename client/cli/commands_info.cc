@@ -1,6 +1,9 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "client/cli/commands.h"
 #include "client/cli/output.h"
@@ -11,30 +14,19 @@ int RunStats(client::Client& client, bool json) {
   Expected<v1::Stats> stats = client.Stats();
   if (!stats.ok()) return PrintError(stats.status()), kExitFailure;
   const v1::Stats& s = *stats;
-  const std::pair<const char*, std::uint64_t> counters[] = {
-      {"requests", s.requests()},
-      {"compiles", s.compiles()},
-      {"hits", s.hits()},
-      {"alias_hits", s.alias_hits()},
-      {"stage_hits", s.stage_hits()},
-      {"misses", s.misses()},
-      {"coalesced", s.coalesced()},
-      {"errors", s.errors()},
-      {"store_artifacts", s.store_artifacts()},
-      {"store_aliases", s.store_aliases()},
-      {"store_bytes", s.store_bytes()},
-      {"stage_entries", s.stage_entries()},
-      {"stage_bytes", s.stage_bytes()},
-      {"total_bytes", s.total_bytes()},
-      {"max_bytes", s.max_bytes()},
-      {"evictions", s.evictions()},
-      {"evicted_bytes", s.evicted_bytes()},
-      {"corrupt_dropped", s.corrupt_dropped()},
-      {"store_errors", s.store_errors()},
-      {"in_flight", s.in_flight()},
-      {"workers", s.workers()},
-      {"uptime_seconds", s.uptime_seconds()},
-  };
+  // Every integer field of Stats, in declaration order (new counters show
+  // up without touching the CLI).
+  std::vector<std::pair<std::string, std::uint64_t>> counters;
+  const google::protobuf::Descriptor* d = s.GetDescriptor();
+  const google::protobuf::Reflection* r = s.GetReflection();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* f = d->field(i);
+    if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT64) {
+      counters.emplace_back(f->name(), r->GetUInt64(s, f));
+    } else if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT32) {
+      counters.emplace_back(f->name(), r->GetUInt32(s, f));
+    }
+  }
   if (json) {
     nlohmann::json j;
     for (const auto& [name, value] : counters) j[name] = value;
@@ -46,10 +38,10 @@ int RunStats(client::Client& client, bool json) {
   }
   std::printf("qdcached %s at %s\n", s.version().c_str(), client.target().c_str());
   for (const auto& [name, value] : counters) {
-    std::printf("  %-16s %llu\n", name, static_cast<unsigned long long>(value));
+    std::printf("  %-22s %llu\n", name.c_str(), static_cast<unsigned long long>(value));
   }
-  std::printf("  %-16s %.3f\n", "compile_seconds", s.compile_seconds());
-  std::printf("  %-16s %s\n", "toolchain", s.toolchain().c_str());
+  std::printf("  %-22s %.3f\n", "compile_seconds", s.compile_seconds());
+  std::printf("  %-22s %s\n", "toolchain", s.toolchain().c_str());
   return kExitOk;
 }
 

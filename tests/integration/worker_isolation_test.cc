@@ -1,0 +1,239 @@
+// Compile workers: a crash, a compile past the time limit, a memory blow-up
+// or a cancelled request costs one worker process, never the daemon; the
+// daemon's own process never runs LLVM on client input.
+#include <signal.h>
+#include <sys/syscall.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "client/wire_target.h"
+#include "tests/support/cli_json.h"
+#include "tests/support/daemon_process.h"
+#include "tests/support/kernels.h"
+#include "tests/support/subprocess.h"
+
+using namespace qdcache;
+using namespace qdcache::testing;
+
+namespace {
+
+// A CPU kernel with one basic block of `n` dependent float operations: the
+// X86 instruction scheduler takes seconds on it (about 7 s for 20,000 and
+// 25 s for 40,000 on the CI machine), a compile that is slow for real.
+v1::KernelDescriptor SlowCpuKernel(int n, const std::string& name = "slow") {
+  std::ostringstream ir;
+  ir << "define void @" << name << "(ptr %p, float %x) {\nentry:\n  %v0 = fadd float %x, 1.0\n";
+  const char* ops[] = {"fadd", "fmul", "fsub"};
+  for (int i = 1; i < n; ++i) {
+    ir << "  %v" << i << " = " << ops[i % 3] << " float %v" << i - 1 << ", %v" << (i * 7919LL) % i << "\n";
+  }
+  ir << "  store float %v" << n - 1 << ", ptr %p\n  ret void\n}\n";
+  v1::KernelDescriptor d;
+  d.set_ir(ir.str());
+  *d.mutable_target() = *client::ParseWireTarget("cpu:x86-64");
+  return d;
+}
+
+v1::CompileResult CompileWith(const DaemonProcess& daemon, const v1::KernelDescriptor& d,
+                              std::chrono::milliseconds timeout, Status* rpc_status = nullptr) {
+  client::ClientOptions options;
+  options.socket_path = daemon.socket_path();
+  options.timeout = timeout;
+  auto c = client::Client::Connect(options);
+  REQUIRE(c.ok());
+  v1::CompileRequest request;
+  *request.add_kernels() = d;
+  auto response = (*c)->Compile(std::move(request));
+  if (rpc_status != nullptr) *rpc_status = response.status();
+  if (!response.ok()) return {};
+  REQUIRE(response->results_size() == 1);
+  return response->results(0);
+}
+
+v1::Stats StatsOf(const DaemonProcess& daemon) {
+  auto s = daemon.Connect()->Stats();
+  REQUIRE(s.ok());
+  return *s;
+}
+
+// Worker processes of the daemon: the children of any of its threads (a
+// supervisor thread starts them).
+std::vector<pid_t> Children(pid_t pid) {
+  std::vector<pid_t> out;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+    std::ifstream in(task.path() / "children");
+    pid_t child;
+    while (in >> child) out.push_back(child);
+  }
+  return out;
+}
+
+void CheckGoodCompile(const DaemonProcess& daemon) {
+  v1::CompileResult ok = CompileOne(*daemon.Connect(), Descriptor("cpu/saxpy.ll", "cpu:x86-64"));
+  CHECK(ok.has_artifact());
+  CHECK(IsX86SharedObject(ok.artifact().payload()));
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+}  // namespace
+
+TEST_CASE("an input that crashes LLVM costs one worker: the daemon and other compiles carry on",
+          "[integration][workers]") {
+  QDC_REQUIRE_CUDA_BUILT();
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--workers", "2"});
+  daemon.Start();
+  const pid_t pid = daemon.pid();
+  const v1::KernelDescriptor crasher = Descriptor("crash/nvptx_fp128_arg.ll", "cuda:sm_80");
+
+  // Well-formed compiles running at the same time all succeed.
+  const char* good[] = {"cpu/saxpy.ll", "cpu/block_reduce.ll", "cpu/stencil2d.ll"};
+  std::vector<v1::CompileResult> results(3);
+  v1::CompileResult crashed;
+  {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 3; ++i) {
+      threads.emplace_back([&, i] { results[i] = CompileOne(*daemon.Connect(), Descriptor(good[i], "cpu:x86-64")); });
+    }
+    threads.emplace_back([&] { crashed = CompileOne(*daemon.Connect(), crasher); });
+    for (auto& t : threads) t.join();
+  }
+  for (const auto& r : results) CHECK(r.status() == v1::CACHE_STATUS_COMPILED);
+  REQUIRE(crashed.status() == v1::CACHE_STATUS_ERROR);
+  CHECK(crashed.error().code() == static_cast<int>(Code::kInternal));
+  CHECK_THAT(crashed.error().message(), Catch::Contains("compiler crashed (SIGSEGV)"));
+
+  // A retry is answered from memory: no second worker is sacrificed.
+  v1::CompileResult again = CompileOne(*daemon.Connect(), crasher);
+  CHECK(again.error().code() == static_cast<int>(Code::kInternal));
+  CHECK_THAT(again.error().message(), Catch::Contains("remembered"));
+
+  v1::Stats s = StatsOf(daemon);
+  CHECK(s.worker_crashes() == 1);
+  CHECK(s.remembered_failures() == 1);
+  CHECK(s.compiles() == 3);
+  CHECK(s.store_artifacts() == 3);
+  CheckGoodCompile(daemon);
+  CHECK(daemon.running());
+  CHECK(daemon.pid() == pid);
+  CHECK(::kill(pid, 0) == 0);
+  CHECK(daemon.Stop() == 0);
+  CHECK_THAT(daemon.log(), Catch::Contains("FoldConstantArithmetic"));  // the worker's stack trace
+}
+
+TEST_CASE("a compile past the time limit is killed and answered DEADLINE_EXCEEDED",
+          "[integration][workers]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--workers", "1", "--compile-timeout", "1s"});
+  daemon.Start();
+  v1::CompileResult r = CompileOne(*daemon.Connect(), SlowCpuKernel(40000));
+  REQUIRE(r.status() == v1::CACHE_STATUS_ERROR);
+  CHECK(r.error().code() == static_cast<int>(Code::kDeadlineExceeded));
+  CHECK_THAT(r.error().message(), Catch::Contains("time limit of 1 s"));
+  CheckGoodCompile(daemon);  // the one compile worker was replaced
+  v1::Stats s = StatsOf(daemon);
+  CHECK(s.worker_timeouts() == 1);
+  CHECK(s.store_artifacts() == 1);
+  CHECK(daemon.Stop() == 0);
+}
+
+TEST_CASE("a compile past the worker memory limit is answered RESOURCE_EXHAUSTED",
+          "[integration][workers]") {
+  if (kSanitized) {
+    WARN("sanitizer build: workers run without an address-space limit; skipping");
+    return;
+  }
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--workers", "1", "--worker-memory", "512M"});
+  daemon.Start();
+  // A few bytes of IR whose object file holds a 256 MiB initializer.
+  v1::KernelDescriptor d;
+  d.set_ir(
+      "@g = global <268435456 x i8> splat (i8 1)\n"
+      "define i8 @f(i64 %i) {\n  %p = getelementptr i8, ptr @g, i64 %i\n"
+      "  %v = load i8, ptr %p\n  ret i8 %v\n}\n");
+  *d.mutable_target() = *client::ParseWireTarget("cpu:x86-64");
+  d.mutable_options()->set_opt_level(0);
+  v1::CompileResult r = CompileOne(*daemon.Connect(), d);
+  REQUIRE(r.status() == v1::CACHE_STATUS_ERROR);
+  CHECK(r.error().code() == static_cast<int>(Code::kResourceExhausted));
+  CHECK_THAT(r.error().message(), Catch::Contains("memory limit of 512 MiB"));
+  CheckGoodCompile(daemon);
+  CHECK(StatsOf(daemon).worker_out_of_memory() == 1);
+  CHECK(daemon.Stop() == 0);
+}
+
+TEST_CASE("a request whose deadline passes stops its compile", "[integration][workers]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--workers", "1"});
+  daemon.Start();
+  Status rpc;
+  (void)CompileWith(daemon, SlowCpuKernel(40000), std::chrono::milliseconds(500), &rpc);
+  CHECK(rpc.code() == Code::kDeadlineExceeded);
+  // The single compile worker is free again only once the abandoned compile
+  // was killed: this compile finishing proves it did not run on.
+  CheckGoodCompile(daemon);
+  v1::Stats s = StatsOf(daemon);
+  CHECK(s.worker_kills_cancelled() == 1);
+  CHECK(s.worker_timeouts() == 0);
+  CHECK(s.cancelled() == 1);
+  CHECK(s.store_artifacts() == 1);
+  CHECK(daemon.Stop() == 0);
+}
+
+TEST_CASE("compile workers die with a daemon killed by SIGKILL", "[integration][workers]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--workers", "2"});
+  daemon.Start();
+  std::vector<pid_t> workers = Children(daemon.pid());
+  REQUIRE(workers.size() == 3);  // 2 compile workers + 1 digest worker
+  std::vector<int> pidfds;
+  for (pid_t w : workers) {
+    int fd = static_cast<int>(::syscall(SYS_pidfd_open, w, 0));
+    REQUIRE(fd >= 0);
+    pidfds.push_back(fd);
+  }
+  daemon.Kill();
+  for (int fd : pidfds) {
+    pollfd p{fd, POLLIN, 0};
+    CHECK(::poll(&p, 1, 30'000) == 1);  // readable once the process has exited
+    ::close(fd);
+  }
+}
+
+TEST_CASE("the per-peer request limit answers RESOURCE_EXHAUSTED naming the limit",
+          "[integration][workers]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--workers", "1", "--max-peer-requests", "1"});
+  daemon.Start();
+  Status slow_rpc;
+  std::thread slow([&] {
+    (void)CompileWith(daemon, SlowCpuKernel(40000), std::chrono::seconds(120), &slow_rpc);
+  });
+  // Until the slow compile is admitted, stats requests pass; then the
+  // tenant's one slot is taken.
+  Expected<v1::Stats> refused = v1::Stats();
+  auto client = daemon.Connect();
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (refused.ok() && std::chrono::steady_clock::now() < give_up) refused = client->Stats();
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == Code::kResourceExhausted);
+  CHECK_THAT(refused.status().message(), Catch::Contains("--max-peer-requests"));
+  daemon.Kill();  // ends the slow call too
+  slow.join();
+  CHECK_FALSE(slow_rpc.ok());
+}
