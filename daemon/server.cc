@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -33,6 +34,8 @@ EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::Work
   c.daemon_version = kVersion;
   c.max_bytes = options.max_bytes;
   c.worker_stats = [&workers] { return workers.stats(); };
+  constexpr std::uint64_t kResponseOverhead = 1 << 20;  // headers, entries, log
+  c.max_artifact_bytes = options.max_message_bytes - std::min(options.max_message_bytes / 2, kResponseOverhead);
   return c;
 }
 
