@@ -20,6 +20,15 @@ struct DaemonOptions {
   bool sync_writes = false;    // fsync each store write (power-loss durability)
   std::uint64_t max_bytes = 10ull << 30;  // store byte cap, LRU eviction beyond it; 0 = none
   int ready_fd = -1;           // write "ready\n" here once serving, then close it
+
+  // Security (DESIGN §7, proto/PROTOCOL.md); checked by LoadSecurity.
+  std::string socket_group;        // group of the unix socket (mode 0660); empty: the daemon's
+  std::string tls_cert_file;       // TCP: server certificate chain (PEM); with tls_key_file
+  std::string tls_key_file;        // TCP: its private key (PEM)
+  std::string tls_client_ca_file;  // TCP: mutual TLS, client certificates must chain to this CA
+  std::string token_file;          // TCP: bearer tokens, lines "NAME ROLE TOKEN"
+  std::string tls_client_role = "write";  // role of a client-certificate peer without a token
+  std::string read_compile = "serve";     // a read peer's Compile: serve (nothing stored) | refuse
 };
 
 // Parses argv (flags as in --help). Returns the options, or INVALID_ARGUMENT

@@ -68,6 +68,9 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
   }
   const std::string key = keyed->key;
   const bool no_store = keyed->kernel.no_store;
+  // A read-only peer may hit the store but leads no storing flight.
+  const bool store_result = !no_store && peer.may_write;
+  keyed->read_only = !peer.may_write;
   Waiter waiter{std::move(done), &descriptor, peer, include_ptx};
 
   if (!no_store && !keyed->kernel.recache) {
@@ -86,7 +89,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
 
   auto flight = std::make_shared<Flight>();
   bool leader = true;
-  if (no_store) {
+  if (!store_result) {
     flight->waiters.push_back(std::move(waiter));
   } else {
     std::lock_guard lock(mu_);
@@ -100,7 +103,6 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
     return;
   }
 
-  const bool store_result = !no_store;
   bool submitted = pool_.Submit([this, keyed = std::move(keyed).value(), flight, store_result]() mutable {
     RunCompile(std::move(keyed), std::move(flight), store_result);
   });
@@ -127,7 +129,7 @@ Expected<compiler::CompileOutput> Engine::CompileCuda(const Keyed& k, bool* stag
   const compiler::CompileInput& in = k.kernel.input;
   // no_store: touch no cache at all; recache: distrust what is stored, refill it.
   const bool read_stages = !k.kernel.no_store && !k.kernel.recache;
-  const bool write_stages = !k.kernel.no_store;
+  const bool write_stages = !k.kernel.no_store && !k.read_only;
   auto read_stage = [&](const Digest& key) -> std::optional<compiler::CompileOutput> {
     if (!read_stages) return std::nullopt;
     Expected<std::optional<std::string>> got = store_.GetStage(DigestBytes(key));
@@ -252,7 +254,7 @@ v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waite
 
 void Engine::RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key) {
   const v1::KernelDescriptor& d = *waiter.descriptor;
-  if (d.fast_key().empty() || d.no_store()) return;
+  if (d.fast_key().empty() || d.no_store() || !waiter.peer.may_write) return;
   store::AliasKey alias{waiter.peer.tenant, d.namespace_(), target, d.fast_key()};
   Expected<std::optional<store::ArtifactKey>> existing = store_.GetAlias(alias);
   if (existing.ok() && existing->has_value() && **existing == key) return;

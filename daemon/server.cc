@@ -11,7 +11,9 @@
 
 #include "common/paths.h"
 #include "compiler/compiler.h"
+#include "daemon/call_auth.h"
 #include "daemon/engine.h"
+#include "daemon/security_setup.h"
 #include "daemon/service.h"
 #include "daemon/socket_path.h"
 #include "daemon/unix_acceptor.h"
@@ -25,20 +27,22 @@ constexpr auto kDrainDeadline = std::chrono::seconds(60);
 
 class ServerImpl final : public Server {
  public:
-  ServerImpl(DaemonOptions options, std::unique_ptr<store::ArtifactStore> store,
+  ServerImpl(DaemonOptions options, SecuritySetup security, std::unique_ptr<store::ArtifactStore> store,
              std::unique_ptr<compiler::Compiler> compiler)
       : options_(std::move(options)),
         store_(std::move(store)),
         compiler_(std::move(compiler)),
         engine_(*compiler_, *store_,
                 EngineConfig{options_.workers, DescriptorLimits{}, std::string(kVersion), options_.max_bytes}),
-        service_(engine_, peers_, ServiceLimits{}) {}
+        security_(std::move(security)),
+        call_auth_(peers_, security_.authenticator, security_.tcp_client_certs),
+        service_(engine_, call_auth_, ServiceLimits{}) {}
 
   ~ServerImpl() override { Shutdown(); }
 
   Status Listen() {
     QDC_RETURN_IF_ERROR(PrepareSocketPath(options_.socket_path));
-    QDC_ASSIGN_OR_RETURN(acceptor_, UnixAcceptor::Listen(options_.socket_path, 0660));
+    QDC_ASSIGN_OR_RETURN(acceptor_, UnixAcceptor::Listen(options_.socket_path, 0660, security_.socket_group));
     grpc::EnableDefaultHealthCheckService(true);
     grpc::ServerBuilder builder;
     const int max_message = static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX));
@@ -46,7 +50,7 @@ class ServerImpl final : public Server {
     builder.SetMaxSendMessageSize(max_message);
     int tcp_port = 0;
     if (!options_.listen.empty()) {
-      builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(), &tcp_port);
+      builder.AddListeningPort(options_.listen, security_.tcp_credentials, &tcp_port);
     }
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
@@ -61,8 +65,13 @@ class ServerImpl final : public Server {
     acceptor_->Start(server_.get(), &peers_);
     server_->GetHealthCheckService()->SetServingStatus(true);
     spdlog::info("qdcached {} serving unix:{}{} store={} workers={}", kVersion, options_.socket_path,
-                 options_.listen.empty() ? "" : " and tcp " + options_.listen + " (UNAUTHENTICATED)",
+                 options_.socket_group.empty() ? "" : " (group " + options_.socket_group + ")",
                  options_.store_dir, options_.workers);
+    if (!options_.listen.empty()) {
+      // With port 0 the kernel picks the port; this line is how to learn it.
+      const std::string host = options_.listen.substr(0, options_.listen.rfind(':'));
+      spdlog::info("listening on tcp {}:{} ({})", host, tcp_port, security_.tcp_summary);
+    }
     return Status::Ok();
   }
 
@@ -97,6 +106,8 @@ class ServerImpl final : public Server {
   std::unique_ptr<compiler::Compiler> compiler_;
   Engine engine_;
   PeerRegistry peers_;
+  const SecuritySetup security_;
+  CallAuthenticator call_auth_;
   CompileCacheService service_;
   std::unique_ptr<UnixAcceptor> acceptor_;
   std::unique_ptr<grpc::Server> server_;
@@ -115,6 +126,7 @@ store::StoreOptions MakeStoreOptions(const DaemonOptions& options) {
 }  // namespace
 
 Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
+  QDC_ASSIGN_OR_RETURN(SecuritySetup security, LoadSecurity(options));
   if (InPrivateTmpDir(options.socket_path) || InPrivateTmpDir(options.store_dir)) {
     QDC_RETURN_IF_ERROR(CheckPrivateDir(PrivateTmpDir(), /*create=*/true));
   }
@@ -125,7 +137,8 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
   cc.libdevice_path = options.libdevice_path;
   std::unique_ptr<compiler::Compiler> compiler = compiler::MakeInProcessCompiler(cc);
   const compiler::ToolchainInfo& tc = compiler->toolchain();
-  auto server = std::make_unique<ServerImpl>(options, std::move(store).value(), std::move(compiler));
+  auto server = std::make_unique<ServerImpl>(options, std::move(security), std::move(store).value(),
+                                             std::move(compiler));
   spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}, glibc {}",
                server->toolchain_fingerprint(), tc.llvm_version, tc.cuda_version,
                tc.ptx_isa_version, tc.libdevice_digest.substr(0, 16), tc.libc_version);

@@ -32,13 +32,18 @@ grpc::Status ToGrpc(const Status& s) {
                 : grpc::Status(static_cast<grpc::StatusCode>(s.code()), s.message());
 }
 
-// Answers a unary call whose whole work is `body` (after the header check):
-// body returns the Status to finish with.
+// What the engine needs to know of an identity.
+Peer PeerOf(const auth::Identity& who) { return Peer{who.tenant, auth::Authenticator::MayWrite(who)}; }
+
+// Answers a unary call whose whole work is `body` (after admission and the
+// header check): body returns the Status to finish with. Admission comes
+// first, so an unauthenticated peer learns nothing about its request.
 template <typename Request, typename Body>
-grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const Request& request,
-                                 Body&& body) {
+grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const CallAuthenticator& auth,
+                                 auth::Operation op, const Request& request, Body&& body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  grpc::Status status = CheckHeader(request.header());
+  Expected<auth::Identity> who = auth.Check(*context, op);
+  grpc::Status status = who.ok() ? CheckHeader(request.header()) : ToGrpc(who.status());
   if (status.ok()) status = ToGrpc(body());
   reactor->Finish(status);
   return reactor;
@@ -58,19 +63,16 @@ std::vector<std::string> Differing(const v1::Explanation& a, const v1::Explanati
 
 }  // namespace
 
-CompileCacheService::CompileCacheService(Engine& engine, const PeerRegistry& peers,
+CompileCacheService::CompileCacheService(Engine& engine, const CallAuthenticator& auth,
                                          ServiceLimits limits)
-    : engine_(engine), peers_(peers), limits_(limits) {}
-
-Peer CompileCacheService::PeerOf(const grpc::CallbackServerContext* context) const {
-  return Peer{peers_.UidOf(context->peer()).value_or(kNetworkTenant)};
-}
+    : engine_(engine), auth_(auth), limits_(limits) {}
 
 grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerContext* context,
                                                        const v1::CompileRequest* request,
                                                        v1::CompileResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  grpc::Status status = CheckHeader(request->header());
+  Expected<auth::Identity> who = auth_.Check(*context, auth::Operation::kCompile);
+  grpc::Status status = who.ok() ? CheckHeader(request->header()) : ToGrpc(who.status());
   if (status.ok()) status = CheckBatch(request->kernels_size(), limits_.max_batch, "compile");
   if (!status.ok() || request->kernels_size() == 0) {
     reactor->Finish(status);
@@ -79,7 +81,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
   const int n = request->kernels_size();
   for (int i = 0; i < n; ++i) response->add_results();
   auto remaining = std::make_shared<std::atomic<int>>(n);
-  const Peer peer = PeerOf(context);
+  const Peer peer = PeerOf(*who);
   for (int i = 0; i < n; ++i) {
     engine_.Compile(request->kernels(i), peer, request->include_ptx(),
                     [response, i, remaining, reactor](v1::CompileResult result) {
@@ -94,10 +96,11 @@ grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContex
                                                       const v1::LookupRequest* request,
                                                       v1::LookupResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  grpc::Status status = CheckHeader(request->header());
+  Expected<auth::Identity> who = auth_.Check(*context, auth::Operation::kLookup);
+  grpc::Status status = who.ok() ? CheckHeader(request->header()) : ToGrpc(who.status());
   if (status.ok()) status = CheckBatch(request->queries_size(), limits_.max_batch, "lookup");
   if (status.ok()) {
-    const Peer peer = PeerOf(context);
+    const Peer peer = PeerOf(*who);
     for (const v1::FastKeyQuery& q : request->queries()) {
       *response->add_results() = engine_.Lookup(q, peer, request->include_ptx());
     }
@@ -109,8 +112,10 @@ grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerContext* context,
                                                         const v1::GetStatsRequest* request,
                                                         v1::GetStatsResponse* response) {
-  return Answer(context, *request, [&] {
+  const auth::Operation op = request->reset() ? auth::Operation::kResetStats : auth::Operation::kGetStats;
+  return Answer(context, auth_, op, *request, [&] {
     *response->mutable_stats() = engine_.Stats();
+    if (request->reset()) engine_.ResetStats();
     return Status::Ok();
   });
 }
@@ -119,7 +124,7 @@ grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* CompileCacheService::Explain(grpc::CallbackServerContext* context,
                                                        const v1::ExplainRequest* request,
                                                        v1::ExplainResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth_, auth::Operation::kExplain, *request, [&]() -> Status {
     if (request->kernels_size() < 1 || request->kernels_size() > 2) {
       return InvalidArgument("explain takes one or two descriptors");
     }
@@ -138,7 +143,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Explain(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::List(grpc::CallbackServerContext* context,
                                                     const v1::ListRequest* request,
                                                     v1::ListResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth_, auth::Operation::kList, *request, [&]() -> Status {
     QDC_ASSIGN_OR_RETURN(*response, engine_.List(request->limit()));
     return Status::Ok();
   });
@@ -147,7 +152,7 @@ grpc::ServerUnaryReactor* CompileCacheService::List(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* CompileCacheService::Inspect(grpc::CallbackServerContext* context,
                                                        const v1::InspectRequest* request,
                                                        v1::InspectResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth_, auth::Operation::kInspect, *request, [&]() -> Status {
     QDC_ASSIGN_OR_RETURN(*response->mutable_artifact(),
                          engine_.Inspect(request->artifact_key(), request->include_ptx()));
     return Status::Ok();
@@ -157,7 +162,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Inspect(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::Evict(grpc::CallbackServerContext* context,
                                                      const v1::EvictRequest* request,
                                                      v1::EvictResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth_, auth::Operation::kEvict, *request, [&]() -> Status {
     QDC_ASSIGN_OR_RETURN(*response, engine_.Evict(*request));
     return Status::Ok();
   });
@@ -166,7 +171,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Evict(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* CompileCacheService::Verify(grpc::CallbackServerContext* context,
                                                       const v1::VerifyRequest* request,
                                                       v1::VerifyResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth_, auth::Operation::kVerify, *request, [&]() -> Status {
     QDC_ASSIGN_OR_RETURN(*response, engine_.Verify());
     return Status::Ok();
   });

@@ -1,12 +1,14 @@
-// gRPC adapter over the Engine: checks the request envelope (protocol
-// version, batch limits), fans a batch out to the engine and answers when
-// every item has its result. Converts Status to grpc::Status only here.
+// gRPC adapter over the Engine: authenticates and authorizes each call
+// (CallAuthenticator; roles in auth/role.h), checks the request envelope
+// (protocol version, batch limits), fans a batch out to the engine and
+// answers when every item has its result. Converts Status to grpc::Status
+// only here.
 #pragma once
 
 #include <cstddef>
 
+#include "daemon/call_auth.h"
 #include "daemon/engine.h"
-#include "daemon/unix_acceptor.h"
 #include "qdcache/v1/qdcache.grpc.pb.h"
 
 namespace qdcache::daemon {
@@ -15,14 +17,10 @@ struct ServiceLimits {
   std::size_t max_batch = 4096;
 };
 
-// Callers that are not unix-socket peers (TCP) share this tenant until
-// authentication gives them identities; it is no real uid (uids stop at 2^32-2).
-inline constexpr std::uint32_t kNetworkTenant = 0xFFFFFFFEu;
-
 class CompileCacheService final : public v1::CompileCache::CallbackService {
  public:
-  // `peers` maps unix-socket connections to uids; it must outlive the service.
-  CompileCacheService(Engine& engine, const PeerRegistry& peers, ServiceLimits limits);
+  // `auth` identifies callers; it must outlive the service.
+  CompileCacheService(Engine& engine, const CallAuthenticator& auth, ServiceLimits limits);
 
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
                                     const v1::CompileRequest* request,
@@ -48,10 +46,8 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
                                    v1::VerifyResponse* response) override;
 
  private:
-  [[nodiscard]] Peer PeerOf(const grpc::CallbackServerContext* context) const;
-
   Engine& engine_;
-  const PeerRegistry& peers_;
+  const CallAuthenticator& auth_;
   const ServiceLimits limits_;
 };
 
