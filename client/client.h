@@ -1,6 +1,7 @@
 // qdcache::client::Client: the C++ client of qdcached. Connects over a unix
-// socket (default: the zero-config daemon's) or TCP; fills in the protocol
-// header; converts transport failures into Status values.
+// socket (default: the zero-config daemon's) or TCP, optionally with TLS and
+// a bearer token; fills in the protocol header; converts transport failures
+// into Status values.
 //
 // Thread-safety: a Client may be used from many threads at once.
 #pragma once
@@ -21,11 +22,25 @@ struct ClientOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // per-call deadline
   std::uint64_t max_message_bytes = 256ull << 20;
   std::string client_name = "qdcache-cpp";
+
+  // TCP security (with `address` only; see proto/PROTOCOL.md). TLS is on when
+  // any tls_ file is set; without tls_ca_file the system's roots verify the
+  // daemon's certificate.
+  std::string tls_ca_file;      // PEM roots for the daemon's certificate
+  std::string tls_cert_file;    // mutual TLS: client certificate chain (PEM), with tls_key_file
+  std::string tls_key_file;     // mutual TLS: its private key (PEM)
+  std::string tls_server_name;  // name to expect in the daemon's certificate; empty: address's host
+  // Bearer token, sent as "authorization: Bearer <token>" on TCP calls (never
+  // over the unix socket, where the uid is the identity). Never logged.
+  std::string token;
 };
 
 class Client {
  public:
   // Creates the channel; does not contact the daemon (see Ping()).
+  // INVALID_ARGUMENT for TLS options without an address, a client
+  // certificate without its key, or a token with other than visible ASCII;
+  // NOT_FOUND when a TLS file cannot be read.
   [[nodiscard]] static Expected<std::unique_ptr<Client>> Connect(ClientOptions options);
 
   // "unix:/path" or "HOST:PORT".
@@ -35,7 +50,8 @@ class Client {
   // call failed (daemon unreachable, deadline, protocol refusal).
   [[nodiscard]] Expected<v1::CompileResponse> Compile(v1::CompileRequest request);
   [[nodiscard]] Expected<v1::LookupResponse> Lookup(v1::LookupRequest request);
-  [[nodiscard]] Expected<v1::Stats> Stats();
+  // With `reset`, the daemon zeroes its counters after reading them (admin).
+  [[nodiscard]] Expected<v1::Stats> Stats(bool reset = false);
   [[nodiscard]] Expected<v1::ExplainResponse> Explain(v1::ExplainRequest request);
   [[nodiscard]] Expected<v1::ListResponse> List(v1::ListRequest request);
   // NOT_FOUND when the key is not stored.
@@ -47,6 +63,9 @@ class Client {
 
  private:
   Client(ClientOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);
+  // Deadline and credentials of every call.
+  void Authenticate(grpc::ClientContext* context) const;
+  // Authenticate, plus the protocol header.
   void Prepare(grpc::ClientContext* context, v1::RequestHeader* header) const;
   // One unary call through `method` of the stub, header and deadline filled in.
   template <typename Response, typename Request, typename Method>

@@ -42,6 +42,18 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
   app.add_option("--worker-memory", worker_memory, "Address-space limit of a compile worker (default 4G; 0 = none)");
   app.add_option("--failure-memory", failure_memory,
                  "How long an input that crashed a worker is answered from memory (default 10m; 0 = off)");
+  // Security (DESIGN §7): see proto/PROTOCOL.md for identities and roles.
+  app.add_option("--socket-group", o.socket_group, "Group of the unix socket: its members may connect");
+  app.add_option("--tls-cert", o.tls_cert_file, "TCP: server certificate chain (PEM)");
+  app.add_option("--tls-key", o.tls_key_file, "TCP: server private key (PEM)");
+  app.add_option("--tls-client-ca", o.tls_client_ca_file,
+                 "TCP: require client certificates signed by this CA (mutual TLS)");
+  app.add_option("--token-file", o.token_file, "TCP: bearer tokens, lines \"NAME ROLE TOKEN\" (chmod 600)");
+  app.add_option("--tls-client-role", o.tls_client_role, "Role of a client-certificate peer without a token")
+      ->check(CLI::IsMember({"read", "write", "admin"}));
+  app.add_option("--read-compile", o.read_compile,
+                 "Compile by a read peer: serve (nothing stored) or refuse (PERMISSION_DENIED)")
+      ->check(CLI::IsMember({"serve", "refuse"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -32,6 +32,14 @@ struct DaemonOptions {
   std::chrono::seconds compile_timeout{120};       // per worker call; 0 = none
   std::uint64_t worker_memory_bytes = 4ull << 30;  // RLIMIT_AS of a worker; 0 = none
   std::chrono::seconds failure_memory{600};        // crashed inputs answered from memory
+  // Security (DESIGN §7, proto/PROTOCOL.md); checked by LoadSecurity.
+  std::string socket_group;        // group of the unix socket (mode 0660); empty: the daemon's
+  std::string tls_cert_file;       // TCP: server certificate chain (PEM); with tls_key_file
+  std::string tls_key_file;        // TCP: its private key (PEM)
+  std::string tls_client_ca_file;  // TCP: mutual TLS, client certificates must chain to this CA
+  std::string token_file;          // TCP: bearer tokens, lines "NAME ROLE TOKEN"
+  std::string tls_client_role = "write";  // role of a client-certificate peer without a token
+  std::string read_compile = "serve";     // a read peer's Compile: serve (nothing stored) | refuse
 };
 
 // Parses argv (flags as in --help). Returns the options, or INVALID_ARGUMENT

@@ -78,6 +78,9 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
   }
   const std::string key = keyed->key;
   const bool no_store = keyed->kernel.no_store;
+  // A read-only peer may hit the store but leads no storing flight.
+  const bool store_result = !no_store && peer.may_write;
+  keyed->read_only = !peer.may_write;
   Waiter waiter{std::move(done), &descriptor, peer, include_ptx, call};
 
   if (!no_store && !keyed->kernel.recache) {
@@ -116,7 +119,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
   bool leader = true;
   {
     std::lock_guard lock(mu_);
-    if (!no_store) {
+    if (store_result) {
       auto [it, inserted] = in_flight_.try_emplace(key, flight);
       leader = inserted;
       flight = it->second;
@@ -133,7 +136,6 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
     return;
   }
 
-  const bool store_result = !no_store;
   Status submitted = pool_.Submit([this, keyed = std::move(keyed).value(), flight, store_result]() mutable {
     RunCompile(std::move(keyed), std::move(flight), store_result);
   });
@@ -209,7 +211,7 @@ Expected<compiler::CompileOutput> Engine::CompileCuda(const Keyed& k,
   const compiler::CompileInput& in = k.kernel.input;
   // no_store: touch no cache at all; recache: distrust what is stored, refill it.
   const bool read_stages = !k.kernel.no_store && !k.kernel.recache;
-  const bool write_stages = !k.kernel.no_store;
+  const bool write_stages = !k.kernel.no_store && !k.read_only;
   auto read_stage = [&](const Digest& key) -> std::optional<compiler::CompileOutput> {
     if (!read_stages) return std::nullopt;
     Expected<std::optional<std::string>> got = store_.GetStage(DigestBytes(key));
@@ -344,7 +346,7 @@ v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waite
 
 void Engine::RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key) {
   const v1::KernelDescriptor& d = *waiter.descriptor;
-  if (d.fast_key().empty() || d.no_store()) return;
+  if (d.fast_key().empty() || d.no_store() || !waiter.peer.may_write) return;
   store::AliasKey alias{waiter.peer.tenant, d.namespace_(), target, d.fast_key()};
   Expected<std::optional<store::ArtifactKey>> existing = store_.GetAlias(alias);
   if (existing.ok() && existing->has_value() && **existing == key) return;

@@ -47,7 +47,9 @@ struct EngineConfig {
 
 // Identity of the caller; aliases are never shared across tenants.
 struct Peer {
-  std::uint32_t tenant = 0;
+  std::string tenant;     // "uid:1000", "token:NAME", "cert:CN" (auth/authenticator.h)
+  bool may_write = true;  // false (role read): served from the cache or compiled,
+                          // but nothing (artifact, stage, alias) is written
 };
 
 class Engine {
@@ -97,6 +99,9 @@ class Engine {
   [[nodiscard]] Expected<v1::VerifyResponse> Verify();
 
   [[nodiscard]] v1::Stats Stats();
+  // Zeroes the engine's counters (compiles, hits, misses, errors, ...); the
+  // store's sizes and its eviction counters are facts about the store and stay.
+  void ResetStats();
   [[nodiscard]] const std::string& toolchain_fingerprint() const { return toolchain_; }
   [[nodiscard]] const DescriptorLimits& limits() const { return config_.limits; }
 
@@ -123,6 +128,7 @@ class Engine {
     Digest canonical_ir{};
     std::vector<KeyComponent> components;
     std::string key;  // 32 raw bytes
+    bool read_only = false;  // the peer may not write: no stage outputs either
   };
 
   [[nodiscard]] Expected<Keyed> KeyOf(const v1::KernelDescriptor& descriptor);

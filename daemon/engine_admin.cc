@@ -78,4 +78,13 @@ Expected<v1::VerifyResponse> Engine::Verify() {
   return out;
 }
 
+void Engine::ResetStats() {
+  for (std::atomic<std::uint64_t>* counter :
+       {&compiles_, &hits_, &alias_hits_, &misses_, &coalesced_, &errors_, &requests_, &store_errors_,
+        &compile_micros_, &stage_hits_, &cancelled_, &remembered_failures_, &queue_rejections_}) {
+    counter->store(0);
+  }
+  spdlog::info("engine counters reset on request");
+}
+
 }  // namespace qdcache::daemon

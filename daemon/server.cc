@@ -13,7 +13,9 @@
 #include "common/paths.h"
 #include "compiler/compiler.h"
 #include "compiler/worker_pool.h"
+#include "daemon/call_auth.h"
 #include "daemon/engine.h"
+#include "daemon/security_setup.h"
 #include "daemon/service.h"
 #include "daemon/socket_path.h"
 #include "daemon/unix_acceptor.h"
@@ -62,19 +64,21 @@ Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions
 
 class ServerImpl final : public Server {
  public:
-  ServerImpl(DaemonOptions options, std::unique_ptr<store::ArtifactStore> store,
+  ServerImpl(DaemonOptions options, SecuritySetup security, std::unique_ptr<store::ArtifactStore> store,
              std::unique_ptr<compiler::WorkerPool> workers)
       : options_(std::move(options)),
         store_(std::move(store)),
         workers_(std::move(workers)),
         engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_)),
-        service_(engine_, peers_, ServiceLimits{options_.max_batch, options_.max_peer_requests}) {}
+        security_(std::move(security)),
+        call_auth_(peers_, security_.authenticator, security_.tcp_client_certs),
+        service_(engine_, call_auth_, ServiceLimits{options_.max_batch, options_.max_peer_requests}) {}
 
   ~ServerImpl() override { Shutdown(); }
 
   Status Listen() {
     QDC_RETURN_IF_ERROR(PrepareSocketPath(options_.socket_path));
-    QDC_ASSIGN_OR_RETURN(acceptor_, UnixAcceptor::Listen(options_.socket_path, 0660));
+    QDC_ASSIGN_OR_RETURN(acceptor_, UnixAcceptor::Listen(options_.socket_path, 0660, security_.socket_group));
     grpc::EnableDefaultHealthCheckService(true);
     grpc::ServerBuilder builder;
     const int max_message = static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX));
@@ -82,7 +86,7 @@ class ServerImpl final : public Server {
     builder.SetMaxSendMessageSize(max_message);
     int tcp_port = 0;
     if (!options_.listen.empty()) {
-      builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(), &tcp_port);
+      builder.AddListeningPort(options_.listen, security_.tcp_credentials, &tcp_port);
     }
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
@@ -97,8 +101,13 @@ class ServerImpl final : public Server {
     acceptor_->Start(server_.get(), &peers_);
     server_->GetHealthCheckService()->SetServingStatus(true);
     spdlog::info("qdcached {} serving unix:{}{} store={} workers={}", kVersion, options_.socket_path,
-                 options_.listen.empty() ? "" : " and tcp " + options_.listen + " (UNAUTHENTICATED)",
+                 options_.socket_group.empty() ? "" : " (group " + options_.socket_group + ")",
                  options_.store_dir, options_.workers);
+    if (!options_.listen.empty()) {
+      // With port 0 the kernel picks the port; this line is how to learn it.
+      const std::string host = options_.listen.substr(0, options_.listen.rfind(':'));
+      spdlog::info("listening on tcp {}:{} ({})", host, tcp_port, security_.tcp_summary);
+    }
     return Status::Ok();
   }
 
@@ -133,6 +142,8 @@ class ServerImpl final : public Server {
   std::unique_ptr<compiler::WorkerPool> workers_;
   Engine engine_;
   PeerRegistry peers_;
+  const SecuritySetup security_;
+  CallAuthenticator call_auth_;
   CompileCacheService service_;
   std::unique_ptr<UnixAcceptor> acceptor_;
   std::unique_ptr<grpc::Server> server_;
@@ -151,6 +162,7 @@ store::StoreOptions MakeStoreOptions(const DaemonOptions& options) {
 }  // namespace
 
 Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
+  QDC_ASSIGN_OR_RETURN(SecuritySetup security, LoadSecurity(options));
   if (InPrivateTmpDir(options.socket_path) || InPrivateTmpDir(options.store_dir)) {
     QDC_RETURN_IF_ERROR(CheckPrivateDir(PrivateTmpDir(), /*create=*/true));
   }
@@ -160,7 +172,8 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
   Expected<std::unique_ptr<compiler::WorkerPool>> workers = StartWorkers(options);
   if (!workers.ok()) return workers.status();
   const compiler::ToolchainInfo tc = (*workers)->toolchain();
-  auto server = std::make_unique<ServerImpl>(options, std::move(store).value(), std::move(workers).value());
+  auto server = std::make_unique<ServerImpl>(options, std::move(security), std::move(store).value(),
+                                             std::move(workers).value());
   spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}, glibc {}",
                server->toolchain_fingerprint(), tc.llvm_version, tc.cuda_version,
                tc.ptx_isa_version, tc.libdevice_digest.substr(0, 16), tc.libc_version);

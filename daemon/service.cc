@@ -46,6 +46,9 @@ class CompileReactor final : public grpc::ServerUnaryReactor {
   const std::shared_ptr<Engine::Call> call_;
 };
 
+// What the engine needs to know of an identity.
+Peer PeerOf(const auth::Identity& who) { return Peer{who.tenant, auth::Authenticator::MayWrite(who)}; }
+
 // Differences between two explanations, by component name.
 std::vector<std::string> Differing(const v1::Explanation& a, const v1::Explanation& b) {
   std::map<std::string, std::pair<std::string, std::string>> by_name;
@@ -60,45 +63,43 @@ std::vector<std::string> Differing(const v1::Explanation& a, const v1::Explanati
 
 }  // namespace
 
-CompileCacheService::CompileCacheService(Engine& engine, const PeerRegistry& peers,
+CompileCacheService::CompileCacheService(Engine& engine, const CallAuthenticator& auth,
                                          ServiceLimits limits)
-    : engine_(engine), peers_(peers), limits_(limits), peer_limiter_(limits.max_peer_requests) {}
+    : engine_(engine), auth_(auth), limits_(limits), peer_limiter_(limits.max_peer_requests) {}
 
-Expected<PeerLimiter::Slot> CompileCacheService::Admit(const Peer& peer) {
-  Expected<PeerLimiter::Slot> slot = peer_limiter_.Acquire("uid:" + std::to_string(peer.tenant));
-  if (!slot.ok()) ++peer_rejections_;
-  return slot;
+Expected<CompileCacheService::Admitted> CompileCacheService::Admit(grpc::CallbackServerContext& context,
+                                                                   auth::Operation op) {
+  QDC_ASSIGN_OR_RETURN(auth::Identity who, auth_.Check(context, op));
+  Expected<PeerLimiter::Slot> slot = peer_limiter_.Acquire(who.tenant);
+  if (!slot.ok()) {
+    ++peer_rejections_;
+    return slot.status();
+  }
+  return Admitted{PeerOf(who), std::move(slot).value()};
 }
 
+// Answers a unary call whose whole work is `body` (after admission and the
+// header check): body returns the Status to finish with. Admission comes
+// first, so an unauthenticated peer learns nothing about its request.
 template <typename Request, typename Body>
 grpc::ServerUnaryReactor* CompileCacheService::Answer(grpc::CallbackServerContext* context,
-                                                      const Request& request, Body&& body) {
+                                                      auth::Operation op, const Request& request,
+                                                      Body&& body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  grpc::Status status = CheckHeader(request.header());
-  if (status.ok()) {
-    Expected<PeerLimiter::Slot> slot = Admit(PeerOf(context));
-    status = ToGrpc(slot.ok() ? body() : slot.status());
-  }
+  Expected<Admitted> admitted = Admit(*context, op);
+  grpc::Status status = admitted.ok() ? CheckHeader(request.header()) : ToGrpc(admitted.status());
+  if (status.ok()) status = ToGrpc(body(admitted->peer));
   reactor->Finish(status);
   return reactor;
-}
-
-Peer CompileCacheService::PeerOf(const grpc::CallbackServerContext* context) const {
-  return Peer{peers_.UidOf(context->peer()).value_or(kNetworkTenant)};
 }
 
 grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerContext* context,
                                                        const v1::CompileRequest* request,
                                                        v1::CompileResponse* response) {
   auto* reactor = new CompileReactor(engine_);
-  const Peer peer = PeerOf(context);
-  grpc::Status status = CheckHeader(request->header());
+  Expected<Admitted> admitted = Admit(*context, auth::Operation::kCompile);
+  grpc::Status status = admitted.ok() ? CheckHeader(request->header()) : ToGrpc(admitted.status());
   if (status.ok()) status = ToGrpc(CheckBatch(request->kernels_size(), limits_.max_batch, "compile"));
-  Expected<PeerLimiter::Slot> slot = PeerLimiter::Slot();
-  if (status.ok()) {
-    slot = Admit(peer);
-    if (!slot.ok()) status = ToGrpc(slot.status());
-  }
   if (!status.ok() || request->kernels_size() == 0) {
     reactor->Finish(status);
     return reactor;
@@ -112,7 +113,8 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
   };
   auto pending = std::make_shared<Pending>();
   pending->remaining = n;
-  pending->slot = std::move(slot).value();
+  pending->slot = std::move(admitted->slot);
+  const Peer peer = admitted->peer;
   for (int i = 0; i < n; ++i) {
     engine_.Compile(request->kernels(i), peer, request->include_ptx(), reactor->call(),
                     [response, i, pending, reactor](v1::CompileResult result) {
@@ -129,9 +131,8 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContext* context,
                                                       const v1::LookupRequest* request,
                                                       v1::LookupResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth::Operation::kLookup, *request, [&](const Peer& peer) -> Status {
     QDC_RETURN_IF_ERROR(CheckBatch(request->queries_size(), limits_.max_batch, "lookup"));
-    const Peer peer = PeerOf(context);
     for (const v1::FastKeyQuery& q : request->queries()) {
       *response->add_results() = engine_.Lookup(q, peer, request->include_ptx());
     }
@@ -142,9 +143,14 @@ grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerContext* context,
                                                         const v1::GetStatsRequest* request,
                                                         v1::GetStatsResponse* response) {
-  return Answer(context, *request, [&] {
+  const auth::Operation op = request->reset() ? auth::Operation::kResetStats : auth::Operation::kGetStats;
+  return Answer(context, op, *request, [&](const Peer&) -> Status {
     *response->mutable_stats() = engine_.Stats();
     response->mutable_stats()->set_peer_rejections(peer_rejections_);
+    if (request->reset()) {
+      engine_.ResetStats();
+      peer_rejections_ = 0;
+    }
     return Status::Ok();
   });
 }
@@ -153,7 +159,7 @@ grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* CompileCacheService::Explain(grpc::CallbackServerContext* context,
                                                        const v1::ExplainRequest* request,
                                                        v1::ExplainResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth::Operation::kExplain, *request, [&](const Peer&) -> Status {
     if (request->kernels_size() < 1 || request->kernels_size() > 2) {
       return InvalidArgument("explain takes one or two descriptors");
     }
@@ -172,7 +178,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Explain(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::List(grpc::CallbackServerContext* context,
                                                     const v1::ListRequest* request,
                                                     v1::ListResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth::Operation::kList, *request, [&](const Peer&) -> Status {
     QDC_ASSIGN_OR_RETURN(*response, engine_.List(request->limit()));
     return Status::Ok();
   });
@@ -181,7 +187,7 @@ grpc::ServerUnaryReactor* CompileCacheService::List(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* CompileCacheService::Inspect(grpc::CallbackServerContext* context,
                                                        const v1::InspectRequest* request,
                                                        v1::InspectResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth::Operation::kInspect, *request, [&](const Peer&) -> Status {
     QDC_ASSIGN_OR_RETURN(*response->mutable_artifact(),
                          engine_.Inspect(request->artifact_key(), request->include_ptx()));
     return Status::Ok();
@@ -191,7 +197,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Inspect(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::Evict(grpc::CallbackServerContext* context,
                                                      const v1::EvictRequest* request,
                                                      v1::EvictResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth::Operation::kEvict, *request, [&](const Peer&) -> Status {
     QDC_ASSIGN_OR_RETURN(*response, engine_.Evict(*request));
     return Status::Ok();
   });
@@ -200,7 +206,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Evict(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* CompileCacheService::Verify(grpc::CallbackServerContext* context,
                                                       const v1::VerifyRequest* request,
                                                       v1::VerifyResponse* response) {
-  return Answer(context, *request, [&]() -> Status {
+  return Answer(context, auth::Operation::kVerify, *request, [&](const Peer&) -> Status {
     QDC_ASSIGN_OR_RETURN(*response, engine_.Verify());
     return Status::Ok();
   });

@@ -1,15 +1,17 @@
-// gRPC adapter over the Engine: checks the request envelope (protocol
-// version, batch limits), fans a batch out to the engine and answers when
-// every item has its result. Converts Status to grpc::Status only here.
+// gRPC adapter over the Engine: authenticates and authorizes each call
+// (CallAuthenticator; roles in auth/role.h), checks the request envelope
+// (protocol version, batch limits), fans a batch out to the engine and
+// answers when every item has its result. Converts Status to grpc::Status
+// only here.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <string>
 
+#include "daemon/call_auth.h"
 #include "daemon/engine.h"
 #include "daemon/peer_limiter.h"
-#include "daemon/unix_acceptor.h"
 #include "qdcache/v1/qdcache.grpc.pb.h"
 
 namespace qdcache::daemon {
@@ -19,14 +21,10 @@ struct ServiceLimits {
   std::size_t max_peer_requests = 256;   // RPCs one tenant may have in flight; 0: unlimited
 };
 
-// Callers that are not unix-socket peers (TCP) share this tenant until
-// authentication gives them identities; it is no real uid (uids stop at 2^32-2).
-inline constexpr std::uint32_t kNetworkTenant = 0xFFFFFFFEu;
-
 class CompileCacheService final : public v1::CompileCache::CallbackService {
  public:
-  // `peers` maps unix-socket connections to uids; it must outlive the service.
-  CompileCacheService(Engine& engine, const PeerRegistry& peers, ServiceLimits limits);
+  // `auth` identifies callers; it must outlive the service.
+  CompileCacheService(Engine& engine, const CallAuthenticator& auth, ServiceLimits limits);
 
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
                                     const v1::CompileRequest* request,
@@ -52,16 +50,21 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
                                    v1::VerifyResponse* response) override;
 
  private:
-  [[nodiscard]] Peer PeerOf(const grpc::CallbackServerContext* context) const;
-  // Takes a per-peer slot for the call, or RESOURCE_EXHAUSTED.
-  [[nodiscard]] Expected<PeerLimiter::Slot> Admit(const Peer& peer);
-  // Unary calls whose whole work is `body`: header check, admission, body.
+  // A caller let in: who it is, and its per-peer slot.
+  struct Admitted {
+    Peer peer;
+    PeerLimiter::Slot slot;
+  };
+  // Authenticates and authorizes `op`, then takes a per-peer slot:
+  // UNAUTHENTICATED, PERMISSION_DENIED or RESOURCE_EXHAUSTED otherwise.
+  [[nodiscard]] Expected<Admitted> Admit(grpc::CallbackServerContext& context, auth::Operation op);
+  // Unary calls whose whole work is `body(peer)`: admission, header check, body.
   template <typename Request, typename Body>
-  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const Request& request,
-                                   Body&& body);
+  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, auth::Operation op,
+                                   const Request& request, Body&& body);
 
   Engine& engine_;
-  const PeerRegistry& peers_;
+  const CallAuthenticator& auth_;
   const ServiceLimits limits_;
   PeerLimiter peer_limiter_;
   std::atomic<std::uint64_t> peer_rejections_{0};

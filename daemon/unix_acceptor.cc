@@ -34,18 +34,26 @@ std::optional<std::uint32_t> PeerRegistry::UidOf(const std::string& peer) const 
   return it->second;
 }
 
-Expected<std::unique_ptr<UnixAcceptor>> UnixAcceptor::Listen(const std::string& path, mode_t mode) {
+Expected<std::unique_ptr<UnixAcceptor>> UnixAcceptor::Listen(const std::string& path, mode_t mode,
+                                                             std::optional<gid_t> group) {
   sockaddr_un addr{};
   if (path.size() >= sizeof addr.sun_path) return InvalidArgument("socket path too long: " + path);
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return Unavailable(std::string("socket: ") + std::strerror(errno));
-  // bind, then chmod, then listen: nobody can connect before the mode is set.
+  // bind, then chgrp and chmod, then listen: nobody can connect before the
+  // group and mode are set.
   if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     std::string why = std::strerror(errno);
     ::close(fd);
     return Unavailable("cannot bind " + path + ": " + why);
+  }
+  if (group && ::chown(path.c_str(), static_cast<uid_t>(-1), *group) != 0) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    ::unlink(path.c_str());
+    return Unavailable("cannot give socket " + path + " to group " + std::to_string(*group) + ": " + why);
   }
   if (::chmod(path.c_str(), mode) != 0 || ::listen(fd, SOMAXCONN) != 0) {
     std::string why = std::strerror(errno);

@@ -37,9 +37,11 @@ class PeerRegistry {
 
 class UnixAcceptor {
  public:
-  // Binds `path` (which PrepareSocketPath has cleared), sets `mode`, listens.
-  [[nodiscard]] static Expected<std::unique_ptr<UnixAcceptor>> Listen(const std::string& path,
-                                                                      mode_t mode);
+  // Binds `path` (which PrepareSocketPath has cleared), gives it to `group`
+  // if set, sets `mode`, listens. UNAVAILABLE (path removed) on failure, e.g.
+  // when the daemon may not chgrp to `group`.
+  [[nodiscard]] static Expected<std::unique_ptr<UnixAcceptor>> Listen(
+      const std::string& path, mode_t mode, std::optional<gid_t> group = std::nullopt);
   ~UnixAcceptor();  // Stop()s
   UnixAcceptor(const UnixAcceptor&) = delete;
   UnixAcceptor& operator=(const UnixAcceptor&) = delete;

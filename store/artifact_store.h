@@ -103,7 +103,8 @@ class ArtifactStore {
   // Layout version written to the metadata column family. A store with another
   // version is moved aside to "<path>.incompatible-<unix-seconds>" (and
   // logged) and a fresh store is created; it is never half-read.
-  static constexpr std::uint32_t kSchemaVersion = 2;
+  // 3: alias tenants are strings ("uid:N", "token:NAME", "cert:CN").
+  static constexpr std::uint32_t kSchemaVersion = 3;
 
   [[nodiscard]] static Expected<std::unique_ptr<ArtifactStore>> Open(const StoreOptions& options);
   virtual ~ArtifactStore() = default;

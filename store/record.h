@@ -28,7 +28,9 @@ struct ArtifactRecord {
 // Fast-key alias: (tenant, namespace, target, fast_key) -> artifact key.
 // Target is part of the alias so one fast key can never serve another SM/CPU.
 struct AliasKey {
-  std::uint32_t tenant = 0;  // peer uid on unix sockets
+  // Who made the alias: "uid:1000" (unix peer), "token:NAME", "cert:CN"
+  // (TCP peers). Opaque to the store; never empty in the daemon.
+  std::string tenant;
   std::string ns;
   std::string target;
   std::string fast_key;  // opaque client bytes

@@ -178,8 +178,8 @@ Status DecodeStageValue(std::string_view key, std::string_view stored, std::stri
 
 std::string EncodeAliasKey(const AliasKey& alias) {
   std::string out;
-  out.reserve(16 + alias.ns.size() + alias.target.size() + alias.fast_key.size());
-  AppendU32BigEndian(&out, alias.tenant);
+  out.reserve(16 + alias.tenant.size() + alias.ns.size() + alias.target.size() + alias.fast_key.size());
+  AppendLengthPrefixed(&out, alias.tenant);
   AppendLengthPrefixed(&out, alias.ns);
   AppendLengthPrefixed(&out, alias.target);
   AppendLengthPrefixed(&out, alias.fast_key);

@@ -25,9 +25,9 @@
 //               length-prefixed field) + value. The digest covers the key, so
 //               a value moved under another key fails verification too.
 //
-// Alias key   = tenant (u32 big-endian) then, for ns, target and fast_key,
-//               a u32 big-endian length followed by the bytes. Big-endian
-//               tenant first keeps one tenant's aliases contiguous.
+// Alias key   = for tenant, ns, target and fast_key: a u32 big-endian
+//               length followed by the bytes. Tenant first keeps one tenant's
+//               aliases contiguous. (Schema 2 had a u32 uid as the tenant.)
 // Alias value = magic "QDA" + version byte + first 8 bytes of
 //               SHA-256(alias key || artifact key) + artifact key. The check
 //               ties the value to the alias key it was written under.

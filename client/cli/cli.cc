@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "client/cli/commands.h"
+#include "client/cli/credentials.h"
 #include "client/cli/output.h"
 
 namespace qdcache::cli {
@@ -34,6 +35,13 @@ int Main(int argc, const char* const* argv) {
   app.add_option("--socket", connect.socket_path, "Daemon unix socket (default: $XDG_RUNTIME_DIR/qdcached.sock)");
   app.add_option("--addr", connect.address, "Daemon TCP address HOST:PORT (instead of the socket)");
   app.add_option("--timeout", timeout_seconds, "Deadline per call, seconds")->check(CLI::PositiveNumber);
+  // TCP security (proto/PROTOCOL.md).
+  std::string token_file;
+  app.add_option("--tls-ca", connect.tls_ca_file, "TLS to --addr: CA that signs the daemon's certificate");
+  app.add_option("--tls-cert", connect.tls_cert_file, "Mutual TLS: client certificate (PEM)");
+  app.add_option("--tls-key", connect.tls_key_file, "Mutual TLS: client private key (PEM)");
+  app.add_option("--tls-server-name", connect.tls_server_name, "Name expected in the daemon's certificate");
+  app.add_option("--token-file", token_file, "Bearer token for --addr (default: $QDCACHE_TOKEN)");
 
   CompileArgs c;
   CLI::App* compile = app.add_subcommand("compile", "Compile LLVM IR (text or bitcode) through the cache");
@@ -62,9 +70,10 @@ int Main(int argc, const char* const* argv) {
   lookup->add_option("-o,--output", l.output, "File (one key) or directory (several keys)");
   lookup->add_flag("--json", l.json, "Print JSON (one object per key)");
 
-  bool stats_json = false;
+  bool stats_json = false, stats_reset = false;
   CLI::App* stats = app.add_subcommand("stats", "Daemon counters");
   stats->add_flag("--json", stats_json, "Print one JSON object");
+  stats->add_flag("--reset", stats_reset, "Zero the counters after printing them (admin)");
 
   unsigned ls_limit = 0;
   bool ls_json = false;
@@ -106,6 +115,9 @@ int Main(int argc, const char* const* argv) {
   }
   connect.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
   connect.client_name = "qdcache-cli";
+  Expected<std::string> token = LoadToken(token_file);
+  if (!token.ok()) return PrintError(token.status()), kExitFailure;
+  connect.token = std::move(token).value();
   Expected<std::unique_ptr<client::Client>> client = client::Client::Connect(connect);
   if (!client.ok()) return PrintError(client.status()), kExitFailure;
 
@@ -117,7 +129,7 @@ int Main(int argc, const char* const* argv) {
   if (*evict) return RunEvict(**client, older_than, "", evict_json);
   if (*trim) return RunEvict(**client, "", trim_size, trim_json);
   if (*verify) return RunVerify(**client, verify_json);
-  if (*stats) return RunStats(**client, stats_json);
+  if (*stats) return RunStats(**client, stats_json, stats_reset);
   if (*ping) return RunPing(**client, ping_json);
   return kExitUsage;
 }

@@ -50,7 +50,8 @@ struct LookupArgs {
 [[nodiscard]] int RunExplain(client::Client& client, const CompileArgs& args,
                              const std::string& second_file);
 [[nodiscard]] int RunLookup(client::Client& client, const LookupArgs& args);
-[[nodiscard]] int RunStats(client::Client& client, bool json);
+// With `reset`, the daemon zeroes its counters after reading them (admin).
+[[nodiscard]] int RunStats(client::Client& client, bool json, bool reset = false);
 [[nodiscard]] int RunList(client::Client& client, unsigned limit, bool json);
 [[nodiscard]] int RunInspect(client::Client& client, const std::string& key_hex, const std::string& output,
                              bool json);

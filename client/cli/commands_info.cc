@@ -10,8 +10,8 @@
 
 namespace qdcache::cli {
 
-int RunStats(client::Client& client, bool json) {
-  Expected<v1::Stats> stats = client.Stats();
+int RunStats(client::Client& client, bool json, bool reset) {
+  Expected<v1::Stats> stats = client.Stats(reset);
   if (!stats.ok()) return PrintError(stats.status()), kExitFailure;
   const v1::Stats& s = *stats;
   // Every integer field of Stats, in declaration order (new counters show

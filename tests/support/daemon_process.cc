@@ -90,6 +90,16 @@ std::string DaemonProcess::log() const {
   }
 }
 
+std::string DaemonProcess::TcpAddress() const {
+  // server.cc logs "listening on tcp HOST:PORT (...)" before it reports ready.
+  const std::string text = log();
+  constexpr std::string_view kMarker = "listening on tcp ";
+  const std::size_t at = text.rfind(kMarker);
+  if (at == std::string::npos) throw std::runtime_error("qdcached reported no TCP address:\n" + text);
+  const std::size_t begin = at + kMarker.size();
+  return text.substr(begin, text.find_first_of(" \n", begin) - begin);
+}
+
 std::unique_ptr<client::Client> DaemonProcess::Connect() const {
   client::ClientOptions o;
   o.socket_path = socket_;

@@ -32,6 +32,9 @@ class DaemonProcess {
   const std::string& socket_path() const { return socket_; }
   const std::string& store_dir() const { return store_; }
   std::string log() const;  // the daemon's stderr so far
+  // "HOST:PORT" the daemon reported listening on (for --listen HOST:0, the
+  // port the kernel chose). Throws when it reported none.
+  std::string TcpAddress() const;
 
   std::unique_ptr<client::Client> Connect() const;
 

@@ -218,15 +218,15 @@ TEST_CASE("a fast key records an alias that Lookup resolves for the same tenant 
   v1::KernelDescriptor d = Kernel("ir");
   d.set_fast_key("fast");
   d.set_namespace_("ns");
-  REQUIRE(f.CompileSync(d, Peer{1000}).status() == v1::CACHE_STATUS_COMPILED);
+  REQUIRE(f.CompileSync(d, Peer{"uid:1000"}).status() == v1::CACHE_STATUS_COMPILED);
   v1::FastKeyQuery q;
   q.set_fast_key("fast");
   q.set_namespace_("ns");
   *q.mutable_target() = d.target();
-  v1::CompileResult hit = f.engine->Lookup(q, Peer{1000}, false);
+  v1::CompileResult hit = f.engine->Lookup(q, Peer{"uid:1000"}, false);
   CHECK(hit.status() == v1::CACHE_STATUS_ALIAS_HIT);
   CHECK(hit.artifact().payload() == "artifact:ir");
-  CHECK(f.engine->Lookup(q, Peer{1001}, false).status() == v1::CACHE_STATUS_MISS);
+  CHECK(f.engine->Lookup(q, Peer{"uid:1001"}, false).status() == v1::CACHE_STATUS_MISS);
 }
 
 TEST_CASE("a hit is checked against the requested entry points", "[daemon][engine]") {

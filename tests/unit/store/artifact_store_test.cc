@@ -30,13 +30,18 @@ std::optional<ArtifactKey> GetAliasOrFail(ArtifactStore& store, const AliasKey& 
   return *got;
 }
 
-AliasKey MakeAlias(std::uint32_t tenant, std::string ns, std::string target, std::string fast) {
+AliasKey MakeAlias(std::string tenant, std::string ns, std::string target, std::string fast) {
   AliasKey a;
-  a.tenant = tenant;
+  a.tenant = std::move(tenant);
   a.ns = std::move(ns);
   a.target = std::move(target);
   a.fast_key = std::move(fast);
   return a;
+}
+
+// Tenant of unix peer `uid`, as the daemon names it.
+AliasKey MakeAlias(std::uint32_t uid, std::string ns, std::string target, std::string fast) {
+  return MakeAlias("uid:" + std::to_string(uid), std::move(ns), std::move(target), std::move(fast));
 }
 
 TEST_CASE("a stored record reads back with every field intact", "[store]") {
@@ -161,7 +166,11 @@ TEST_CASE("alias fields cannot bleed into each other", "[store][alias]") {
   CHECK_FALSE(GetAliasOrFail(*store, MakeAlias(1, "a", "bc", "d")).has_value());
   CHECK_FALSE(GetAliasOrFail(*store, MakeAlias(1, "a", "b", "cd")).has_value());
   CHECK_FALSE(GetAliasOrFail(*store, MakeAlias(1, "", "abc", "d")).has_value());
-  CHECK(store->Stats().aliases == 1);
+  REQUIRE(store->PutAlias(MakeAlias("token:a", "bc", "t", "f"), KeyFor("2")).ok());
+  CHECK_FALSE(GetAliasOrFail(*store, MakeAlias("token:ab", "c", "t", "f")).has_value());
+  CHECK_FALSE(GetAliasOrFail(*store, MakeAlias("token:", "abc", "t", "f")).has_value());
+  CHECK(GetAliasOrFail(*store, MakeAlias("token:a", "bc", "t", "f")) == KeyFor("2"));
+  CHECK(store->Stats().aliases == 2);
 }
 
 TEST_CASE("Put with an alias writes record and alias together", "[store][alias]") {

@@ -138,7 +138,7 @@ TEST_CASE("a record from an unknown format version is dropped", "[store][corrupt
 TEST_CASE("a corrupt alias is dropped and counted", "[store][corruption][alias]") {
   TempDir dir;
   AliasKey alias;
-  alias.tenant = 3;
+  alias.tenant = "uid:3";
   alias.ns = "ns";
   alias.target = "cuda:sm_90";
   alias.fast_key = "fast";

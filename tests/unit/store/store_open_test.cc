@@ -70,6 +70,39 @@ TEST_CASE("a store with another schema version is moved aside", "[store][open]")
   CHECK(MovedAside(dir).size() == 1);
 }
 
+TEST_CASE("a schema 2 store (aliases keyed by numeric uid) is moved aside, not half-read",
+          "[store][open]") {
+  TempDir dir;
+  const ArtifactRecord r = MakeRecord("from-schema-2");
+  {
+    auto store = OpenOrFail(OptionsFor(dir));
+    REQUIRE(store->Put(r).ok());
+  }
+  {
+    RawDb raw(dir.store_path());
+    raw.Put(raw.meta(), std::string(kSchemaVersionKey), EncodeFixed32(2));
+    // A schema 2 alias key: the uid (1000) as a big-endian u32, then each
+    // field as a big-endian u32 length and its bytes.
+    std::string old_alias("\0\0\x03\xe8", 4);
+    for (std::string_view field : {"ns", "cpu:x86-64", "f"}) {
+      old_alias.append(3, '\0');
+      old_alias.push_back(static_cast<char>(field.size()));
+      old_alias.append(field);
+    }
+    raw.Put(raw.aliases(), old_alias, "QDA");
+  }
+  auto store = OpenOrFail(OptionsFor(dir));
+  CHECK(store->Stats().artifacts == 0);
+  CHECK(store->Stats().aliases == 0);
+  CHECK(MovedAside(dir).size() == 1);
+  AliasKey alias;
+  alias.tenant = "uid:1000";
+  alias.ns = "ns";
+  alias.target = "cpu:x86-64";
+  alias.fast_key = "f";
+  CHECK_FALSE(store->GetAlias(alias)->has_value());
+}
+
 TEST_CASE("a RocksDB database with foreign column families is moved aside", "[store][open]") {
   TempDir dir;
   {
