@@ -20,17 +20,6 @@ v1::KernelDescriptor CpuKernel(const std::string& ir) {
   *d.mutable_target() = *client::ParseWireTarget("cpu:x86-64");
   return d;
 }
-
-// One basic block of `n` dependent float operations: seconds of X86
-// instruction scheduling (see worker_isolation_test.cc).
-v1::KernelDescriptor SlowCpuKernel(int n, const std::string& name) {
-  std::ostringstream ir;
-  ir << "define void @" << name << "(ptr %p, float %x) {\nentry:\n  %v0 = fadd float %x, 1.0\n";
-  for (int i = 1; i < n; ++i) ir << "  %v" << i << " = fmul float %v" << i - 1 << ", %v" << (i * 7919LL) % i << "\n";
-  ir << "  store float %v" << n - 1 << ", ptr %p\n  ret void\n}\n";
-  return CpuKernel(ir.str());
-}
-
 }  // namespace
 
 TEST_CASE("IR above --max-ir-bytes is refused RESOURCE_EXHAUSTED", "[integration][limits]") {

@@ -25,22 +25,6 @@ using namespace qdcache::testing;
 
 namespace {
 
-// A CPU kernel with one basic block of `n` dependent float operations: the
-// X86 instruction scheduler takes seconds on it (about 7 s for 20,000 and
-// 25 s for 40,000 on the CI machine), a compile that is slow for real.
-v1::KernelDescriptor SlowCpuKernel(int n, const std::string& name = "slow") {
-  std::ostringstream ir;
-  ir << "define void @" << name << "(ptr %p, float %x) {\nentry:\n  %v0 = fadd float %x, 1.0\n";
-  const char* ops[] = {"fadd", "fmul", "fsub"};
-  for (int i = 1; i < n; ++i) {
-    ir << "  %v" << i << " = " << ops[i % 3] << " float %v" << i - 1 << ", %v" << (i * 7919LL) % i << "\n";
-  }
-  ir << "  store float %v" << n - 1 << ", ptr %p\n  ret void\n}\n";
-  v1::KernelDescriptor d;
-  d.set_ir(ir.str());
-  *d.mutable_target() = *client::ParseWireTarget("cpu:x86-64");
-  return d;
-}
 
 v1::CompileResult CompileWith(const DaemonProcess& daemon, const v1::KernelDescriptor& d,
                               std::chrono::milliseconds timeout, Status* rpc_status = nullptr) {

@@ -3,6 +3,7 @@
 #include <elf.h>
 
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include "client/wire_target.h"
@@ -27,6 +28,20 @@ v1::CompileResult CompileOne(client::Client& client, const v1::KernelDescriptor&
   if (!response.ok()) throw std::runtime_error(response.status().ToString());
   if (response->results_size() != 1) throw std::runtime_error("expected one result");
   return response->results(0);
+}
+
+v1::KernelDescriptor SlowCpuKernel(int n, const std::string& name) {
+  std::ostringstream ir;
+  ir << "define void @" << name << "(ptr %p, float %x) {\nentry:\n  %v0 = fadd float %x, 1.0\n";
+  const char* ops[] = {"fadd", "fmul", "fsub"};
+  for (int i = 1; i < n; ++i) {
+    ir << "  %v" << i << " = " << ops[i % 3] << " float %v" << i - 1 << ", %v" << (i * 7919LL) % i << "\n";
+  }
+  ir << "  store float %v" << n - 1 << ", ptr %p\n  ret void\n}\n";
+  v1::KernelDescriptor d;
+  d.set_ir(ir.str());
+  *d.mutable_target() = *client::ParseWireTarget("cpu:x86-64");
+  return d;
 }
 
 bool CudaBuilt() {

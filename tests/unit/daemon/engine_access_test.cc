@@ -7,6 +7,7 @@
 
 #include "common/digest.h"
 #include "daemon/engine.h"
+#include "tests/unit/daemon/engine_fixture.h"
 
 using namespace qdcache;
 using namespace qdcache::daemon;
@@ -65,41 +66,7 @@ class CountingCompiler final : public compiler::Compiler {
   int ptx_compiles_ = 0;
 };
 
-struct Fixture {
-  Fixture() {
-    dir = std::filesystem::temp_directory_path() /
-          ("qdcache-engine-access-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    auto s = store::ArtifactStore::Open({dir.string()});
-    REQUIRE(s.ok());
-    store = std::move(s).value();
-    EngineConfig config;
-    config.workers = 2;
-    config.daemon_version = "test";
-    engine = std::make_unique<Engine>(compiler, *store, config);
-  }
-  ~Fixture() {
-    engine.reset();
-    store.reset();
-    std::filesystem::remove_all(dir);
-  }
-
-  v1::CompileResult CompileSync(const v1::KernelDescriptor& d, const Peer& peer) {
-    v1::CompileResult out;
-    std::latch done(1);
-    engine->Compile(d, peer, false, nullptr, [&](v1::CompileResult r) {
-      out = std::move(r);
-      done.count_down();
-    });
-    done.wait();
-    return out;
-  }
-
-  static inline int counter = 0;
-  std::filesystem::path dir;
-  CountingCompiler compiler;
-  std::unique_ptr<store::ArtifactStore> store;
-  std::unique_ptr<Engine> engine;
-};
+using Fixture = daemon::testing::EngineFixture<CountingCompiler>;
 
 const Peer kReader{"token:reader", /*may_write=*/false};
 const Peer kWriter{"token:writer", /*may_write=*/true};

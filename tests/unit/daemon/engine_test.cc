@@ -9,6 +9,7 @@
 
 #include "common/digest.h"
 #include "daemon/engine.h"
+#include "tests/unit/daemon/engine_fixture.h"
 
 using namespace qdcache;
 using namespace qdcache::daemon;
@@ -101,41 +102,7 @@ class ScriptedCompiler final : public compiler::Compiler {
   int link_calls_ = 0;
 };
 
-struct Fixture {
-  Fixture() {
-    dir = std::filesystem::temp_directory_path() /
-          ("qdcache-engine-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    auto s = store::ArtifactStore::Open({dir.string()});
-    REQUIRE(s.ok());
-    store = std::move(s).value();
-    EngineConfig config;
-    config.workers = 2;
-    config.daemon_version = "test";
-    engine = std::make_unique<Engine>(compiler, *store, config);
-  }
-  ~Fixture() {
-    engine.reset();
-    store.reset();
-    std::filesystem::remove_all(dir);
-  }
-
-  v1::CompileResult CompileSync(const v1::KernelDescriptor& d, Peer peer = {}) {
-    v1::CompileResult out;
-    std::latch done(1);
-    engine->Compile(d, peer, false, nullptr, [&](v1::CompileResult r) {
-      out = std::move(r);
-      done.count_down();
-    });
-    done.wait();
-    return out;
-  }
-
-  static inline int counter = 0;
-  std::filesystem::path dir;
-  ScriptedCompiler compiler;
-  std::unique_ptr<store::ArtifactStore> store;
-  std::unique_ptr<Engine> engine;
-};
+using Fixture = daemon::testing::EngineFixture<ScriptedCompiler>;
 
 v1::KernelDescriptor Kernel(const std::string& ir) {
   v1::KernelDescriptor d;
