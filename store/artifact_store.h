@@ -34,10 +34,17 @@
 
 namespace qdcache::store {
 
-// Durability: every write goes through RocksDB's write-ahead log. With
-// sync_writes = false an acknowledged write survives a crash or kill -9 of the
-// process (the WAL is in the OS page cache when Put returns) but not a power
-// loss or kernel crash; sync_writes = true fsyncs the WAL before returning.
+// Durability: every write goes through RocksDB's write-ahead log (never
+// disableWAL, never manual_wal_flush), one atomic WriteBatch per call with the
+// values, aliases and counters it changes. With sync_writes = false an
+// acknowledged write survives a crash or kill -9 of the process (the WAL is in
+// the OS page cache when Put returns) but not a power loss or kernel crash;
+// sync_writes = true fsyncs the WAL before returning. Details in
+// rocksdb_layout.h; tests/crash checks it against a real daemon.
+//
+// Full disk: writes fail with UNAVAILABLE while reads go on; once space is
+// back the store writes again by itself, without being reopened
+// (write_recovery.h).
 struct StoreOptions {
   std::string path;          // directory; created (with parents) if missing
   bool sync_writes = false;  // fsync the WAL on every write (power-loss durability)

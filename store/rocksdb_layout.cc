@@ -7,6 +7,9 @@
 
 #include <algorithm>
 
+#include "store/rocksdb_logger.h"
+#include "store/write_recovery.h"
+
 namespace qdcache::store {
 namespace {
 
@@ -40,8 +43,17 @@ rocksdb::DBOptions MakeDbOptions() {
   options.create_missing_column_families = true;
   options.paranoid_checks = true;
   options.max_background_jobs = 2;
-  options.keep_log_file_num = 4;
-  options.max_log_file_size = 8 << 20;
+  // RocksDB's info log goes to the daemon's log, not to a LOG file on the
+  // store's (possibly full) disk: see rocksdb_logger.h.
+  options.info_log = MakeSpdlogLogger();
+  // The store recovers from write errors itself (write_recovery.h).
+  options.max_bgerror_resume_count = 0;
+  options.listeners.push_back(std::make_shared<ManualRecoveryListener>());
+  // Crash durability comes from the WAL, which these leave at their
+  // defaults: manual_wal_flush = false (each write reaches the OS before it
+  // returns) and wal_recovery_mode = kPointInTimeRecovery (a WAL torn by a
+  // crash is replayed up to the tear; everything acknowledged lies before
+  // it). Writes never set WriteOptions::disableWAL.
   return options;
 }
 

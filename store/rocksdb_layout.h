@@ -48,6 +48,25 @@ inline constexpr std::string_view kStageBytesKey = "counter/stage_bytes";
 // Values at least this large are stored in blob files instead of SSTs.
 inline constexpr std::uint64_t kMinBlobSize = 4096;
 
+// Durability of what the store writes (every WriteBatch: values, entry infos,
+// access index, aliases and counters together):
+//   - the WAL is always on (WriteOptions::disableWAL is never set) and
+//     flushed to the OS on every write (DBOptions::manual_wal_flush = false),
+//     so a write that returned survives a crash or kill -9 of the process;
+//   - WriteOptions::sync = StoreOptions::sync_writes (daemon --sync-writes)
+//     also fsyncs the WAL, for power loss and kernel crashes;
+//   - values in blob files are no exception: with integrated BlobDB a value
+//     is written to the WAL and memtable like any other and only moved into
+//     a blob file by a flush, which RocksDB syncs before it records the file
+//     in the MANIFEST and drops the WAL;
+//   - recovery replays the WAL up to the first torn record
+//     (kPointInTimeRecovery, the default); every acknowledged write precedes
+//     it.
+// The crash test (tests/crash) checks this against a real daemon.
+//
+// Also: RocksDB's info log goes to spdlog (rocksdb_logger.h) and its
+// automatic error recovery is off, the store resumes itself
+// (write_recovery.h).
 [[nodiscard]] rocksdb::DBOptions MakeDbOptions();
 
 // Indexes into MakeColumnFamilyDescriptors() and the handles DB::Open returns.

@@ -142,9 +142,7 @@ Status RocksDbStore::InitializeOrLoadMeta(std::string* incompatible_reason) {
     QDC_RETURN_IF_ERROR(
         FromRocks(batch.Put(meta_, kSchemaVersionKey, EncodeFixed32(kSchemaVersion)), "batch"));
     QDC_RETURN_IF_ERROR(AddCounters(&batch, Counters{}));
-    rocksdb::WriteOptions write_options;
-    write_options.sync = true;
-    QDC_RETURN_IF_ERROR(FromRocks(db_->Write(write_options, &batch), "initializing store"));
+    QDC_RETURN_IF_ERROR(WriteLocked(&batch, /*sync=*/true, "initializing store"));
     counters_ = Counters{};
     spdlog::info("created store at '{}' (schema version {})", path_, kSchemaVersion);
     return Status::Ok();
@@ -267,11 +265,29 @@ Status RocksDbStore::AddCounters(rocksdb::WriteBatch* batch, const Counters& nex
 
 Status RocksDbStore::CommitLocked(rocksdb::WriteBatch* batch, const Counters& next) {
   QDC_RETURN_IF_ERROR(AddCounters(batch, next));
-  rocksdb::WriteOptions write_options;
-  write_options.sync = sync_writes_;
-  QDC_RETURN_IF_ERROR(FromRocks(db_->Write(write_options, batch), "store write"));
+  QDC_RETURN_IF_ERROR(WriteLocked(batch, sync_writes_, "store write"));
   counters_ = next;
   return Status::Ok();
+}
+
+Status RocksDbStore::WriteLocked(rocksdb::WriteBatch* batch, bool sync, std::string_view what) {
+  rocksdb::WriteOptions write_options;  // disableWAL stays false: see MakeDbOptions
+  write_options.sync = sync;
+  rocksdb::Status s = db_->Write(write_options, batch);
+  if (s.ok() || !IsResumable(s)) return FromRocks(s, what);
+  const ResumeGate::Clock::time_point now = ResumeGate::Clock::now();
+  const std::optional<std::uint64_t> free_bytes = FreeBytes(path_);
+  if (!resume_gate_.ShouldTry(now, free_bytes)) return FromRocks(s, what);
+  rocksdb::Status resumed = db_->Resume();
+  if (!resumed.ok()) {
+    resume_gate_.Failed(now, free_bytes);
+    spdlog::warn("store '{}': cannot write ({}); resuming failed: {}", path_, s.ToString(),
+                 resumed.ToString());
+    return FromRocks(s, what);
+  }
+  resume_gate_.Succeeded();
+  spdlog::info("store '{}': writing again after: {}", path_, s.ToString());
+  return FromRocks(db_->Write(write_options, batch), what);
 }
 
 Expected<std::optional<EntryInfo>> RocksDbStore::ReadEntryInfo(

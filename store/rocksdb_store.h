@@ -4,10 +4,15 @@
 //   rocksdb_store_entries.cc  reads and writes of artifacts, stages, aliases
 //   rocksdb_store_admin.cc    access-time flushes, eviction, List, Verify
 //
-// Durability: every write goes through the WAL. With StoreOptions::sync_writes
-// = false an acknowledged write survives a crash or kill -9 of the process
-// (the WAL is in the OS page cache); with sync_writes = true each write fsyncs
-// the WAL before returning.
+// Durability: every write goes through WriteLocked: one WriteBatch, WAL on,
+// sync = StoreOptions::sync_writes (see MakeDbOptions in rocksdb_layout.h).
+// With sync_writes = false an acknowledged write survives a crash or kill -9
+// of the process (the WAL is in the OS page cache); with sync_writes = true
+// each write fsyncs the WAL before returning.
+//
+// Write errors: a write that fails with an I/O error (a full disk) may
+// resume the database and is then retried once (write_recovery.h); the store
+// keeps serving reads throughout and never needs a restart to write again.
 //
 // Concurrency: reads go straight to RocksDB and never block each other or
 // wait for writers; a hit only records its access time in memory
@@ -34,6 +39,7 @@
 #include "store/artifact_store.h"
 #include "store/entry_index.h"
 #include "store/housekeeper.h"
+#include "store/write_recovery.h"
 
 namespace rocksdb {
 class ColumnFamilyHandle;
@@ -94,6 +100,10 @@ class RocksDbStore final : public ArtifactStore {
   [[nodiscard]] Status AddCounters(rocksdb::WriteBatch* batch, const Counters& next);
   // Adds the counter updates to `batch`, writes it and publishes `next`.
   [[nodiscard]] Status CommitLocked(rocksdb::WriteBatch* batch, const Counters& next);
+  // Writes `batch` through the WAL (fsynced when `sync`). After a resumable
+  // failure it resumes the database, when resume_gate_ allows, and retries
+  // once. `what` names the write in errors.
+  [[nodiscard]] Status WriteLocked(rocksdb::WriteBatch* batch, bool sync, std::string_view what);
   // The stored entry info; nullopt when the entry is absent. Under write_mu_
   // it is the current one; otherwise as of `read_options`.
   [[nodiscard]] Expected<std::optional<EntryInfo>> ReadEntryInfo(
@@ -157,6 +167,9 @@ class RocksDbStore final : public ArtifactStore {
   std::uint64_t corrupt_dropped_ = 0;  // guarded by write_mu_
   std::uint64_t evictions_ = 0;        // guarded by write_mu_
   std::uint64_t evicted_bytes_ = 0;    // guarded by write_mu_
+  // When a failed write may try DB::Resume() (write_recovery.h). Guarded by
+  // write_mu_.
+  ResumeGate resume_gate_{std::chrono::seconds(1)};
   // Every access index entry below lru_cursor_ has been deleted by an
   // eviction walk since open, so walks start there. It stays true because
   // writes take fresh ticks (greater than any before) and flushes move a

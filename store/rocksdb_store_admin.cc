@@ -52,9 +52,7 @@ Status RocksDbStore::FlushAccessTimes() {
                   "batch"));
   }
   if (batch.Count() == 0) return Status::Ok();
-  rocksdb::WriteOptions write_options;
-  write_options.sync = sync_writes_;
-  return FromRocks(db_->Write(write_options, &batch), "writing access times");
+  return WriteLocked(&batch, sync_writes_, "writing access times");
 }
 
 void RocksDbStore::RecordEvictedLocked(const EvictionResult& chunk) {

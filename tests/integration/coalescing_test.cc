@@ -1,8 +1,13 @@
-// Identical concurrent compiles run the compiler once.
+// Identical concurrent compiles run the compiler once (single-flight), also
+// under a stampede of separate connections released at the same moment.
+#include <grpcpp/grpcpp.h>
+
 #include <catch2/catch.hpp>
+#include <latch>
 #include <thread>
 #include <vector>
 
+#include "qdcache/v1/qdcache.grpc.pb.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/kernels.h"
 #include "tests/support/subprocess.h"
@@ -10,32 +15,94 @@
 using namespace qdcache;
 using namespace qdcache::testing;
 
-TEST_CASE("16 concurrent identical compile requests cause exactly one compile",
-          "[integration][coalescing]") {
+namespace {
+
+struct Reply {
+  grpc::Status status;
+  v1::CompileResponse response;
+};
+
+// A channel with a connection of its own: by default gRPC shares one
+// subchannel (one connection) between channels with the same target and
+// arguments, which would turn N clients into N calls on one connection.
+std::shared_ptr<grpc::Channel> OwnConnection(const DaemonProcess& daemon) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel("unix:" + daemon.socket_path(),
+                                   grpc::InsecureChannelCredentials(), args);
+}
+
+// `clients` clients, each on its own connected channel and thread, send
+// `descriptor` at once: they are all released by one latch after every
+// connection is up.
+std::vector<Reply> Stampede(const DaemonProcess& daemon, const v1::KernelDescriptor& descriptor,
+                            int clients) {
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  for (int i = 0; i < clients; ++i) {
+    channels.push_back(OwnConnection(daemon));
+    INFO("connection " << i);
+    REQUIRE(channels.back()->WaitForConnected(std::chrono::system_clock::now() +
+                                              std::chrono::seconds(60)));
+  }
+  v1::CompileRequest request;
+  request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  *request.add_kernels() = descriptor;
+  std::vector<Reply> replies(static_cast<std::size_t>(clients));
+  std::latch go(clients);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < clients; ++i) {
+    threads.emplace_back([&, i] {
+      auto stub = v1::CompileCache::NewStub(channels[i]);
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(5));
+      go.arrive_and_wait();
+      replies[i].status = stub->Compile(&context, request, &replies[i].response);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return replies;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "200 clients on separate connections asking at once for one missing kernel cause "
+    "exactly one compile and get identical bytes",
+    "[integration][coalescing]") {
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
   const std::string target = CudaBuilt() ? "cuda:sm_90" : "cpu:x86-64";
   const std::string file = CudaBuilt() ? "cuda/stencil2d.ll" : "cpu/stencil2d.ll";
   v1::KernelDescriptor d = Descriptor(file, target);
-  std::vector<v1::CompileResult> results(16);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 16; ++i) {
-    threads.emplace_back([&, i] {
-      auto client = daemon.Connect();
-      results[i] = CompileOne(*client, d);
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  d.set_fast_key("stampede");
+  d.set_namespace_("coalescing");
+  constexpr int kClients = 200;
+
+  std::vector<Reply> replies = Stampede(daemon, d, kClients);
+
   int compiled = 0;
-  for (const v1::CompileResult& r : results) {
+  for (int i = 0; i < kClients; ++i) {
+    INFO("client " << i << ": " << replies[i].status.error_message());
+    REQUIRE(replies[i].status.ok());
+    REQUIRE(replies[i].response.results_size() == 1);
+    const v1::CompileResult& r = replies[i].response.results(0);
     REQUIRE(r.has_artifact());
-    CHECK(r.artifact().payload() == results[0].artifact().payload());
+    const v1::Artifact& first = replies[0].response.results(0).artifact();
+    CHECK(!r.artifact().payload().empty());
+    CHECK(r.artifact().payload() == first.payload());
+    CHECK(r.artifact().artifact_key() == first.artifact_key());
     compiled += r.status() == v1::CACHE_STATUS_COMPILED;
   }
   CHECK(compiled == 1);
   auto stats = daemon.Connect()->Stats();
   REQUIRE(stats.ok());
   CHECK(stats->compiles() == 1);
-  CHECK(stats->coalesced() + stats->hits() == 15);
+  CHECK(stats->coalesced() + stats->hits() == kClients - 1);
+  CHECK(stats->requests() == kClients);
+  CHECK(stats->errors() == 0);
+  CHECK(stats->store_errors() == 0);
+  CHECK(stats->store_artifacts() == 1);
+  CHECK(stats->store_aliases() == 1);  // 200 concurrent alias writes, counted once
+  CHECK(daemon.Stop() == 0);           // under TSan, a race report makes this non-zero
 }

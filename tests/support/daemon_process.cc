@@ -44,6 +44,7 @@ void DaemonProcess::Start() {
     // The daemon dies with the test, even when the test aborts.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
+    if (child_setup_ && !child_setup_()) ::_exit(126);
     // dup2 clears O_CLOEXEC on the target: the write end survives exec as fd 3.
     if (::dup2(ready[1], 3) < 0 || ::dup2(log_fd, 1) < 0 || ::dup2(log_fd, 2) < 0) ::_exit(127);
     ::execv(args[0], args.data());

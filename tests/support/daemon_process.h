@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ class DaemonProcess {
   // Starts the daemon and waits until it serves. Throws on failure, with the
   // daemon's stderr in the message.
   void Start();
+  // Runs `setup` in the forked child just before it execs the daemon (e.g.
+  // PrivateTmpfs::Enter); false makes the child exit with 126. It runs
+  // between fork and exec, so it may only make system calls.
+  void set_child_setup(std::function<bool()> setup) { child_setup_ = std::move(setup); }
   // SIGTERM and wait; returns the exit status (-1 when killed by a signal).
   int Stop();
   // SIGKILL and wait.
@@ -43,6 +48,7 @@ class DaemonProcess {
 
   std::string dir_, socket_, store_, log_path_;
   std::vector<std::string> extra_args_;
+  std::function<bool()> child_setup_;
   pid_t pid_ = -1;
 };
 

@@ -1,0 +1,21 @@
+// Resident memory and open file descriptors of a running process, read from
+// /proc (Linux).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace qdcache::load {
+
+struct ProcessSample {
+  double at_seconds = 0;      // since the sampling started
+  std::uint64_t rss_kib = 0;  // VmRSS
+  std::uint64_t fds = 0;      // entries of /proc/PID/fd
+};
+
+// The process's current VmRSS and fd count; nullopt once it is gone.
+[[nodiscard]] std::optional<ProcessSample> SampleProcess(pid_t pid);
+
+}  // namespace qdcache::load
