@@ -49,6 +49,22 @@ TEST_CASE("NormalizeTarget refuses a feature both enabled and disabled") {
   CHECK_THAT(t.status().message(), Catch::Contains("avx2"));
 }
 
+// Found by tests/fuzz (request_decode): a wire target whose CPU or feature
+// name held ',', '+' or a control byte normalized to text that reads back as
+// another target, or not at all.
+TEST_CASE("NormalizeTarget refuses CPU and feature names the target syntax cannot spell") {
+  for (const Target& target :
+       {Cpu("x86-64+avx2"), Cpu("x86-64,fma"), Cpu("x86 64"), Cpu("cpu:x86-64"),
+        Cpu("x86-64", {"+avx2,+fma"}), Cpu("x86-64", {"+av\x06" "2"}), Cpu("x86-64", {"-a+b"})}) {
+    auto t = NormalizeTarget(target);
+    INFO(target.cpu);
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.status().code() == Code::kInvalidArgument);
+    CHECK_THAT(t.status().message(), Catch::Contains("has a character other than"));
+  }
+  CHECK(NormalizeTarget(Cpu("x86-64-v3", {"+amx-bf16", "+avx512.x_y"})).ok());
+}
+
 TEST_CASE(
     "Target::ToString round-trips through ParseTarget, also with a leading disabled feature") {
   for (const Target& target :
