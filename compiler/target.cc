@@ -54,6 +54,10 @@ Expected<Target> NormalizeTarget(Target target) {
   if (!target.sm.empty()) return InvalidArgument("CPU target must not carry an SM");
   // The canonical text (ToString) must read back as this very target: keys,
   // aliases and `qdcache ls` show targets by it.
+  if (target.cpu == "native") {
+    return InvalidArgument(
+        "CPU 'native' is not allowed: name a concrete CPU (the daemon may run on another machine)");
+  }
   if (!IsName(target.cpu)) {
     return InvalidArgument("CPU name '" + target.cpu +
                            "' has a character other than letters, digits, '_', '-' and '.'");

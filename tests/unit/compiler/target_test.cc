@@ -65,6 +65,15 @@ TEST_CASE("NormalizeTarget refuses CPU and feature names the target syntax canno
   CHECK(NormalizeTarget(Cpu("x86-64-v3", {"+amx-bf16", "+avx512.x_y"})).ok());
 }
 
+// Also found by request_decode: a lookup for CPU "native" decoded (and
+// missed) where a compile refused it; both refuse it now.
+TEST_CASE("NormalizeTarget refuses CPU native, as the target syntax does") {
+  auto t = NormalizeTarget(Cpu("native"));
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(t.status().message(), Catch::Contains("'native' is not allowed"));
+}
+
 TEST_CASE(
     "Target::ToString round-trips through ParseTarget, also with a leading disabled feature") {
   for (const Target& target :
