@@ -3,17 +3,17 @@
 namespace qdcache {
 namespace {
 
-bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '-' || c == '.';
-}
-
 Status Bad(std::string_view spec, const std::string& why) {
   return InvalidArgument("target \"" + std::string(spec) + "\": " + why +
                          " (expected cuda:sm_XX or cpu:NAME[+feature...])");
 }
 
 }  // namespace
+
+bool IsTargetNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
+}
 
 bool IsCudaSmName(std::string_view sm) {
   if (sm.size() < 4 || sm.substr(0, 3) != "sm_") return false;
@@ -43,7 +43,7 @@ Expected<TargetSpec> ParseTargetSpec(std::string_view spec) {
   t.cpu = std::string(rest.substr(0, name_end));
   if (t.cpu.empty()) return Bad(spec, "CPU name is empty");
   for (char c : t.cpu) {
-    if (!IsNameChar(c)) return Bad(spec, "bad character in CPU name");
+    if (!IsTargetNameChar(c)) return Bad(spec, "bad character in CPU name");
   }
   if (t.cpu == "native") return Bad(spec, "\"native\" is not a concrete CPU; name one (e.g. x86-64-v3)");
   if (name_end == std::string_view::npos) return t;
@@ -57,7 +57,7 @@ Expected<TargetSpec> ParseTargetSpec(std::string_view spec) {
     if (feats[i] != '+' && feats[i] != '-') return Bad(spec, "features must start with + or -");
     std::size_t j = i + 1;
     while (j < feats.size() && feats[j] != '+' && feats[j] != ',') {
-      if (!IsNameChar(feats[j])) return Bad(spec, "bad character in feature");
+      if (!IsTargetNameChar(feats[j])) return Bad(spec, "bad character in feature");
       ++j;
     }
     if (j == i + 1) return Bad(spec, "empty feature name");

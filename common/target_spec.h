@@ -23,4 +23,9 @@ struct TargetSpec {
 // "sm_" digits, then an optional single lower-case letter ("sm_90a").
 [[nodiscard]] bool IsCudaSmName(std::string_view sm);
 
+// A character a CPU or feature name may hold: letters, digits, '_', '-', '.'.
+// Anything else (',', '+', ':', spaces, control bytes) would make the target's
+// text ambiguous or unreadable.
+[[nodiscard]] bool IsTargetNameChar(char c);
+
 }  // namespace qdcache

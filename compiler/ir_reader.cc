@@ -6,6 +6,8 @@
 #include <cctype>
 
 #include "compiler/compile_error.h"
+#include "compiler/input_sniff.h"
+#include "compiler/module_limits.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -27,6 +29,13 @@ bool IsBlank(std::string_view bytes) {
 
 llvm::Expected<std::unique_ptr<llvm::Module>> ParseBitcode(std::string_view bytes,
                                                            llvm::LLVMContext& context) {
+  // Raw bitcode is a stream of 32-bit words; LLVM calls any other length an
+  // "invalid bitcode signature", which sends users looking in the wrong place.
+  constexpr std::string_view kWrapperMagic("\xde\xc0\x17\x0b", 4);
+  if (bytes.substr(0, 4) != kWrapperMagic && bytes.size() % 4 != 0) {
+    return BadInput("invalid bitcode: " + llvm::Twine(static_cast<uint64_t>(bytes.size())) +
+                    " bytes is not a whole number of 32-bit words (truncated, or bytes appended?)");
+  }
   // A copy: the bitstream reader wants word-aligned memory.
   std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
       llvm::StringRef(bytes.data(), bytes.size()), kBufferName);
@@ -37,10 +46,17 @@ llvm::Expected<std::unique_ptr<llvm::Module>> ParseBitcode(std::string_view byte
 
 llvm::Expected<std::unique_ptr<llvm::Module>> ParseText(std::string_view bytes,
                                                         llvm::LLVMContext& context) {
+  const ForeignInput foreign = SniffForeignInput(bytes);
+  if (foreign.certain) {
+    return BadInput(llvm::Twine("the input is not LLVM IR (text or bitcode): it is ") +
+                    llvm::StringRef(foreign.what));
+  }
   if (const size_t nul = bytes.find('\0'); nul != std::string_view::npos) {
     return BadInput("text IR contains a NUL byte at offset " +
                     llvm::Twine(static_cast<uint64_t>(nul)));
   }
+  // The parser recurses once per nesting level: bound it before it runs.
+  if (llvm::Error error = CheckTextNesting(bytes)) return error;
   std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
       llvm::StringRef(bytes.data(), bytes.size()), kBufferName);
   llvm::SMDiagnostic diagnostic;
@@ -48,8 +64,11 @@ llvm::Expected<std::unique_ptr<llvm::Module>> ParseText(std::string_view bytes,
       llvm::parseAssembly(buffer->getMemBufferRef(), diagnostic, context);
   if (!module) {
     // SMDiagnostic columns are 0-based; editors and compilers count from 1.
+    std::string hint;
+    if (!foreign.what.empty()) hint = " (the input looks like " + std::string(foreign.what) + ")";
     return BadInput("IR parse error at " + llvm::Twine(diagnostic.getLineNo()) + ":" +
-                    llvm::Twine(diagnostic.getColumnNo() + 1) + ": " + diagnostic.getMessage());
+                    llvm::Twine(diagnostic.getColumnNo() + 1) + ": " + diagnostic.getMessage() +
+                    hint);
   }
   return module;
 }
@@ -67,6 +86,9 @@ llvm::Expected<std::unique_ptr<llvm::Module>> ReadModule(std::string_view bytes,
   if (IsBlank(bytes)) return BadInput("empty input: no IR given");
   auto module = IsBitcode(bytes) ? ParseBitcode(bytes, context) : ParseText(bytes, context);
   if (!module) return module.takeError();
+  // Bitcode can nest deeper than text, and share what the printer and
+  // codegen then spell out in full: bound both before anything walks them.
+  if (llvm::Error error = CheckModuleNesting(**module)) return error;
 
   std::string problems;
   llvm::raw_string_ostream os(problems);

@@ -13,10 +13,13 @@
 
 namespace qdcache::compiler {
 
-// Refuses (INVALID_ARGUMENT): empty or whitespace-only input; text IR with a
-// NUL byte (LLVM's lexer would silently stop there); syntax errors, reported
-// as "line:column: message"; truncated or invalid bitcode; modules the IR
-// verifier rejects. Broken debug info is not fatal: it is stripped and a
+// Refuses (INVALID_ARGUMENT): empty or whitespace-only input; bytes that are
+// recognizably something else (gzip, ELF, UTF-16, ...: input_sniff.h); text IR
+// with a NUL byte (LLVM's lexer would silently stop there); text IR nesting
+// deeper than the parser can safely recurse, and modules whose types or
+// constants nest too deep or expand too far (ir_limits.h); syntax errors,
+// reported as "line:column: message"; truncated or invalid bitcode; modules
+// the IR verifier rejects. Broken debug info is not fatal: it is stripped and a
 // warning is appended to `log`.
 [[nodiscard]] llvm::Expected<std::unique_ptr<llvm::Module>> ReadModule(std::string_view bytes,
                                                                        llvm::LLVMContext& context,

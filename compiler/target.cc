@@ -14,6 +14,10 @@ constexpr std::string_view kCpuPrefix = "cpu:";
 
 std::string_view FeatureName(std::string_view feature) { return feature.substr(1); }
 
+bool IsName(std::string_view name) {
+  return std::all_of(name.begin(), name.end(), IsTargetNameChar);
+}
+
 }  // namespace
 
 std::string Target::ToString() const {
@@ -48,9 +52,23 @@ Expected<Target> NormalizeTarget(Target target) {
   }
   if (target.cpu.empty()) return InvalidArgument("CPU target has an empty CPU name");
   if (!target.sm.empty()) return InvalidArgument("CPU target must not carry an SM");
+  // The canonical text (ToString) must read back as this very target: keys,
+  // aliases and `qdcache ls` show targets by it.
+  if (target.cpu == "native") {
+    return InvalidArgument(
+        "CPU 'native' is not allowed: name a concrete CPU (the daemon may run on another machine)");
+  }
+  if (!IsName(target.cpu)) {
+    return InvalidArgument("CPU name '" + target.cpu +
+                           "' has a character other than letters, digits, '_', '-' and '.'");
+  }
   for (const std::string& f : target.features) {
     if (f.size() < 2 || (f.front() != '+' && f.front() != '-')) {
       return InvalidArgument("CPU feature must be '+name' or '-name', got '" + f + "'");
+    }
+    if (!IsName(FeatureName(f))) {
+      return InvalidArgument("CPU feature '" + f +
+                             "' has a character other than letters, digits, '_', '-' and '.'");
     }
   }
   std::sort(target.features.begin(), target.features.end(),

@@ -32,8 +32,10 @@ struct Target {
 // whether the SM / CPU / features exist is checked by ValidateTarget().
 [[nodiscard]] Expected<Target> ParseTarget(std::string_view spec);
 
-// Sorts and de-duplicates features; a feature given both as +f and -f is an
-// INVALID_ARGUMENT.
+// Sorts and de-duplicates features; a feature given both as +f and -f, CPU
+// "native", or a CPU or feature name with a character the target syntax has
+// no place for (IsTargetNameChar), is an INVALID_ARGUMENT. The result's
+// ToString() parses back to it.
 [[nodiscard]] Expected<Target> NormalizeTarget(Target target);
 
 // Normalizes `target`, then checks it against the linked toolchain: the SM must be

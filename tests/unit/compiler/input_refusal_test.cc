@@ -223,7 +223,7 @@ TEST_CASE("An unsupported SM is refused at compile time") {
   CheckRefused(status, "unsupported CUDA SM 'sm_50'");
 }
 
-TEST_CASE("ptxas rejecting the PTX (too much shared memory) is an input error with its log") {
+TEST_CASE("A static shared array larger than a block may have is refused before ptxas") {
   if (!CudaAvailable()) return;
   const char* ir =
       "target triple = \"nvptx64-nvidia-cuda\"\n"
@@ -238,7 +238,7 @@ TEST_CASE("ptxas rejecting the PTX (too much shared memory) is an input error wi
       "  ret void\n"
       "}\n"
       "declare void @llvm.nvvm.barrier0()\n";
-  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "shared");
+  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "at most 49152 bytes of static shared memory");
 }
 
 TEST_CASE("Inline asm that ptxas rejects is an input error, not a process exit") {

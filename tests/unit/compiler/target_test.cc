@@ -49,6 +49,31 @@ TEST_CASE("NormalizeTarget refuses a feature both enabled and disabled") {
   CHECK_THAT(t.status().message(), Catch::Contains("avx2"));
 }
 
+// Found by tests/fuzz (request_decode): a wire target whose CPU or feature
+// name held ',', '+' or a control byte normalized to text that reads back as
+// another target, or not at all.
+TEST_CASE("NormalizeTarget refuses CPU and feature names the target syntax cannot spell") {
+  for (const Target& target :
+       {Cpu("x86-64+avx2"), Cpu("x86-64,fma"), Cpu("x86 64"), Cpu("cpu:x86-64"),
+        Cpu("x86-64", {"+avx2,+fma"}), Cpu("x86-64", {"+av\x06" "2"}), Cpu("x86-64", {"-a+b"})}) {
+    auto t = NormalizeTarget(target);
+    INFO(target.cpu);
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.status().code() == Code::kInvalidArgument);
+    CHECK_THAT(t.status().message(), Catch::Contains("has a character other than"));
+  }
+  CHECK(NormalizeTarget(Cpu("x86-64-v3", {"+amx-bf16", "+avx512.x_y"})).ok());
+}
+
+// Also found by request_decode: a lookup for CPU "native" decoded (and
+// missed) where a compile refused it; both refuse it now.
+TEST_CASE("NormalizeTarget refuses CPU native, as the target syntax does") {
+  auto t = NormalizeTarget(Cpu("native"));
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(t.status().message(), Catch::Contains("'native' is not allowed"));
+}
+
 TEST_CASE(
     "Target::ToString round-trips through ParseTarget, also with a leading disabled feature") {
   for (const Target& target :

@@ -1,0 +1,331 @@
+#!/usr/bin/env bash
+# Writes the malformed-input corpus into OUTDIR: one file per case that
+# MANIFEST (next to this script) names, each generated here so that nothing
+# binary or large is committed. Deterministic for one LLVM 19 build.
+#
+# Usage: generate.sh OUTDIR [LLVM_TOOLS_DIR]
+#   LLVM_TOOLS_DIR holds llvm-as, llc, opt, llvm-dis (default: the -19
+#   suffixed tools on PATH, as Debian's llvm-19 package installs them).
+# Needs bash, awk, gzip, iconv, head, tail and dd besides.
+set -euo pipefail
+
+if (($# < 1 || $# > 2)); then
+  echo "usage: $0 OUTDIR [LLVM_TOOLS_DIR]" >&2
+  exit 2
+fi
+out=$(realpath -m "$1")
+tools_dir=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+data=$here/..
+
+tool() {
+  if [[ -n $tools_dir ]]; then
+    echo "$tools_dir/$1"
+  else
+    command -v "$1-19" || { echo "generate.sh: $1-19 not found (pass LLVM_TOOLS_DIR)" >&2; exit 1; }
+  fi
+}
+LLVM_AS=$(tool llvm-as)
+LLC=$(tool llc)
+OPT=$(tool opt)
+LLVM_DIS=$(tool llvm-dis)
+
+# Build into a scratch directory and move it into place at the end, so an
+# interrupted run never leaves a half-written corpus behind.
+mkdir -p "$(dirname "$out")"
+work=$(mktemp -d "${out%/}.tmp.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+CPU_TRIPLE='target triple = "x86_64-unknown-linux-gnu"'
+CUDA_TRIPLE='target triple = "nvptx64-nvidia-cuda"'
+
+# repeat N TEXT: TEXT N times, without a newline.
+repeat() { awk -v n="$1" -v s="$2" 'BEGIN { for (i = 0; i < n; i++) printf "%s", s }'; }
+
+# flip_bit FILE OFFSET BIT: flips one bit of one byte in place.
+flip_bit() {
+  local byte
+  byte=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+  printf "\\$(printf '%03o' $((byte ^ (1 << $3))))" |
+    dd of="$1" bs=1 seek="$2" count=1 conv=notrunc status=none
+}
+
+# le32 N: N as 4 little-endian bytes.
+le32() {
+  local n=$1
+  printf "\\$(printf '%03o' $((n & 255)))\\$(printf '%03o' $(((n >> 8) & 255)))"
+  printf "\\$(printf '%03o' $(((n >> 16) & 255)))\\$(printf '%03o' $(((n >> 24) & 255)))"
+}
+
+# ---------------------------------------------------------------- good bases
+cp "$data/cpu/saxpy.ll" base_cpu.ll
+cp "$data/cuda/saxpy.ll" base_cuda.ll
+"$LLVM_AS" base_cpu.ll -o base_cpu.bc
+size=$(wc -c < base_cpu.bc)
+
+# ------------------------------------------------------------ not IR at all
+: > empty.ll
+printf ' \n\t\r\n  \n' > whitespace.ll
+gzip -9 -n -c base_cpu.ll > gzip.ll.gz
+"$LLC" -O0 -filetype=obj base_cpu.ll -o elf.o
+"$LLC" -O0 -mcpu=sm_75 base_cuda.ll -o ptx.ptx
+cp "$data/cuda/saxpy.cu" cuda_source.cu
+iconv -f UTF-8 -t UTF-16 base_cpu.ll > utf16.ll
+{ printf '\xef\xbb\xbf'; cat base_cpu.ll; } > utf8_bom.ll
+
+# ------------------------------------------------------------ broken text IR
+head -c 900 base_cpu.ll > truncated_text.ll  # cut inside @saxpy's body
+{ printf '%s\ndefine void @f() {\n  ret void\n}\n\0' "$CPU_TRIPLE"
+  printf 'define void @g() {\n  ret void\n}\n'; } > embedded_nul.ll
+printf '%s\ndefine void @f() {\n  ret i32x\n}\n' "$CPU_TRIPLE" > parse_error.ll
+
+# ------------------------------------------------------------ broken bitcode
+head -c $((size / 2 / 4 * 4)) base_cpu.bc > truncated_bitcode.bc
+head -c $((size / 2 / 4 * 4 + 1)) base_cpu.bc > truncated_bitcode_unaligned.bc
+head -c 8 base_cpu.bc > truncated_bitcode_header.bc
+# Bad magic: 'B' 'C' 0xC0 0xDF instead of 0xDE.
+cp base_cpu.bc bad_magic.bc
+flip_bit bad_magic.bc 3 0
+# Trailing garbage after a complete bitcode module (a whole number of words,
+# and not).
+{ cat base_cpu.bc; printf 'GARBAGE!'; } > trailing_garbage.bc
+{ cat base_cpu.bc; printf 'xyz'; } > trailing_garbage_unaligned.bc
+# Wrapper header (magic 0x0B17C0DE, version, offset, size, cpu type) whose
+# offset or size point outside the file, or overflow 32 bits together.
+wrapper() { printf '\xde\xc0\x17\x0b'; le32 0; le32 "$1"; le32 "$2"; le32 0; cat base_cpu.bc; }
+wrapper $((0x7fffff00)) "$size" > wrapper_offset_outside.bc
+wrapper 20 $((size * 4)) > wrapper_size_outside.bc
+wrapper $((0xfffffff0)) 32 > wrapper_offset_overflow.bc
+# Bit flips: for each region of the file, the first flip (bit 2 of successive
+# bytes) that llvm-dis refuses cleanly, so the case stays a clean refusal
+# even if LLVM's bitcode layout shifts between builds.
+for region in 1 2 3; do
+  found=
+  for ((j = 0; j < 256; j++)); do
+    cp base_cpu.bc candidate.bc
+    flip_bit candidate.bc $((size * region / 4 + j)) 2
+    set +e
+    "$LLVM_DIS" candidate.bc -o /dev/null 2>/dev/null
+    rc=$?
+    set -e
+    if ((rc == 1)); then
+      mv candidate.bc "bitflip_$region.bc"
+      found=1
+      break
+    fi
+  done
+  [[ -n $found ]] || { echo "generate.sh: no clean bit-flip refusal in region $region" >&2; exit 1; }
+done
+rm -f candidate.bc
+
+# ------------------------------------------------- triples and datalayouts
+body_cpu='define void @k(ptr %p) {
+  store i32 1, ptr %p
+  ret void
+}'
+body_cuda='define ptx_kernel void @k(ptr %p) {
+  store i32 1, ptr %p
+  ret void
+}'
+printf '%s\n' "$body_cpu" > ok_cpu_no_triple.ll
+printf '%s\n' "$body_cuda" > ok_cuda_no_triple.ll
+printf '%s\n%s\n' "$CUDA_TRIPLE" "$body_cpu" > triple_nvptx_for_cpu.ll
+printf '%s\n%s\n' "$CPU_TRIPLE" "$body_cuda" > triple_x86_for_cuda.ll
+printf 'target triple = "sparc-sun-solaris"\n%s\n' "$body_cpu" > triple_unknown.ll
+printf 'target triple = "nvptx-nvidia-cuda"\n%s\n' "$body_cuda" > triple_nvptx32.ll
+printf 'target triple = "i686-pc-linux-gnu"\n%s\n' "$body_cpu" > triple_i686_for_cpu.ll
+printf 'target datalayout = "E-m:e-i64:64-n32:64"\n%s\n%s\n' "$CPU_TRIPLE" "$body_cpu" \
+  > datalayout_big_endian.ll
+printf 'target datalayout = "e-p:32:32-i64:64-n16:32:64"\n%s\n%s\n' "$CUDA_TRIPLE" "$body_cuda" \
+  > datalayout_32bit_pointers.ll
+
+# ----------------------------------------------- modules LLVM or we refuse
+printf '%s\ndefine i32 @f() {\n  %%a = add i32 %%b, 1\n  %%b = add i32 %%a, 1\n  ret i32 %%a\n}\n' \
+  "$CPU_TRIPLE" > verifier_failure.ll
+printf '%s\ndeclare void @no_such_function(ptr)\ndefine void @k(ptr %%p) {\n  call void @no_such_function(ptr %%p)\n  ret void\n}\n' \
+  "$CPU_TRIPLE" > undefined_symbol_cpu.ll
+printf '%s\ndeclare void @no_such_function(ptr)\ndefine ptx_kernel void @k(ptr %%p) {\n  call void @no_such_function(ptr %%p)\n  ret void\n}\n' \
+  "$CUDA_TRIPLE" > undefined_symbol_cuda.ll
+printf '%s\ndefine internal void @f() {\n  ret void\n}\n' "$CPU_TRIPLE" > no_exported_function.ll
+printf '%s\ndefine void @f() {\n  ret void\n}\n' "$CUDA_TRIPLE" > cuda_no_kernel.ll
+# i128 atomics lower to a libcall nothing provides on the GPU.
+printf '%s\ndefine ptx_kernel void @k(ptr addrspace(1) %%p, i128 %%a) {\n  %%q = atomicrmw add ptr addrspace(1) %%p, i128 %%a seq_cst\n  store i128 %%q, ptr addrspace(1) %%p\n  ret void\n}\n' \
+  "$CUDA_TRIPLE" > atomic_i128_cuda.ll
+# Odd integer widths: LLVM 19 emits ".u17" parameters, which ptxas refuses.
+printf '%s\ndefine ptx_kernel void @k(ptr addrspace(1) %%p, i17 %%a, i17 %%b) {\n  %%q = mul i17 %%a, %%b\n  %%r = udiv i17 %%q, %%b\n  store i17 %%r, ptr addrspace(1) %%p\n  ret void\n}\n' \
+  "$CUDA_TRIPLE" > odd_int_width_cuda.ll
+# sm_90-only intrinsic (distributed shared memory): fine for sm_90, and on
+# sm_75 LLVM's instruction selector calls report_fatal_error.
+printf '%s\ndeclare ptr @llvm.nvvm.mapa(ptr, i32)\ndefine ptx_kernel void @k(ptr %%p, ptr addrspace(1) %%out) {\n  %%q = call ptr @llvm.nvvm.mapa(ptr %%p, i32 1)\n  store ptr %%q, ptr addrspace(1) %%out\n  ret void\n}\n' \
+  "$CUDA_TRIPLE" > sm90_intrinsic.ll
+
+# -------------------------------------------------- sizes beyond hardware
+printf '%s\n@s = internal addrspace(3) global [1073741824 x float] undef, align 4
+define ptx_kernel void @k(ptr addrspace(1) %%p, i64 %%i) {
+  %%a = getelementptr [1073741824 x float], ptr addrspace(3) @s, i64 0, i64 %%i
+  store volatile float 1.0, ptr addrspace(3) %%a
+  %%v = load volatile float, ptr addrspace(3) %%a
+  store float %%v, ptr addrspace(1) %%p
+  ret void
+}\n' "$CUDA_TRIPLE" > huge_shared_array.ll
+printf '%s\ndefine ptx_kernel void @k(ptr addrspace(1) %%p, i64 %%i) {
+  %%l = alloca [268435456 x i32], align 4
+  %%a = getelementptr [268435456 x i32], ptr %%l, i64 0, i64 %%i
+  store volatile i32 1, ptr %%a
+  %%v = load volatile i32, ptr %%a
+  store i32 %%v, ptr addrspace(1) %%p
+  ret void
+}\n' "$CUDA_TRIPLE" > huge_local_array.ll
+
+# ------------------------------------------------------------------ nesting
+deep=100000
+{ echo "$CPU_TRIPLE"; printf '@g = global '; repeat $deep '[1 x '; printf 'i32'; repeat $deep ']'
+  printf ' zeroinitializer\n%s\n' "$body_cpu"; } > deep_array_type.ll
+{ echo "$CUDA_TRIPLE"; printf '@g = addrspace(1) global '; repeat $deep '{ '; printf 'i32'
+  repeat $deep ' }'; printf ' zeroinitializer\n%s\n' "$body_cuda"; } > deep_struct_type_cuda.ll
+# Named types nest without brackets: %t0 = { %t1 }, %t1 = { %t2 }, ...
+{ echo "$CPU_TRIPLE"
+  awk -v n=$deep 'BEGIN { for (i = 0; i < n; i++) printf "%%t%d = type { %%t%d }\n", i, i + 1
+                          printf "%%t%d = type { i32 }\n@g = global %%t0 zeroinitializer\n", n }'
+  echo "$body_cpu"; } > deep_named_types.ll
+{ echo "$CPU_TRIPLE"; printf '@g = global [4 x i8] zeroinitializer\n@h = global '
+  repeat $deep 'ptr getelementptr (i8, '; printf 'ptr @g'; repeat $deep ', i64 1)'
+  printf '\n%s\n' "$body_cpu"; } > deep_constant_expression.ll
+# The same depth in bitcode, where no text parser stands in the way: opt
+# folds a chain of 10,000 instructions on a global's address into one
+# constant expression 10,000 levels deep.
+awk -v n=10000 -v triple="$CPU_TRIPLE" 'BEGIN {
+  print triple; print "@g = global i64 0\ndefine i64 @k() {\n  %a0 = ptrtoint ptr @g to i64"
+  for (i = 1; i < n; i++) printf "  %%a%d = %s i64 %%a%d, %d\n", i, (i % 2 ? "mul" : "xor"), i - 1, 3 + i % 5
+  printf "  ret i64 %%a%d\n}\n", n - 1 }' > chain.ll
+"$OPT" -passes=instsimplify chain.ll -o deep_constant_expression.bc
+# Shared subexpressions: x*x, then that squared, ... 24 times. Small in
+# bitcode, 2^24 nodes when printed (the canonical IR digest prints).
+awk -v n=24 -v triple="$CPU_TRIPLE" 'BEGIN {
+  print triple; print "@g = global i64 0\ndefine i64 @k() {\n  %a0 = ptrtoint ptr @g to i64"
+  for (i = 1; i <= n; i++) printf "  %%a%d = mul i64 %%a%d, %%a%d\n", i, i - 1, i - 1
+  printf "  ret i64 %%a%d\n}\n", n }' > dag.ll
+"$OPT" -passes=instsimplify dag.ll -o constant_dag.bc
+rm -f chain.ll dag.ll
+# Metadata nesting by forward reference: !0 = !{!1}, !1 = !{!2}, ...
+{ echo "$CPU_TRIPLE"; printf 'define void @k() {\n  ret void, !foo !0\n}\n'
+  awk -v n=$deep 'BEGIN { for (i = 0; i < n; i++) printf "!%d = !{!%d}\n", i, i + 1
+                          printf "!%d = !{}\n", n }'; } > deep_metadata_chain.ll
+
+# ----------------------------------------------------------------- big ones
+long_name=$(repeat 1048576 'a')
+printf '%s\ndefine void @%s(ptr %%p) {\n  store i32 1, ptr %%p\n  ret void\n}\n' \
+  "$CPU_TRIPLE" "$long_name" > long_identifier_cpu.ll
+printf '%s\ndefine ptx_kernel void @%s(ptr %%p) {\n  store i32 1, ptr %%p\n  ret void\n}\n' \
+  "$CUDA_TRIPLE" "$long_name" > long_identifier_cuda.ll
+# 60,000 instructions in one block: 12,000 groups of address, load, multiply,
+# address, store (an unrolled scale loop).
+many_instructions() {
+  awk -v triple="$1" -v cc="$2" 'BEGIN {
+    print triple; printf "define %svoid @big(ptr %%x, ptr %%y, float %%a) {\nentry:\n", cc
+    for (i = 0; i < 12000; i++) {
+      printf "  %%p%d = getelementptr inbounds float, ptr %%x, i64 %d\n", i, i
+      printf "  %%l%d = load float, ptr %%p%d, align 4\n", i, i
+      printf "  %%m%d = fmul float %%l%d, %%a\n", i, i
+      printf "  %%q%d = getelementptr inbounds float, ptr %%y, i64 %d\n", i, i
+      printf "  store float %%m%d, ptr %%q%d, align 4\n", i, i
+    }
+    print "  ret void\n}" }'
+}
+many_instructions "$CPU_TRIPLE" "" > many_instructions_cpu.ll
+many_instructions "$CUDA_TRIPLE" "ptx_kernel " > many_instructions_cuda.ll
+
+# ------------------------------------------ inputs that crash LLVM 19 itself
+# (the daemon survives them only once compiles run in worker processes)
+kernel() { printf '%s\n%s\n' "$CUDA_TRIPLE" "$1" > "$2"; }
+kernel 'define ptx_kernel void @k(ptr addrspace(1) %p, i256 %a) {
+  store i256 %a, ptr addrspace(1) %p
+  ret void
+}' crash_i256_kernel_param.ll
+kernel 'define ptx_kernel void @k(ptr addrspace(1) %p, fp128 %a) {
+  store fp128 %a, ptr addrspace(1) %p
+  ret void
+}' crash_fp128_kernel_param.ll
+kernel 'define i256 @f(ptr addrspace(1) %p) noinline {
+  %a = load i256, ptr addrspace(1) %p
+  ret i256 %a
+}
+define ptx_kernel void @k(ptr addrspace(1) %p) {
+  %b = call i256 @f(ptr addrspace(1) %p)
+  store i256 %b, ptr addrspace(1) %p
+  ret void
+}' crash_i256_return.ll
+kernel 'define ptx_kernel void @k(ptr addrspace(1) %p) {
+  %a = load fp128, ptr addrspace(1) %p
+  %q = fmul fp128 %a, %a
+  store fp128 %q, ptr addrspace(1) %p
+  ret void
+}' fatal_fp128_arithmetic.ll
+kernel 'define ptx_kernel void @k(ptr addrspace(1) %p, double %a) {
+  %b = fptoui double %a to i256
+  store i256 %b, ptr addrspace(1) %p
+  ret void
+}' fatal_fptoui_i256.ll
+kernel 'declare i64 @llvm.read_register.i64(metadata)
+define ptx_kernel void @k(ptr addrspace(1) %p) {
+  %v = call i64 @llvm.read_register.i64(metadata !0)
+  store i64 %v, ptr addrspace(1) %p
+  ret void
+}
+!0 = !{!"sp"}' fatal_read_register_cuda.ll
+kernel 'declare ptr @llvm.stacksave.p0()
+declare void @llvm.stackrestore.p0(ptr)
+define ptx_kernel void @k(ptr addrspace(1) %p, i32 %n) {
+  %s = call ptr @llvm.stacksave.p0()
+  %a = alloca i32, i32 %n
+  store volatile i32 1, ptr %a
+  call void @llvm.stackrestore.p0(ptr %s)
+  store ptr %s, ptr addrspace(1) %p
+  ret void
+}' fatal_stacksave_cuda.ll
+kernel 'define ptx_kernel void @k(ptr addrspace(1) %p, ptr addrspace(1) %t) {
+entry:
+  store ptr blockaddress(@k, %a), ptr addrspace(1) %p
+  %d = load volatile ptr, ptr addrspace(1) %t
+  indirectbr ptr %d, [label %a, label %b]
+a:
+  store i32 1, ptr addrspace(1) %p
+  ret void
+b:
+  ret void
+}' fatal_indirectbr_cuda.ll
+printf '%s\n%s\n' "$CPU_TRIPLE" 'declare <8 x i32> @llvm.x86.avx2.pmadd.wd(<16 x i16>, <16 x i16>)
+define void @k(ptr %p, <16 x i16> %a) {
+  %v = call <8 x i32> @llvm.x86.avx2.pmadd.wd(<16 x i16> %a, <16 x i16> %a)
+  store <8 x i32> %v, ptr %p
+  ret void
+}' > fatal_avx2_intrinsic_without_avx2.ll
+printf '%s\n%s\n' "$CPU_TRIPLE" 'declare x86_amx @llvm.x86.tileloadd64.internal(i16, i16, ptr, i64)
+declare void @llvm.x86.tilestored64.internal(i16, i16, ptr, i64, x86_amx)
+define void @k(ptr %p) {
+  %t = call x86_amx @llvm.x86.tileloadd64.internal(i16 8, i16 8, ptr %p, i64 64)
+  call void @llvm.x86.tilestored64.internal(i16 8, i16 8, ptr %p, i64 64, x86_amx %t)
+  ret void
+}' > fatal_amx_intrinsic_without_amx.ll
+printf '%s\n%s\n' "$CPU_TRIPLE" 'declare i64 @llvm.read_register.i64(metadata)
+define void @k(ptr %p) {
+  %v = call i64 @llvm.read_register.i64(metadata !0)
+  store i64 %v, ptr %p
+  ret void
+}
+!0 = !{!"foo"}' > fatal_read_register_cpu.ll
+
+rm -f base_cpu.ll base_cuda.ll base_cpu.bc
+
+# Every file MANIFEST names must exist now.
+missing=0
+while read -r file _; do
+  [[ -z $file || $file == \#* ]] && continue
+  [[ -e $file ]] || { echo "generate.sh: MANIFEST names $file, which was not generated" >&2; missing=1; }
+done < "$here/MANIFEST"
+((missing == 0)) || exit 1
+
+rm -rf "$out"
+mv "$work" "$out"
+trap - EXIT
