@@ -13,6 +13,8 @@
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,6 +23,27 @@ namespace qdcache::compiler {
 namespace {
 
 constexpr char kBufferName[] = "input";
+
+// Both LLVM readers end in llvm::UpgradeDebugInfo, which calls
+// report_fatal_error (the process exits) for any module the verifier
+// rejects once it carries the current "Debug Info Version" flag: every
+// verifier error in `clang -g` output. Its switch is a process-wide LLVM
+// option; ReadModule does the non-fatal part itself. False when the linked
+// LLVM has no such option.
+bool DisableFatalDebugInfoUpgrade() {
+  static const bool disabled = [] {
+    llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("disable-auto-upgrade-debug-info");
+    if (it == options.end()) return false;
+    // It is AutoUpgrade.cpp's static cl::opt<bool>. Its initial value, not
+    // just its value: lld's driver resets every option to its initial value
+    // on each link (cl::ResetAllOptionOccurrences), which then rewrites
+    // `true` with `true` instead of turning the upgrade back on.
+    static_cast<llvm::cl::opt<bool>*>(it->second)->setInitialValue(true);
+    return true;
+  }();
+  return disabled;
+}
 
 bool IsBlank(std::string_view bytes) {
   return std::all_of(bytes.begin(), bytes.end(),
@@ -84,6 +107,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>> ReadModule(std::string_view bytes,
                                                          llvm::LLVMContext& context,
                                                          std::string& log) {
   if (IsBlank(bytes)) return BadInput("empty input: no IR given");
+  if (!DisableFatalDebugInfoUpgrade()) {
+    return ToolchainFailure(
+        "LLVM lacks -disable-auto-upgrade-debug-info: reading IR could abort the process");
+  }
   auto module = IsBitcode(bytes) ? ParseBitcode(bytes, context) : ParseText(bytes, context);
   if (!module) return module.takeError();
   // Bitcode can nest deeper than text, and share what the printer and
@@ -96,10 +123,18 @@ llvm::Expected<std::unique_ptr<llvm::Module>> ReadModule(std::string_view bytes,
   if (llvm::verifyModule(**module, &os, &broken_debug_info)) {
     return BadInput("IR verifier failed: " + llvm::StringRef(problems).trim());
   }
+  // The rest of what llvm::UpgradeDebugInfo would have done: broken debug
+  // info, or debug info of another version (or with no version flag), is
+  // dropped rather than refused.
   if (broken_debug_info) {
     llvm::StripDebugInfo(**module);
     log += "warning: invalid debug info was stripped: " + llvm::StringRef(problems).trim().str() +
            "\n";
+  } else if (const unsigned version = llvm::getDebugMetadataVersionFromModule(**module);
+             version != llvm::DEBUG_METADATA_VERSION && llvm::StripDebugInfo(**module)) {
+    log += "warning: debug info of version " + std::to_string(version) +
+           " was stripped (LLVM " LLVM_VERSION_STRING " reads version " +
+           std::to_string(llvm::DEBUG_METADATA_VERSION) + ")\n";
   }
   return module;
 }

@@ -19,8 +19,11 @@ namespace qdcache::compiler {
 // deeper than the parser can safely recurse, and modules whose types or
 // constants nest too deep or expand too far (ir_limits.h); syntax errors,
 // reported as "line:column: message"; truncated or invalid bitcode; modules
-// the IR verifier rejects. Broken debug info is not fatal: it is stripped and a
-// warning is appended to `log`.
+// the IR verifier rejects. Broken debug info, or debug info of another
+// version, is not fatal: it is stripped and a warning is appended to `log`.
+// Never exits the process: on first use it turns off LLVM's debug-info
+// auto-upgrade (process-wide), which calls report_fatal_error for a module
+// the verifier rejects when it carries debug info of the current version.
 [[nodiscard]] llvm::Expected<std::unique_ptr<llvm::Module>> ReadModule(std::string_view bytes,
                                                                        llvm::LLVMContext& context,
                                                                        std::string& log);

@@ -143,6 +143,11 @@ printf 'target datalayout = "e-p:32:32-i64:64-n16:32:64"\n%s\n%s\n' "$CUDA_TRIPL
 # ----------------------------------------------- modules LLVM or we refuse
 printf '%s\ndefine i32 @f() {\n  %%a = add i32 %%b, 1\n  %%b = add i32 %%a, 1\n  ret i32 %%a\n}\n' \
   "$CPU_TRIPLE" > verifier_failure.ll
+# The same with the current "Debug Info Version": LLVM's readers then call
+# report_fatal_error instead of returning the module (found by tests/fuzz).
+{ cat verifier_failure.ll; printf '!llvm.module.flags = !{!0}\n!0 = !{i32 2, !"Debug Info Version", i32 3}\n'; } \
+  > verifier_failure_debug_info.ll
+"$LLVM_AS" -disable-verify verifier_failure_debug_info.ll -o verifier_failure_debug_info.bc
 printf '%s\ndeclare void @no_such_function(ptr)\ndefine void @k(ptr %%p) {\n  call void @no_such_function(ptr %%p)\n  ret void\n}\n' \
   "$CPU_TRIPLE" > undefined_symbol_cpu.ll
 printf '%s\ndeclare void @no_such_function(ptr)\ndefine ptx_kernel void @k(ptr %%p) {\n  call void @no_such_function(ptr %%p)\n  ret void\n}\n' \

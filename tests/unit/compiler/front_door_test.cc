@@ -137,6 +137,36 @@ TEST_CASE(
   CheckRefused(DigestStatus(bitcode, Cpu("x86-64")), "expand to more than 16777216 nodes");
 }
 
+// Found by tests/fuzz (ir_front_door): LLVM's readers run UpgradeDebugInfo,
+// which calls report_fatal_error (the process exits) for a module the
+// verifier rejects once it carries the current "Debug Info Version".
+TEST_CASE("A verifier failure in a module with current debug info is refused, not fatal") {
+  const std::string ir = kCpuTriple +
+                         "define i32 @f() {\n  %a = add i32 %b, 1\n  %b = add i32 %a, 1\n"
+                         "  ret i32 %a\n}\n!llvm.module.flags = !{!0}\n"
+                         "!0 = !{i32 2, !\"Debug Info Version\", i32 3}\n";
+  CheckRefused(DigestStatus(ir, Cpu("x86-64")), "IR verifier failed: Instruction does not dominate");
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "IR verifier failed");
+  // lld resets LLVM's options on every link: still refused after one.
+  REQUIRE(CompileStatus(ReadTestData("cpu/saxpy.ll"), Cpu("x86-64")).ok());
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "IR verifier failed");
+  const std::string bitcode = ReadBadCorpus("verifier_failure_debug_info.bc");
+  REQUIRE(IsBitcode(bitcode));
+  CheckRefused(DigestStatus(bitcode, Cpu("x86-64")), "IR verifier failed");
+}
+
+TEST_CASE("Debug info of another version is stripped with a warning, as LLVM's upgrade did") {
+  std::string ir = ReadTestData("cpu/saxpy_debug.ll");
+  const std::string current = "!\"Debug Info Version\", i32 3}";
+  const size_t at = ir.find(current);
+  REQUIRE(at != std::string::npos);
+  ir.replace(at, current.size(), "!\"Debug Info Version\", i32 2}");
+  auto out = TheCompiler().Compile(Input(ir, Cpu("x86-64"), CompileOptions{.debug = true}));
+  REQUIRE(out.ok());
+  CHECK_THAT(out->log, Catch::Contains("debug info of version 2 was stripped"));
+  CHECK(TheCompiler().CanonicalIrDigest(ir, Cpu("x86-64"), true).ok());
+}
+
 TEST_CASE("Foreign inputs are named") {
   CHECK(SniffForeignInput("\x1f\x8b\x08\x00").what.find("gzip") != std::string_view::npos);
   CHECK(SniffForeignInput(std::string_view("\x7f"
