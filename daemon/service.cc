@@ -36,14 +36,22 @@ grpc::Status ToGrpc(const Status& s) {
 class CompileReactor final : public grpc::ServerUnaryReactor {
  public:
   explicit CompileReactor(Engine& engine)
-      : engine_(engine), call_(std::make_shared<Engine::Call>()) {}
-  void OnCancel() override { engine_.Cancel(call_); }
+      : engine_(engine), call_(std::make_shared<Engine::Call>()) {
+    constructed_.store(true, std::memory_order_release);
+  }
+  void OnCancel() override {
+    // gRPC hands the reactor to its cancelling thread inside libgrpc, which
+    // ThreadSanitizer does not see; this acquire makes the hand-over visible.
+    (void)constructed_.load(std::memory_order_acquire);
+    engine_.Cancel(call_);
+  }
   void OnDone() override { delete this; }
   [[nodiscard]] const std::shared_ptr<Engine::Call>& call() const { return call_; }
 
  private:
   Engine& engine_;
   const std::shared_ptr<Engine::Call> call_;
+  std::atomic<bool> constructed_{false};
 };
 
 // What the engine needs to know of an identity.
