@@ -99,6 +99,9 @@ llvm::Expected<std::unique_ptr<llvm::Module>> ParseText(std::string_view bytes,
 }  // namespace
 
 bool IsBitcode(std::string_view bytes) {
+  // llvm::isBitcode reads four bytes once the first one matches, whatever
+  // the length (found by tests/fuzz: "B" or "\xDE" alone read past the end).
+  if (bytes.size() < 4) return false;
   const auto* begin = reinterpret_cast<const unsigned char*>(bytes.data());
   return llvm::isBitcode(begin, begin + bytes.size());
 }

@@ -84,6 +84,8 @@ printf '%s\ndefine void @f() {\n  ret i32x\n}\n' "$CPU_TRIPLE" > parse_error.ll
 head -c $((size / 2 / 4 * 4)) base_cpu.bc > truncated_bitcode.bc
 head -c $((size / 2 / 4 * 4 + 1)) base_cpu.bc > truncated_bitcode_unaligned.bc
 head -c 8 base_cpu.bc > truncated_bitcode_header.bc
+# Shorter than a magic number, but starting like one.
+head -c 3 base_cpu.bc > truncated_bitcode_magic.bc
 # Bad magic: 'B' 'C' 0xC0 0xDF instead of 0xDE.
 cp base_cpu.bc bad_magic.bc
 flip_bit bad_magic.bc 3 0
@@ -213,6 +215,27 @@ awk -v n=24 -v triple="$CPU_TRIPLE" 'BEGIN {
   printf "  ret i64 %%a%d\n}\n", n }' > dag.ll
 "$OPT" -passes=instsimplify dag.ll -o constant_dag.bc
 rm -f chain.ll dag.ll
+# One bit flipped in that bitcode (found by tests/fuzz): a value id of ~2^28
+# makes LLVM 19's reader grow its value list to gigabytes (16 GiB RSS for
+# llvm-dis-19) before it fails. These crashers are checked with llvm-dis under
+# a 1 GiB address-space limit (where that allocation fails at once), so a
+# layout change in LLVM's bitcode that moves the byte shows up here.
+cp deep_constant_expression.bc bitcode_memory_blowup.bc
+flip_bit bitcode_memory_blowup.bc 11427 0
+# Two more single-byte changes the fuzzer found: the reader recursing until
+# the stack overflows, and a null dereference in its metadata loader.
+cp deep_constant_expression.bc bitcode_reader_stack_overflow.bc
+printf '\x1d' | dd of=bitcode_reader_stack_overflow.bc bs=1 seek=1705 count=1 conv=notrunc status=none
+cp base_cpu.bc bitcode_metadata_null_deref.bc
+flip_bit bitcode_metadata_null_deref.bc 1952 0
+for f in bitcode_memory_blowup.bc bitcode_reader_stack_overflow.bc bitcode_metadata_null_deref.bc; do
+  set +e
+  { (ulimit -v 1048576; "$LLVM_DIS" "$f" -o /dev/null); rc=$?; } 2>/dev/null
+  set -e
+  if ((rc <= 128)); then
+    echo "generate.sh: warning: $f no longer crashes llvm-dis (exit $rc); LLVM's bitcode layout moved?" >&2
+  fi
+done
 # Metadata nesting by forward reference: !0 = !{!1}, !1 = !{!2}, ...
 { echo "$CPU_TRIPLE"; printf 'define void @k() {\n  ret void, !foo !0\n}\n'
   awk -v n=$deep 'BEGIN { for (i = 0; i < n; i++) printf "!%d = !{!%d}\n", i, i + 1

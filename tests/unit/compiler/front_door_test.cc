@@ -2,7 +2,9 @@
 // limits, and CUDA sizes no GPU can launch. (The whole malformed-input corpus
 // runs against a real daemon in tests/integration/bad_corpus_test.cc.)
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -165,6 +167,21 @@ TEST_CASE("Debug info of another version is stripped with a warning, as LLVM's u
   REQUIRE(out.ok());
   CHECK_THAT(out->log, Catch::Contains("debug info of version 2 was stripped"));
   CHECK(TheCompiler().CanonicalIrDigest(ir, Cpu("x86-64"), true).ok());
+}
+
+// Found by tests/fuzz (ir_front_door): llvm::isBitcode read four bytes of a
+// one- to three-byte input. Heap buffers of the exact size, so that ASan
+// builds see any over-read.
+TEST_CASE("Inputs shorter than a bitcode magic are not bitcode, and are read in bounds") {
+  for (const std::string& prefix : {std::string("B"), std::string("BC"), std::string("BC\xC0"),
+                                    std::string("\xDE"), std::string("\xDE\xC0\x17")}) {
+    const auto bytes = std::make_unique<char[]>(prefix.size());
+    std::memcpy(bytes.get(), prefix.data(), prefix.size());
+    const std::string_view input(bytes.get(), prefix.size());
+    CHECK_FALSE(IsBitcode(input));
+    CHECK(TheCompiler().CanonicalIrDigest(input, Cpu("x86-64"), false).status().code() ==
+          Code::kInvalidArgument);
+  }
 }
 
 TEST_CASE("Foreign inputs are named") {
