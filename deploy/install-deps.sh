@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config ccache git
-  llvm-19-dev liblld-19-dev llvm-19-tools clang-19 llvm-14
+  llvm-19-dev liblld-19-dev llvm-19-tools clang-19 libclang-rt-19-dev llvm-14
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   librocksdb-dev libspdlog-dev libfmt-dev catch2 libcli11-dev
   nlohmann-json3-dev libssl-dev libzstd-dev zlib1g-dev

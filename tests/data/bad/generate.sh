@@ -228,7 +228,15 @@ cp deep_constant_expression.bc bitcode_reader_stack_overflow.bc
 printf '\x1d' | dd of=bitcode_reader_stack_overflow.bc bs=1 seek=1705 count=1 conv=notrunc status=none
 cp base_cpu.bc bitcode_metadata_null_deref.bc
 flip_bit bitcode_metadata_null_deref.bc 1952 0
-for f in bitcode_memory_blowup.bc bitcode_reader_stack_overflow.bc bitcode_metadata_null_deref.bc; do
+# An attribute list that asks for 32 GiB at once.
+cp base_cpu.bc bitcode_attribute_blowup.bc
+printf '\xdf' | dd of=bitcode_attribute_blowup.bc bs=1 seek=390 count=1 conv=notrunc status=none
+# A constant array of a bad element type (SIGSEGV in ArrayType::get). Not
+# checked: llvm-dis reads it lazily and survives; the daemon's reader does not.
+cp deep_constant_expression.bc bitcode_constant_array_segv.bc
+printf '\x63\x6d' | dd of=bitcode_constant_array_segv.bc bs=1 seek=22060 count=2 conv=notrunc status=none
+for f in bitcode_memory_blowup.bc bitcode_reader_stack_overflow.bc bitcode_metadata_null_deref.bc \
+         bitcode_attribute_blowup.bc; do
   set +e
   { (ulimit -v 1048576; "$LLVM_DIS" "$f" -o /dev/null); rc=$?; } 2>/dev/null
   set -e
