@@ -182,7 +182,13 @@ Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Req
   }
   QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, Acquire(lane, control));
   Expected<worker::v1::Response> response = worker->Call(request, bounded);
-  if (!worker->alive()) Count(response.ok() ? StatusFromWire(*response) : response.status());
+  if (!worker->alive()) {
+    Count(response.ok() ? StatusFromWire(*response) : response.status());
+  } else if (response.ok() && response->code() != 0) {
+    // LLVM's error paths are not all clean: after refusing an input a worker
+    // has been seen to crash on the next one. A fresh worker serves the next.
+    worker->Retire();
+  }
   Release(lane, std::move(worker));
   if (!response.ok() && response.status().code() == Code::kDeadlineExceeded && pool_limit) {
     return DeadlineExceeded("compile exceeded the time limit of " + Seconds(config_.compile_timeout) +

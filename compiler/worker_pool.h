@@ -3,9 +3,10 @@
 // client input inside the daemon. Two lanes of workers: `key` for
 // CanonicalIrDigest (short, on the request path of cache hits) and `compile`
 // for Compile / CompileToPtx / LinkCubin, so hits never queue behind
-// compiles. Workers are started up front, reused across calls, and replaced
-// when they die; a call that crashes, hangs past its limit, runs out of
-// memory or is cancelled kills only its own worker.
+// compiles. Workers are started up front, reused across successful calls,
+// and replaced when they die or after a call that failed (LLVM's error paths
+// may leave state behind); a call that crashes, hangs past its limit, runs
+// out of memory or is cancelled kills only its own worker.
 #pragma once
 
 #include <atomic>

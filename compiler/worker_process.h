@@ -45,6 +45,9 @@ class WorkerProcess {
   [[nodiscard]] Expected<worker::v1::Response> Call(const worker::v1::Request& request,
                                                     const CallControl& control);
 
+  // Kills and reaps the process (alive() becomes false).
+  void Retire() { (void)Reap(/*kill=*/true); }
+
   [[nodiscard]] bool alive() const { return fd_ >= 0; }
   [[nodiscard]] pid_t pid() const { return pid_; }
   [[nodiscard]] const ToolchainInfo& toolchain() const { return toolchain_; }
