@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -87,12 +88,16 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
   ToWire(Internal("compile worker got a request of no known kind"), response);
 }
 
-bool ParseArgs(int argc, const char* const* argv, int* fd, CompilerConfig* config) {
+bool ParseArgs(int argc, const char* const* argv, int* fd, std::uint64_t* max_answer,
+               CompilerConfig* config) {
+  const std::string_view max_answer_flag = kMaxAnswerFlag;
   if (argc < 2 || std::string_view(argv[1]) != kCompileWorkerFlag) return false;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg.substr(0, 5) == "--fd=") {
       *fd = std::atoi(std::string(arg.substr(5)).c_str());
+    } else if (arg.substr(0, max_answer_flag.size()) == max_answer_flag) {
+      *max_answer = std::strtoull(std::string(arg.substr(max_answer_flag.size())).c_str(), nullptr, 10);
     } else if (arg.substr(0, 12) == "--libdevice=") {
       config->libdevice_path = std::string(arg.substr(12));
     } else {
@@ -106,9 +111,10 @@ bool ParseArgs(int argc, const char* const* argv, int* fd, CompilerConfig* confi
 
 int RunCompileWorkerMain(int argc, const char* const* argv) {
   CompilerConfig config;
-  if (!ParseArgs(argc, argv, &g_fd, &config)) {
-    std::fprintf(stderr, "usage: qdcached %s --fd=N [--libdevice=PATH] (started by qdcached)\n",
-                 kCompileWorkerFlag);
+  std::uint64_t max_answer = kMaxFrameBytes;
+  if (!ParseArgs(argc, argv, &g_fd, &max_answer, &config)) {
+    std::fprintf(stderr, "usage: qdcached %s --fd=N [%sN] [--libdevice=PATH] (started by qdcached)\n",
+                 kCompileWorkerFlag, kMaxAnswerFlag);
     return kWorkerExitUsage;
   }
   std::set_new_handler(OutOfMemory);
@@ -139,6 +145,14 @@ int RunCompileWorkerMain(int argc, const char* const* argv) {
     if (!response.SerializeToString(&bytes)) {
       response.Clear();
       ToWire(Internal("compile worker could not encode its answer"), &response);
+      bytes = response.SerializeAsString();
+    } else if (bytes.size() > max_answer) {
+      const std::size_t size = bytes.size();
+      response.Clear();
+      ToWire(ResourceExhausted("the artifact is " + std::to_string(size) +
+                               " bytes, more than a response may carry (" + std::to_string(max_answer) +
+                               " bytes, set by --max-message-bytes)"),
+             &response);
       bytes = response.SerializeAsString();
     }
     if (!WriteFrame(g_fd, bytes).ok()) return 0;

@@ -6,8 +6,10 @@
 
 namespace qdcache::compiler {
 
-// argv[1] of a worker process. The rest: "--fd=N" and optionally "--libdevice=PATH".
+// argv[1] of a worker process. The rest: "--fd=N", "--max-answer-bytes=N"
+// and optionally "--libdevice=PATH".
 inline constexpr char kCompileWorkerFlag[] = "--compile-worker";
+inline constexpr char kMaxAnswerFlag[] = "--max-answer-bytes=";
 
 // Exit statuses a worker ends with on its own (besides 0 after the daemon
 // closed the connection). Anything else, or a signal, is a crash.

@@ -1,5 +1,7 @@
 #include "compiler/worker_process.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -29,7 +31,7 @@ std::string MiB(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " Mi
 
 // Runs in the forked child: async-signal-safe calls only, then exec.
 [[noreturn]] void ExecWorker(int fd, pid_t parent, std::uint64_t memory_limit, const char* path,
-                             char* const argv[], char* const envp[]) {
+                             char* const argv[]) {
   ::setpgid(0, 0);  // terminal signals (Ctrl-C) go to the daemon, which stops its workers
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
   if (fd == kWorkerFd) {
@@ -45,7 +47,7 @@ std::string MiB(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " Mi
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::execve(path, argv, envp);
+  ::execve(path, argv, environ);
   ::_exit(127);
 }
 
@@ -55,16 +57,12 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnC
   // argv[0] names the process in ps; the binary is config.executable.
   std::vector<std::string> args = {"qdcached-compile-worker", kCompileWorkerFlag,
                                    "--fd=" + std::to_string(kWorkerFd)};
+  const std::uint64_t max_answer = config.max_answer_bytes != 0 ? config.max_answer_bytes : kMaxFrameBytes;
+  args.push_back(std::string(kMaxAnswerFlag) + std::to_string(max_answer));
   args.insert(args.end(), config.args.begin(), config.args.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  std::vector<std::string> env_storage = {"LLVM_DISABLE_SYMBOLIZATION=1"};
-  std::vector<char*> envp = {env_storage[0].data()};
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (strncmp(*e, "LLVM_DISABLE_SYMBOLIZATION=", 27) != 0) envp.push_back(*e);
-  }
-  envp.push_back(nullptr);
 
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
@@ -79,12 +77,15 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnC
     return Unavailable(std::string("cannot fork a compile worker: ") + strerror(err));
   }
   if (pid == 0) {
-    ExecWorker(fds[1], parent, config.memory_limit_bytes, config.executable.c_str(), argv.data(),
-               envp.data());
+    ExecWorker(fds[1], parent, config.memory_limit_bytes, config.executable.c_str(), argv.data());
   }
   ::close(fds[1]);
 
-  std::unique_ptr<WorkerProcess> worker(new WorkerProcess(pid, fds[0], config.memory_limit_bytes));
+  // The worker keeps its answers within max_answer (it encodes the refusal
+  // in a short frame); anything much longer means it is broken.
+  constexpr std::uint64_t kFrameSlack = 64 << 10;
+  std::unique_ptr<WorkerProcess> worker(new WorkerProcess(
+      pid, fds[0], config.memory_limit_bytes, std::min(kMaxFrameBytes, max_answer + kFrameSlack)));
   CallControl start;
   start.deadline = std::chrono::steady_clock::now() + config.start_timeout;
   Expected<std::string> frame = ReadFrame(worker->fd_, start);
@@ -136,10 +137,10 @@ Expected<worker::v1::Response> WorkerProcess::Call(const worker::v1::Request& re
   if (Status sent = WriteFrame(fd_, bytes); !sent.ok()) {
     return Reap(/*kill=*/true);  // it died before reading: say how
   }
-  Expected<std::string> frame = ReadFrame(fd_, control);
+  Expected<std::string> frame = ReadFrame(fd_, control, max_frame_bytes_);
   if (!frame.ok()) {
     const Code code = frame.status().code();
-    if (code == Code::kCancelled || code == Code::kDeadlineExceeded) {
+    if (code == Code::kCancelled || code == Code::kDeadlineExceeded || code == Code::kResourceExhausted) {
       (void)Reap(/*kill=*/true);
       return frame.status().WithContext("compile worker " + std::to_string(pid_) + " stopped");
     }

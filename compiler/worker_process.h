@@ -22,6 +22,10 @@ struct WorkerSpawnConfig {
   std::string executable;          // a binary whose main runs RunCompileWorkerMain for kCompileWorkerFlag
   std::vector<std::string> args;   // after "--compile-worker --fd=3", e.g. "--libdevice=PATH"
   std::uint64_t memory_limit_bytes = 0;  // RLIMIT_AS of the worker; 0: none
+  // Largest answer the worker may send (an artifact plus its PTX and log):
+  // the worker refuses a larger one RESOURCE_EXHAUSTED instead of sending it.
+  // 0: kMaxFrameBytes.
+  std::uint64_t max_answer_bytes = 0;
   std::chrono::milliseconds start_timeout{std::chrono::seconds(60)};  // until its Hello
 };
 
@@ -53,8 +57,8 @@ class WorkerProcess {
   [[nodiscard]] const ToolchainInfo& toolchain() const { return toolchain_; }
 
  private:
-  WorkerProcess(pid_t pid, int fd, std::uint64_t memory_limit_bytes)
-      : pid_(pid), fd_(fd), memory_limit_bytes_(memory_limit_bytes) {}
+  WorkerProcess(pid_t pid, int fd, std::uint64_t memory_limit_bytes, std::uint64_t max_frame_bytes)
+      : pid_(pid), fd_(fd), memory_limit_bytes_(memory_limit_bytes), max_frame_bytes_(max_frame_bytes) {}
   // Closes the connection, kills (if `kill`) and reaps; returns how it ended.
   Status Reap(bool kill);
   Status Describe(int wait_status) const;
@@ -62,6 +66,7 @@ class WorkerProcess {
   pid_t pid_;
   int fd_;  // -1 once dead
   std::uint64_t memory_limit_bytes_;
+  std::uint64_t max_frame_bytes_;  // what Call reads at most
   ToolchainInfo toolchain_;
 };
 

@@ -78,12 +78,16 @@ Status ReadAll(int fd, char* data, std::size_t size, const CallControl* control)
   return Status::Ok();
 }
 
-Expected<std::string> ReadFrameImpl(int fd, const CallControl* control) {
+Expected<std::string> ReadFrameImpl(int fd, const CallControl* control, std::uint64_t max_bytes) {
   char header[8];
   QDC_RETURN_IF_ERROR(ReadAll(fd, header, sizeof header, control));
   const std::uint64_t size = DecodeLength(header);
   if (size > kMaxFrameBytes) {
     return Unavailable("worker frame of " + std::to_string(size) + " bytes exceeds the limit");
+  }
+  if (size > max_bytes) {
+    return ResourceExhausted("worker answer of " + std::to_string(size) + " bytes exceeds the limit of " +
+                             std::to_string(max_bytes));
   }
   std::string message(size, '\0');
   QDC_RETURN_IF_ERROR(ReadAll(fd, message.data(), message.size(), control));
@@ -102,10 +106,10 @@ Status WriteFrame(int fd, std::string_view message) {
   return WriteAll(fd, message.data(), message.size());
 }
 
-Expected<std::string> ReadFrame(int fd) { return ReadFrameImpl(fd, nullptr); }
+Expected<std::string> ReadFrame(int fd) { return ReadFrameImpl(fd, nullptr, kMaxFrameBytes); }
 
-Expected<std::string> ReadFrame(int fd, const CallControl& control) {
-  return ReadFrameImpl(fd, &control);
+Expected<std::string> ReadFrame(int fd, const CallControl& control, std::uint64_t max_bytes) {
+  return ReadFrameImpl(fd, &control, max_bytes);
 }
 
 void ToWire(const Target& t, worker::v1::Target* w) {

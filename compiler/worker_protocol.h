@@ -25,10 +25,13 @@ inline constexpr std::uint64_t kMaxFrameBytes = std::uint64_t{2047} << 20;
 // peer exited) or a length over kMaxFrameBytes.
 [[nodiscard]] Expected<std::string> ReadFrame(int fd);
 
-// Reads one frame, waiting at most until control.deadline and giving up when
-// control.cancel fires: DEADLINE_EXCEEDED / CANCELLED then, with the frame
-// possibly half read (the caller must discard the connection).
-[[nodiscard]] Expected<std::string> ReadFrame(int fd, const CallControl& control);
+// Reads one frame of at most `max_bytes`, waiting at most until
+// control.deadline and giving up when control.cancel fires: DEADLINE_EXCEEDED
+// / CANCELLED then, RESOURCE_EXHAUSTED for a longer frame (refused before it
+// is read), UNAVAILABLE as above. After any error the frame may be half read:
+// the caller must discard the connection.
+[[nodiscard]] Expected<std::string> ReadFrame(int fd, const CallControl& control,
+                                              std::uint64_t max_bytes = kMaxFrameBytes);
 
 void ToWire(const Target& target, worker::v1::Target* wire);
 [[nodiscard]] Target FromWire(const worker::v1::Target& wire);

@@ -296,13 +296,6 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   if (output.ok() && output->payload.empty()) {
     output = Internal("compiler returned an empty artifact");
   }
-  if (output.ok() && config_.max_artifact_bytes != 0 &&
-      output->payload.size() + output->ptx.size() > config_.max_artifact_bytes) {
-    output = ResourceExhausted("the artifact is " +
-                               std::to_string(output->payload.size() + output->ptx.size()) +
-                               " bytes, more than a response may carry (" +
-                               std::to_string(config_.max_artifact_bytes) + " bytes, --max-message-bytes)");
-  }
   if (!output.ok()) {
     spdlog::info("compile {} {} failed after {:.3f}s: {}", ShortKey(key), kernel.target, seconds,
                  output.status().ToString());

@@ -38,9 +38,6 @@ struct EngineConfig {
   // How long an input that crashed / timed out / exhausted a worker is
   // answered from memory instead of compiled again (0: never remembered).
   std::chrono::seconds failure_memory{std::chrono::minutes(10)};
-  // Largest artifact (payload + PTX) that fits a response; larger ones are
-  // refused RESOURCE_EXHAUSTED and not stored. 0: no limit.
-  std::uint64_t max_artifact_bytes = 0;
   // Worker pool figures for Stats (absent with an in-process compiler).
   std::function<compiler::WorkerPoolStats()> worker_stats;
 };

@@ -36,8 +36,6 @@ EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::Work
   c.daemon_version = kVersion;
   c.max_bytes = options.max_bytes;
   c.worker_stats = [&workers] { return workers.stats(); };
-  constexpr std::uint64_t kResponseOverhead = 1 << 20;  // headers, entries, log
-  c.max_artifact_bytes = options.max_message_bytes - std::min(options.max_message_bytes / 2, kResponseOverhead);
   return c;
 }
 
@@ -53,6 +51,10 @@ Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions
   c.spawn.executable = "/proc/self/exe";  // this very binary, even if replaced on disk since
   if (!options.libdevice_path.empty()) c.spawn.args.push_back("--libdevice=" + options.libdevice_path);
   c.spawn.memory_limit_bytes = kSanitized ? 0 : options.worker_memory_bytes;
+  // A worker's answer becomes a response: keep room for its other fields.
+  constexpr std::uint64_t kResponseOverhead = 1 << 20;
+  c.spawn.max_answer_bytes =
+      options.max_message_bytes - std::min(options.max_message_bytes / 2, kResponseOverhead);
   if (kSanitized && options.worker_memory_bytes != 0) {
     spdlog::warn("sanitizer build: compile workers run without a memory limit");
   }

@@ -133,3 +133,12 @@ TEST_CASE("compiler structs survive the wire", "[compiler][worker]") {
   r.set_code(99);
   CHECK(StatusFromWire(r).code() == Code::kInternal);
 }
+
+TEST_CASE("a frame over the reader's limit is refused before it is read", "[compiler][worker]") {
+  Pair p;
+  REQUIRE(WriteFrame(p.fd[0], std::string(100, 'x')).ok());
+  CallControl control;
+  Expected<std::string> got = ReadFrame(p.fd[1], control, /*max_bytes=*/99);
+  CHECK(got.status().code() == Code::kResourceExhausted);
+  CHECK_THAT(got.status().message(), Catch::Contains("100 bytes"));
+}
