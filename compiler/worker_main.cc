@@ -91,6 +91,7 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
 bool ParseArgs(int argc, const char* const* argv, int* fd, std::uint64_t* max_answer,
                CompilerConfig* config) {
   const std::string_view max_answer_flag = kMaxAnswerFlag;
+  const std::string_view scratch_flag = kScratchFlag;
   if (argc < 2 || std::string_view(argv[1]) != kCompileWorkerFlag) return false;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -98,6 +99,8 @@ bool ParseArgs(int argc, const char* const* argv, int* fd, std::uint64_t* max_an
       *fd = std::atoi(std::string(arg.substr(5)).c_str());
     } else if (arg.substr(0, max_answer_flag.size()) == max_answer_flag) {
       *max_answer = std::strtoull(std::string(arg.substr(max_answer_flag.size())).c_str(), nullptr, 10);
+    } else if (arg.substr(0, scratch_flag.size()) == scratch_flag) {
+      ::setenv("TMPDIR", std::string(arg.substr(scratch_flag.size())).c_str(), 1);
     } else if (arg.substr(0, 12) == "--libdevice=") {
       config->libdevice_path = std::string(arg.substr(12));
     } else {

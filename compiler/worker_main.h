@@ -6,10 +6,13 @@
 
 namespace qdcache::compiler {
 
-// argv[1] of a worker process. The rest: "--fd=N", "--max-answer-bytes=N"
-// and optionally "--libdevice=PATH".
+// argv[1] of a worker process. The rest: "--fd=N", "--max-answer-bytes=N",
+// optionally "--scratch=DIR" (its TMPDIR: lld's scratch files go there, and
+// the daemon removes the directory when it reaps the worker, also after a
+// kill) and "--libdevice=PATH".
 inline constexpr char kCompileWorkerFlag[] = "--compile-worker";
 inline constexpr char kMaxAnswerFlag[] = "--max-answer-bytes=";
+inline constexpr char kScratchFlag[] = "--scratch=";
 
 // Exit statuses a worker ends with on its own (besides 0 after the daemon
 // closed the connection). Anything else, or a signal, is a crash.

@@ -1,6 +1,7 @@
 #include "compiler/worker_process.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -59,6 +60,15 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnC
                                    "--fd=" + std::to_string(kWorkerFd)};
   const std::uint64_t max_answer = config.max_answer_bytes != 0 ? config.max_answer_bytes : kMaxFrameBytes;
   args.push_back(std::string(kMaxAnswerFlag) + std::to_string(max_answer));
+  // A scratch directory per worker: a worker killed mid-link leaves its
+  // files there, and Reap removes them.
+  std::error_code ec;
+  std::string scratch = (std::filesystem::temp_directory_path(ec) / "qdcached-worker-XXXXXX").string();
+  if (ec || ::mkdtemp(scratch.data()) == nullptr) {
+    return Unavailable("cannot create a scratch directory for a compile worker: " +
+                       (ec ? ec.message() : std::string(strerror(errno))));
+  }
+  args.push_back(std::string(kScratchFlag) + scratch);
   args.insert(args.end(), config.args.begin(), config.args.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -66,7 +76,9 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnC
 
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-    return Unavailable(std::string("socketpair: ") + strerror(errno));
+    const int err = errno;
+    std::filesystem::remove_all(scratch, ec);
+    return Unavailable(std::string("socketpair: ") + strerror(err));
   }
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
@@ -74,6 +86,7 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnC
     const int err = errno;
     ::close(fds[0]);
     ::close(fds[1]);
+    std::filesystem::remove_all(scratch, ec);
     return Unavailable(std::string("cannot fork a compile worker: ") + strerror(err));
   }
   if (pid == 0) {
@@ -84,8 +97,9 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnC
   // The worker keeps its answers within max_answer (it encodes the refusal
   // in a short frame); anything much longer means it is broken.
   constexpr std::uint64_t kFrameSlack = 64 << 10;
-  std::unique_ptr<WorkerProcess> worker(new WorkerProcess(
-      pid, fds[0], config.memory_limit_bytes, std::min(kMaxFrameBytes, max_answer + kFrameSlack)));
+  std::unique_ptr<WorkerProcess> worker(new WorkerProcess(pid, fds[0], std::move(scratch),
+                                                          config.memory_limit_bytes,
+                                                          std::min(kMaxFrameBytes, max_answer + kFrameSlack)));
   CallControl start;
   start.deadline = std::chrono::steady_clock::now() + config.start_timeout;
   Expected<std::string> frame = ReadFrame(worker->fd_, start);
@@ -126,6 +140,8 @@ Status WorkerProcess::Reap(bool kill) {
   while (::waitpid(pid_, &status, 0) < 0) {
     if (errno != EINTR) return Internal("waitpid: " + std::string(strerror(errno)));
   }
+  std::error_code ec;
+  std::filesystem::remove_all(scratch_, ec);
   return Describe(status);
 }
 

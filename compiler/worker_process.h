@@ -57,14 +57,20 @@ class WorkerProcess {
   [[nodiscard]] const ToolchainInfo& toolchain() const { return toolchain_; }
 
  private:
-  WorkerProcess(pid_t pid, int fd, std::uint64_t memory_limit_bytes, std::uint64_t max_frame_bytes)
-      : pid_(pid), fd_(fd), memory_limit_bytes_(memory_limit_bytes), max_frame_bytes_(max_frame_bytes) {}
+  WorkerProcess(pid_t pid, int fd, std::string scratch, std::uint64_t memory_limit_bytes,
+                std::uint64_t max_frame_bytes)
+      : pid_(pid),
+        fd_(fd),
+        scratch_(std::move(scratch)),
+        memory_limit_bytes_(memory_limit_bytes),
+        max_frame_bytes_(max_frame_bytes) {}
   // Closes the connection, kills (if `kill`) and reaps; returns how it ended.
   Status Reap(bool kill);
   Status Describe(int wait_status) const;
 
   pid_t pid_;
   int fd_;  // -1 once dead
+  std::string scratch_;  // the worker's TMPDIR, removed once it is reaped
   std::uint64_t memory_limit_bytes_;
   std::uint64_t max_frame_bytes_;  // what Call reads at most
   ToolchainInfo toolchain_;
