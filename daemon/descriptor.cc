@@ -73,6 +73,16 @@ Expected<compiler::CompileOptions> DecodeOptions(const v1::CompileOptions& o,
   return out;
 }
 
+Status CheckFastKey(const std::string& fast_key, const std::string& ns, const DescriptorLimits& limits) {
+  if (fast_key.size() > limits.max_fast_key_bytes) {
+    return InvalidArgument("fast_key is longer than " + std::to_string(limits.max_fast_key_bytes) + " bytes");
+  }
+  if (ns.size() > limits.max_namespace_bytes) {
+    return InvalidArgument("namespace is longer than " + std::to_string(limits.max_namespace_bytes) + " bytes");
+  }
+  return Status::Ok();
+}
+
 Expected<DecodedKernel> DecodeKernel(const v1::KernelDescriptor& d, const DescriptorLimits& limits) {
   DecodedKernel k;
   const std::string& ir = d.ir();
@@ -96,17 +106,10 @@ Expected<DecodedKernel> DecodeKernel(const v1::KernelDescriptor& d, const Descri
     k.input.entry_points.push_back(e);
   }
 
-  if (d.fast_key().size() > limits.max_fast_key_bytes) {
-    return InvalidArgument("fast_key is longer than " + std::to_string(limits.max_fast_key_bytes) + " bytes");
-  }
-  if (d.namespace_().size() > limits.max_namespace_bytes) {
-    return InvalidArgument("namespace is longer than " + std::to_string(limits.max_namespace_bytes) + " bytes");
-  }
+  QDC_RETURN_IF_ERROR(CheckFastKey(d.fast_key(), d.namespace_(), limits));
   if (!d.namespace_().empty() && d.fast_key().empty()) {
     return InvalidArgument("namespace given without a fast_key");
   }
-  k.fast_key = d.fast_key();
-  k.ns = d.namespace_();
 
   if (static_cast<std::size_t>(d.key_extras_size()) > limits.max_key_extras) {
     return InvalidArgument("too many key_extras (limit " + std::to_string(limits.max_key_extras) + ")");

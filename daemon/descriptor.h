@@ -30,13 +30,15 @@ struct DecodedKernel {
   IrKind ir_kind = IrKind::kText;
   std::string target;            // canonical target string
   std::vector<std::pair<std::string, std::string>> key_extras;  // sorted by name
-  std::string fast_key;
-  std::string ns;
   bool no_store = false;
   bool recache = false;
 };
 
 [[nodiscard]] Expected<compiler::Target> DecodeTarget(const v1::Target& target);
+
+// Length limits of a fast key and its namespace (descriptors and lookups).
+[[nodiscard]] Status CheckFastKey(const std::string& fast_key, const std::string& ns,
+                                  const DescriptorLimits& limits);
 
 // Applies defaults, checks ranges, and collapses options the target never
 // reads (CUDA-only options on a CPU target) so they cannot split the key.

@@ -71,6 +71,14 @@ Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor) {
 void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
                      const std::shared_ptr<Call>& call, CompileDone done) {
   ++requests_;
+  if (call != nullptr) {
+    std::lock_guard lock(call->mu_);
+    if (call->cancelled_) {  // keying a cancelled batch's remaining items is wasted work
+      ++cancelled_;
+      done(Fail(Cancelled("request cancelled")));
+      return;
+    }
+  }
   Expected<Keyed> keyed = KeyOf(descriptor);
   if (!keyed.ok()) {
     done(Fail(keyed.status()));
@@ -90,8 +98,8 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
       spdlog::warn("store read failed for {}: {} (compiling instead)", ShortKey(key),
                    got.status().ToString());
     } else if (got->has_value()) {
-      ++hits_;
       v1::CompileResult result = Serve(**got, waiter, v1::CACHE_STATUS_HIT);
+      if (result.status() == v1::CACHE_STATUS_HIT) ++hits_;
       waiter.done(std::move(result));
       return;
     }
@@ -115,14 +123,17 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
       return;
     }
   }
-  auto flight = std::make_shared<Flight>();
+  std::shared_ptr<Flight> flight;
   bool leader = true;
   {
     std::lock_guard lock(mu_);
     if (store_result) {
-      auto [it, inserted] = in_flight_.try_emplace(key, flight);
+      auto [it, inserted] = in_flight_.try_emplace(key);
       leader = inserted;
+      if (inserted) it->second = std::make_shared<Flight>(key);
       flight = it->second;
+    } else {
+      flight = std::make_shared<Flight>(std::string());
     }
     flight->waiters.push_back(std::move(waiter));
     flight->recache = flight->recache || keyed->kernel.recache;
@@ -136,6 +147,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
     return;
   }
 
+  keyed->owned_ir.assign(keyed->kernel.input.ir);
   Status submitted = pool_.Submit([this, keyed = std::move(keyed).value(), flight, store_result]() mutable {
     RunCompile(std::move(keyed), std::move(flight), store_result);
   });
@@ -144,15 +156,16 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
     std::vector<Waiter> waiters;
     {
       std::lock_guard lock(mu_);
-      if (store_result) ForgetFlight(key, flight);
+      ForgetFlight(flight);
       waiters = std::move(flight->waiters);
     }
     for (Waiter& w : waiters) w.done(Fail(submitted));
   }
 }
 
-void Engine::ForgetFlight(const std::string& key, const std::shared_ptr<Flight>& flight) {
-  auto it = in_flight_.find(key);
+void Engine::ForgetFlight(const std::shared_ptr<Flight>& flight) {
+  if (flight->key.empty()) return;
+  auto it = in_flight_.find(flight->key);
   if (it != in_flight_.end() && it->second == flight) in_flight_.erase(it);
 }
 
@@ -184,12 +197,7 @@ void Engine::Cancel(const std::shared_ptr<Call>& call) {
         // Nobody waits any more: stop the compile, and let the next request
         // for this key start a fresh flight rather than join a dying one.
         flight->cancel.Cancel();
-        for (auto it = in_flight_.begin(); it != in_flight_.end(); ++it) {
-          if (it->second == flight) {
-            in_flight_.erase(it);
-            break;
-          }
-        }
+        ForgetFlight(flight);
       }
     }
   }
@@ -256,15 +264,20 @@ Expected<compiler::CompileOutput> Engine::CompileCuda(const Keyed& k,
 }
 
 void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result) {
+  keyed.kernel.input.ir = keyed.owned_ir;
+  // Entry points are not part of the key: each waiter's are checked when it
+  // is served, so one waiter's wrong name cannot fail the others.
+  keyed.kernel.input.entry_points.clear();
   const std::string& key = keyed.key;
   const DecodedKernel& kernel = keyed.kernel;
   // Finishes the flight: no waiter can join after this, so every later
   // request for `key` finds the stored record instead.
   auto take_waiters = [&] {
     std::lock_guard lock(mu_);
-    if (store_result) ForgetFlight(key, flight);
+    ForgetFlight(flight);
     return std::move(flight->waiters);
   };
+  if (flight->cancel.cancelled()) return;  // every waiter has gone; Cancel forgot the flight
 
   // A request that missed the store just before the previous flight for this
   // key finished becomes a leader; the record is there now, so serve it.
@@ -353,9 +366,8 @@ void Engine::RecordAlias(const Waiter& waiter, const std::string& target, const 
 v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx) {
   ++requests_;
   if (query.fast_key().empty()) return Fail(InvalidArgument("fast_key is empty"));
-  if (query.fast_key().size() > config_.limits.max_fast_key_bytes ||
-      query.namespace_().size() > config_.limits.max_namespace_bytes) {
-    return Fail(InvalidArgument("fast_key or namespace is longer than the limit"));
+  if (Status s = CheckFastKey(query.fast_key(), query.namespace_(), config_.limits); !s.ok()) {
+    return Fail(s);
   }
   Expected<compiler::Target> target = DecodeTarget(query.target());
   if (!target.ok()) return Fail(target.status());

@@ -115,6 +115,8 @@ class Engine {
     std::shared_ptr<Call> call;  // may be null
   };
   struct Flight {
+    explicit Flight(std::string k) : key(std::move(k)) {}
+    const std::string key;        // the artifact key; empty for a no_store flight
     std::vector<Waiter> waiters;  // guarded by Engine::mu_
     bool recache = false;         // some waiter distrusts the store; guarded by Engine::mu_
     CancelToken cancel;           // fired when every waiter has gone
@@ -126,6 +128,10 @@ class Engine {
     std::vector<KeyComponent> components;
     std::string key;  // 32 raw bytes
     bool read_only = false;  // the peer may not write: no stage outputs either
+    // The IR, owned, once a compile is queued: the request that brought it
+    // may be answered (cancelled) and freed before the compile runs.
+    // RunCompile points kernel.input.ir at it.
+    std::string owned_ir;
   };
 
   [[nodiscard]] Expected<Keyed> KeyOf(const v1::KernelDescriptor& descriptor);
@@ -141,8 +147,8 @@ class Engine {
   void RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key);
   void RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result);
   v1::CompileResult Fail(const Status& status);
-  // Removes `flight` from in_flight_ if it is still the entry for `key`. Needs mu_.
-  void ForgetFlight(const std::string& key, const std::shared_ptr<Flight>& flight);
+  // Removes `flight` from in_flight_ if it is still the entry for its key. Needs mu_.
+  void ForgetFlight(const std::shared_ptr<Flight>& flight);
 
   compiler::Compiler& compiler_;
   store::ArtifactStore& store_;

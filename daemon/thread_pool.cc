@@ -1,5 +1,7 @@
 #include "daemon/thread_pool.h"
 
+#include <algorithm>
+
 namespace qdcache::daemon {
 
 ThreadPool::ThreadPool(unsigned threads, std::size_t max_queue) : max_queue_(max_queue) {
@@ -14,7 +16,9 @@ Status ThreadPool::Submit(std::function<void()> task) {
   {
     std::lock_guard lock(mu_);
     if (draining_) return Unavailable("qdcached is shutting down");
-    if (queue_.size() >= max_queue_) {
+    // Tasks that idle threads are about to take are not waiting.
+    const std::size_t idle = threads_.size() - std::min(running_, threads_.size());
+    if (queue_.size() >= idle && queue_.size() - idle >= max_queue_) {
       return Unavailable("the compile queue is full (" + std::to_string(queue_.size()) +
                          " compiles waiting, the limit set by --max-queue); retry later");
     }

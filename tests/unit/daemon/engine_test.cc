@@ -23,10 +23,14 @@ class ScriptedCompiler final : public compiler::Compiler {
     {
       std::unique_lock lock(mu_);
       ++calls_;
+      cv_.notify_all();  // for WaitForCalls
       cv_.wait(lock, [&] { return open_; });
       if (control.cancel != nullptr && control.cancel->cancelled()) ++saw_cancelled_;
     }
     if (input.ir == "fail") return InvalidArgument("1:1: scripted failure");
+    for (const std::string& e : input.entry_points) {  // as the real compiler refuses them
+      if (e != "f") return InvalidArgument("entry point \"" + e + "\" not found");
+    }
     if (input.ir == "crash") return Internal("compiler crashed (SIGSEGV) in scripted worker");
     compiler::CompileOutput out;
     out.kind = compiler::ArtifactKind::kSharedObject;
@@ -85,6 +89,11 @@ class ScriptedCompiler final : public compiler::Compiler {
   int calls() {
     std::lock_guard lock(mu_);
     return calls_;
+  }
+  // Blocks until Compile has been entered `n` times (it may wait at the gate).
+  void WaitForCalls(int n) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return calls_ >= n; });
   }
   int saw_cancelled() {
     std::lock_guard lock(mu_);
@@ -284,6 +293,7 @@ TEST_CASE("a cancelled call is answered at once and its lone compile is told to 
   Answer a;
   v1::KernelDescriptor d = Kernel("ir");
   CompileAsync(*f.engine, d, call, a);
+  f.compiler.WaitForCalls(1);  // the compile runs, held at the gate
   f.engine->Cancel(call);
   a.done.wait();  // before the compile could finish: the gate is closed
   CHECK(a.result.status() == v1::CACHE_STATUS_ERROR);
@@ -347,4 +357,24 @@ TEST_CASE("an input that crashed the compiler is answered from memory", "[daemon
   CHECK(f.compiler.calls() == 1);
   CHECK(f.engine->Stats().remembered_failures() == 1);
   CHECK(f.store->Stats().artifacts == 0);
+}
+
+TEST_CASE("one waiter's wrong entry point does not fail the others on its flight", "[daemon][engine]") {
+  Fixture f;
+  f.compiler.Close();
+  v1::KernelDescriptor wrong = Kernel("ir");
+  wrong.add_entry_points("nope");
+  v1::KernelDescriptor right = Kernel("ir");
+  right.add_entry_points("f");
+  Answer a, b;
+  CompileAsync(*f.engine, wrong, nullptr, a);  // leads the flight
+  CompileAsync(*f.engine, right, nullptr, b);  // joins it
+  CHECK(f.engine->Stats().coalesced() == 1);
+  f.compiler.Open();
+  a.done.wait();
+  b.done.wait();
+  CHECK(a.result.error().code() == static_cast<int>(Code::kInvalidArgument));
+  CHECK_THAT(a.result.error().message(), Catch::Contains("nope"));
+  REQUIRE(b.result.has_artifact());
+  CHECK(b.result.artifact().payload() == "artifact:ir");
 }

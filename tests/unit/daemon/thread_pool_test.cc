@@ -42,3 +42,11 @@ TEST_CASE("a full queue refuses tasks with UNAVAILABLE naming the limit", "[daem
   pool.Drain();
   CHECK(pool.Submit([] {}).code() == qdcache::Code::kUnavailable);
 }
+
+TEST_CASE("a zero queue limit still hands tasks to idle threads", "[daemon]") {
+  ThreadPool pool(2, /*max_queue=*/0);
+  std::atomic<int> ran{0};
+  CHECK(pool.Submit([&] { ++ran; }).ok());
+  pool.Drain();
+  CHECK(ran == 1);
+}
