@@ -83,6 +83,8 @@ struct ToolchainInfo {
   // glibc of the daemon's host ("2.36"): lld binds libm symbols at the
   // versions this libc makes default, so CPU artifacts depend on it.
   std::string libc_version = {};
+
+  friend bool operator==(const ToolchainInfo&, const ToolchainInfo&) = default;
 };
 
 // Which CompileOptions each CUDA stage reads (stage cache keys are built

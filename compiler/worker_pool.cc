@@ -11,12 +11,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool SameToolchain(const ToolchainInfo& a, const ToolchainInfo& b) {
-  return a.llvm_version == b.llvm_version && a.cuda_version == b.cuda_version &&
-         a.ptx_isa_version == b.ptx_isa_version && a.libdevice_digest == b.libdevice_digest &&
-         a.cuda_sms == b.cuda_sms && a.cuda_available == b.cuda_available &&
-         a.nvjitlink_version == b.nvjitlink_version && a.libc_version == b.libc_version;
-}
 
 std::string Seconds(std::chrono::milliseconds ms) {
   const auto whole = ms.count() / 1000;
@@ -58,10 +52,8 @@ Expected<std::unique_ptr<WorkerPool>> WorkerPool::Start(WorkerPoolConfig config)
     for (unsigned i = 0; i < lane->size; ++i) {
       QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, pool->SpawnOnSupervisor());
       if (first) {
-        pool->toolchain_ = worker->toolchain();
+        pool->toolchain_ = worker->toolchain();  // later workers are checked against it
         first = false;
-      } else if (!SameToolchain(worker->toolchain(), pool->toolchain_)) {
-        return Internal("compile workers report different toolchains");
       }
       std::lock_guard lock(pool->mu_);
       lane->idle.push_back(std::move(worker));
@@ -90,14 +82,22 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerPool::SpawnOnSupervisor() {
   {
     std::lock_guard lock(supervisor_mu_);
     if (stopping_) return Unavailable("compile workers are shutting down");
-    supervisor_jobs_.push_back([this, done] {
-      Expected<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::Spawn(config_.spawn);
-      if (worker.ok()) ++started_;
-      done->set_value(std::move(worker));
-    });
+    supervisor_jobs_.push_back([this, done] { done->set_value(SpawnChecked()); });
   }
   supervisor_cv_.notify_one();
   return result.get();
+}
+
+Expected<std::unique_ptr<WorkerProcess>> WorkerPool::SpawnChecked() {
+  QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, WorkerProcess::Spawn(config_.spawn));
+  ++started_;
+  // toolchain_ is empty only while Start spawns the first worker.
+  if (!toolchain_.llvm_version.empty() && worker->toolchain() != toolchain_) {
+    worker->Retire();
+    return Internal("a new compile worker reports another toolchain than the running ones "
+                    "(LLVM, CUDA or libdevice changed on disk?); restart qdcached");
+  }
+  return worker;
 }
 
 void WorkerPool::Replenish(Lane& lane) {
@@ -109,13 +109,12 @@ void WorkerPool::Replenish(Lane& lane) {
       if (lane.live >= lane.size) return;
       ++lane.live;
     }
-    Expected<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::Spawn(config_.spawn);
+    Expected<std::unique_ptr<WorkerProcess>> worker = SpawnChecked();
     std::lock_guard pool_lock(mu_);
     if (!worker.ok()) {
       --lane.live;  // the next Acquire tries again and reports why
       return;
     }
-    ++started_;
     lane.idle.push_back(std::move(worker).value());
     idle_cv_.notify_one();
   });
@@ -157,6 +156,7 @@ void WorkerPool::Release(Lane& lane, std::unique_ptr<WorkerProcess> worker) {
     std::lock_guard lock(mu_);
     --lane.live;
   }
+  idle_cv_.notify_one();  // a waiter may start the replacement itself
   Replenish(lane);
 }
 
@@ -171,6 +171,8 @@ void WorkerPool::Count(const Status& failure) {
 
 Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Request& request,
                                                const CallControl& control) {
+  QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, Acquire(lane, control));
+  // The time limit counts from here: waiting for a worker is not compiling.
   CallControl bounded = control;
   bool pool_limit = false;
   if (config_.compile_timeout.count() > 0) {
@@ -180,7 +182,6 @@ Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Req
       pool_limit = true;
     }
   }
-  QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, Acquire(lane, control));
   Expected<worker::v1::Response> response = worker->Call(request, bounded);
   if (!worker->alive()) {
     Count(response.ok() ? StatusFromWire(*response) : response.status());

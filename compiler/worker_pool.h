@@ -87,6 +87,9 @@ class WorkerPool final : public Compiler {
   // Starts a worker on the spawner thread (so PR_SET_PDEATHSIG ties it to a
   // thread that lives as long as the pool) and waits for it.
   Expected<std::unique_ptr<WorkerProcess>> SpawnOnSupervisor();
+  // Spawns on the calling (supervisor) thread and checks the new worker's
+  // toolchain against the pool's: keys must keep describing what compiles.
+  Expected<std::unique_ptr<WorkerProcess>> SpawnChecked();
   void Replenish(Lane& lane);  // async: starts a replacement if the lane is short
   void SupervisorLoop();
 

@@ -102,12 +102,17 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnC
                                                           std::min(kMaxFrameBytes, max_answer + kFrameSlack)));
   CallControl start;
   start.deadline = std::chrono::steady_clock::now() + config.start_timeout;
-  Expected<std::string> frame = ReadFrame(worker->fd_, start);
+  constexpr std::uint64_t kMaxHelloBytes = 64 << 10;
+  Expected<std::string> frame = ReadFrame(worker->fd_, start, kMaxHelloBytes);
   worker::v1::Hello hello;
-  if (!frame.ok() || !hello.ParseFromString(*frame)) {
-    Status ended = worker->Reap(/*kill=*/true);
+  // A worker that failed while starting may send a Response (an LLVM fatal
+  // error) where the Hello belongs; its pid and LLVM version tell them apart.
+  const bool hello_ok = frame.ok() && hello.ParseFromString(*frame) && hello.pid() == pid &&
+                        !hello.llvm_version().empty();
+  if (!hello_ok) {
+    Status ended = worker->Reap();
     return Unavailable("compile worker " + config.executable + " did not start: " +
-                       (frame.ok() ? "unreadable hello" : frame.status().message()) + " (" +
+                       (frame.ok() ? "it sent no valid hello" : frame.status().message()) + " (" +
                        ended.message() + ")");
   }
   worker->toolchain_ = FromWire(hello);
@@ -115,7 +120,7 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnC
 }
 
 WorkerProcess::~WorkerProcess() {
-  if (alive()) (void)Reap(/*kill=*/true);
+  if (alive()) (void)Reap();
 }
 
 Status WorkerProcess::Describe(int wait_status) const {
@@ -132,10 +137,10 @@ Status WorkerProcess::Describe(int wait_status) const {
   return Internal("compiler crashed: " + who + " exited with status " + std::to_string(code));
 }
 
-Status WorkerProcess::Reap(bool kill) {
+Status WorkerProcess::Reap() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
-  if (kill) ::kill(pid_, SIGKILL);
+  ::kill(pid_, SIGKILL);
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0) {
     if (errno != EINTR) return Internal("waitpid: " + std::string(strerror(errno)));
@@ -151,24 +156,28 @@ Expected<worker::v1::Response> WorkerProcess::Call(const worker::v1::Request& re
   std::string bytes;
   if (!request.SerializeToString(&bytes)) return Internal("cannot encode a compile worker request");
   if (Status sent = WriteFrame(fd_, bytes); !sent.ok()) {
-    return Reap(/*kill=*/true);  // it died before reading: say how
+    return Reap();  // it died before reading: say how
   }
   Expected<std::string> frame = ReadFrame(fd_, control, max_frame_bytes_);
   if (!frame.ok()) {
     const Code code = frame.status().code();
-    if (code == Code::kCancelled || code == Code::kDeadlineExceeded || code == Code::kResourceExhausted) {
-      (void)Reap(/*kill=*/true);
+    if (code == Code::kCancelled || code == Code::kDeadlineExceeded) {
+      (void)Reap();
       return frame.status().WithContext("compile worker " + std::to_string(pid_) + " stopped");
     }
+    if (code == Code::kResourceExhausted) {  // it keeps answers within the limit itself
+      (void)Reap();
+      return Internal("compile worker " + std::to_string(pid_) + " is broken: " + frame.status().message());
+    }
     // EOF: it exited or was killed by a signal; the wait status says which.
-    return Reap(/*kill=*/false);
+    return Reap();
   }
   worker::v1::Response response;
   if (!response.ParseFromString(*frame)) {
-    (void)Reap(/*kill=*/true);
+    (void)Reap();
     return Internal("compile worker " + std::to_string(pid_) + " sent an unreadable answer");
   }
-  if (response.fatal()) (void)Reap(/*kill=*/false);
+  if (response.fatal()) (void)Reap();
   return response;
 }
 

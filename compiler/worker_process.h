@@ -50,7 +50,7 @@ class WorkerProcess {
                                                     const CallControl& control);
 
   // Kills and reaps the process (alive() becomes false).
-  void Retire() { (void)Reap(/*kill=*/true); }
+  void Retire() { (void)Reap(); }
 
   [[nodiscard]] bool alive() const { return fd_ >= 0; }
   [[nodiscard]] pid_t pid() const { return pid_; }
@@ -64,8 +64,10 @@ class WorkerProcess {
         scratch_(std::move(scratch)),
         memory_limit_bytes_(memory_limit_bytes),
         max_frame_bytes_(max_frame_bytes) {}
-  // Closes the connection, kills (if `kill`) and reaps; returns how it ended.
-  Status Reap(bool kill);
+  // Closes the connection, SIGKILLs and reaps the process; returns how it
+  // ended. (A worker whose connection hit EOF is already exiting, so the kill
+  // cannot change its exit status; one that is not must not block us.)
+  Status Reap();
   Status Describe(int wait_status) const;
 
   pid_t pid_;
