@@ -20,11 +20,17 @@ Status FromGrpc(const grpc::Status& status) {
 
 namespace {
 
+// An empty CA would make gRPC trust the system's roots instead: refuse
+// anything (a directory, an empty file) that is not PEM.
 Expected<std::string> ReadPemFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound("cannot read " + path);
   std::ostringstream s;
   s << in.rdbuf();
+  if (!in.good() && !in.eof()) return NotFound("cannot read " + path);
+  if (s.str().find("-----BEGIN ") == std::string::npos) {
+    return InvalidArgument(path + " holds no PEM data");
+  }
   return s.str();
 }
 

@@ -40,7 +40,8 @@ class Client {
   // Creates the channel; does not contact the daemon (see Ping()).
   // INVALID_ARGUMENT for TLS options without an address, a client
   // certificate without its key, or a token with other than visible ASCII;
-  // NOT_FOUND when a TLS file cannot be read.
+  // NOT_FOUND when a TLS file cannot be read, INVALID_ARGUMENT when it holds
+  // no PEM data (an empty CA must not fall back to the system's roots).
   [[nodiscard]] static Expected<std::unique_ptr<Client>> Connect(ClientOptions options);
 
   // "unix:/path" or "HOST:PORT".

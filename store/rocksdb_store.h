@@ -146,6 +146,8 @@ class RocksDbStore final : public ArtifactStore {
   void AdvanceLruCursorLocked(const std::string& deleted_up_to);
   void RunEvictionPass();  // on the housekeeper thread
   void RecordEvictedLocked(const EvictionResult& chunk);
+  // Moves each entry's access-index record to its newer read tick (takes write_mu_).
+  [[nodiscard]] Status WriteAccessTimes(const std::vector<AccessTracker::Access>& pending);
 
   std::string path_;
   bool sync_writes_ = false;

@@ -31,6 +31,16 @@ rocksdb::ReadOptions ScanOptions() {
 Status RocksDbStore::FlushAccessTimes() {
   std::vector<AccessTracker::Access> pending = accesses_.TakeAll();
   if (pending.empty()) return Status::Ok();
+  Status s = WriteAccessTimes(pending);
+  // A failed flush (a full disk, say) must not forget the reads: they go
+  // back to the tracker for the next flush (a newer read of a key wins there).
+  if (!s.ok()) {
+    for (const AccessTracker::Access& access : pending) accesses_.Record(access.kind, access.key, access.tick);
+  }
+  return s;
+}
+
+Status RocksDbStore::WriteAccessTimes(const std::vector<AccessTracker::Access>& pending) {
   std::lock_guard<std::mutex> lock(write_mu_);
   rocksdb::WriteBatch batch;
   for (const AccessTracker::Access& access : pending) {
@@ -166,6 +176,9 @@ Expected<EvictionResult> RocksDbStore::EvictToLimit(std::uint64_t limit, EntryId
       const auto& [kind, key] = *chunk_begin;
       QDC_ASSIGN_OR_RETURN(std::optional<EntryInfo> info,
                            ReadEntryInfo(kind, key, rocksdb::ReadOptions()));
+      if (!info || max_bytes_ == 0 || info->bytes <= max_bytes_) {
+        oversized_.erase(*chunk_begin);  // gone, or within the cap: no candidate any more
+      }
       if (!info || info->bytes <= limit) continue;
       QDC_RETURN_IF_ERROR(RemoveEntryLocked(kind, key, *info, &batch, &next));
       ++chunk.entries;

@@ -43,7 +43,12 @@ Status RocksDbStore::PutEntryLocked(EntryKind kind, const std::string& key,
       FromRocks(batch->Put(meta_, EntryInfoKey(kind, key), EncodeEntryInfo(info)), "batch"));
   QDC_RETURN_IF_ERROR(FromRocks(
       batch->Put(access_, AccessKey(info.last_access, kind, key), EncodeFixed64(bytes)), "batch"));
-  if (max_bytes_ != 0 && bytes > max_bytes_) oversized_.emplace(kind, key);
+  // Rewritten within the cap, an entry is no longer a candidate.
+  if (max_bytes_ != 0 && bytes > max_bytes_) {
+    oversized_.emplace(kind, key);
+  } else {
+    oversized_.erase({kind, std::string(key)});
+  }
   return Status::Ok();
 }
 

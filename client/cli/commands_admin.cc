@@ -60,18 +60,19 @@ int RunInspect(client::Client& client, const std::string& key_hex, const std::st
   }
   Expected<v1::InspectResponse> response = client.Inspect(std::move(request));
   if (!response.ok()) return PrintError(response.status()), kExitFailure;
-  v1::CompileResult as_result;
-  as_result.set_status(v1::CACHE_STATUS_HIT);
-  *as_result.mutable_artifact() = response->artifact();
   const v1::Artifact& a = response->artifact();
   if (!output.empty()) {
     Status s = WriteFileAtomic(output, a.payload());
     if (!s.ok()) return PrintError(s), kExitFailure;
   }
   if (json) {
+    const std::string created = IsoTime(a.created_unix_ms());
+    v1::CompileResult as_result;  // the compile result's JSON shape (moved: no payload copy)
+    as_result.set_status(v1::CACHE_STATUS_HIT);
+    *as_result.mutable_artifact() = std::move(*response->mutable_artifact());
     nlohmann::json j = ResultJson(as_result);
     j.erase("status");
-    j["created"] = IsoTime(a.created_unix_ms());
+    j["created"] = created;
     std::cout << j.dump() << "\n";
     return kExitOk;
   }

@@ -536,3 +536,18 @@ TEST_CASE("an unknown socket group refuses to start", "[integration][auth]") {
   DaemonProcess daemon(dir.path(), {"--socket-group", "qdcache-no-such-group"});
   RequireStartupRefused(daemon, "no group named 'qdcache-no-such-group'");
 }
+
+TEST_CASE("a TLS file with no PEM data is refused, never replaced by the system's roots",
+          "[integration][auth]") {
+  TempDir dir;
+  WriteFileOrDie(dir / "empty.pem", "");
+  for (const std::string& ca : {dir / "empty.pem", dir.path()}) {  // an empty file, a directory
+    client::ClientOptions options;
+    options.address = "127.0.0.1:1";
+    options.tls_ca_file = ca;
+    auto c = client::Client::Connect(options);
+    INFO(ca);
+    REQUIRE_FALSE(c.ok());
+    CHECK_THAT(c.status().message(), Catch::Contains(ca));
+  }
+}

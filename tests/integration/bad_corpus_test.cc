@@ -166,6 +166,7 @@ TEST_CASE("every malformed input is refused precisely, nothing is stored, the da
   CHECK(after->store_aliases() == before->store_aliases());
   CHECK(after->errors() - before->errors() == sent_errors);
   // Same process, still compiling.
+  CHECK(daemon.Alive());
   CHECK(daemon.pid() == pid);
   CHECK(client->Ping().ok());
   CHECK(CompileOne(*client, Descriptor("cpu/saxpy.ll", "cpu:x86-64")).status() ==

@@ -91,6 +91,7 @@ TEST_CASE("a full compile queue answers UNAVAILABLE naming --max-queue", "[integ
       }
     });
   }
+  KillAndJoin stop(daemon, slow);
   auto client = daemon.Connect();
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::uint64_t in_flight = 0;
@@ -106,6 +107,4 @@ TEST_CASE("a full compile queue answers UNAVAILABLE naming --max-queue", "[integ
   auto s = client->Stats();
   REQUIRE(s.ok());
   CHECK(s->queue_rejections() == 1);
-  daemon.Kill();
-  for (auto& t : slow) t.join();
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "client/client.h"
@@ -33,6 +34,10 @@ class DaemonProcess {
   void Kill();
 
   bool running() const { return pid_ > 0; }
+  // True if the process Start()ed is still alive (has not exited or died);
+  // reaps it otherwise. Stronger than running(), which only says that this
+  // object has not stopped it.
+  bool Alive();
   pid_t pid() const { return pid_; }
   const std::string& socket_path() const { return socket_; }
   const std::string& store_dir() const { return store_; }
@@ -50,6 +55,27 @@ class DaemonProcess {
   std::vector<std::string> extra_args_;
   std::function<bool()> child_setup_;
   pid_t pid_ = -1;
+};
+
+// On scope exit (also when a REQUIRE throws): SIGKILLs the daemon, ending
+// its clients' calls, and joins the client threads, which would otherwise
+// be destroyed joinable (std::terminate).
+class KillAndJoin {
+ public:
+  KillAndJoin(DaemonProcess& daemon, std::vector<std::thread>& threads)
+      : daemon_(daemon), threads_(threads) {}
+  ~KillAndJoin() {
+    daemon_.Kill();
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+  KillAndJoin(const KillAndJoin&) = delete;
+  KillAndJoin& operator=(const KillAndJoin&) = delete;
+
+ private:
+  DaemonProcess& daemon_;
+  std::vector<std::thread>& threads_;
 };
 
 // Paths of the built binaries (set by CMake).

@@ -34,13 +34,16 @@ TEST_CASE("frames carry messages of any size intact", "[compiler][worker]") {
   std::string big(3 << 20, '\0');
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 131);
   // A writer thread: a 3 MiB frame does not fit the socket buffer at once.
+  Status wrote_empty, wrote_big;  // checked after join: Catch is not thread-safe
   std::thread writer([&] {
-    CHECK(WriteFrame(p.fd[0], "").ok());
-    CHECK(WriteFrame(p.fd[0], big).ok());
+    wrote_empty = WriteFrame(p.fd[0], "");
+    wrote_big = WriteFrame(p.fd[0], big);
   });
   Expected<std::string> empty = ReadFrame(p.fd[1]);
   Expected<std::string> got = ReadFrame(p.fd[1]);
   writer.join();
+  CHECK(wrote_empty.ok());
+  CHECK(wrote_big.ok());
   REQUIRE(empty.ok());
   CHECK(empty->empty());
   REQUIRE(got.ok());

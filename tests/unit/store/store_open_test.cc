@@ -95,12 +95,6 @@ TEST_CASE("a schema 2 store (aliases keyed by numeric uid) is moved aside, not h
   CHECK(store->Stats().artifacts == 0);
   CHECK(store->Stats().aliases == 0);
   CHECK(MovedAside(dir).size() == 1);
-  AliasKey alias;
-  alias.tenant = "uid:1000";
-  alias.ns = "ns";
-  alias.target = "cpu:x86-64";
-  alias.fast_key = "f";
-  CHECK_FALSE(store->GetAlias(alias)->has_value());
 }
 
 TEST_CASE("a RocksDB database with foreign column families is moved aside", "[store][open]") {
