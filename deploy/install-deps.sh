@@ -11,7 +11,7 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   librocksdb-dev libspdlog-dev libfmt-dev catch2 libcli11-dev
   nlohmann-json3-dev libssl-dev libzstd-dev zlib1g-dev
-  openssl
+  openssl libhiredis-dev redis-server libtomlplusplus-dev libsystemd-dev
 )
 
 missing=()
