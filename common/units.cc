@@ -1,6 +1,7 @@
 #include "common/units.h"
 
 #include <string>
+#include <utility>
 
 namespace qdcache {
 namespace {
@@ -64,6 +65,24 @@ Expected<std::chrono::seconds> ParseDuration(std::string_view text) {
     return InvalidArgument("\"" + std::string(text) + "\" is too long");
   }
   return std::chrono::seconds(static_cast<std::int64_t>(value * scale));
+}
+
+std::string FormatByteSize(std::uint64_t bytes) {
+  static constexpr std::pair<int, char> kUnits[] = {{40, 'T'}, {30, 'G'}, {20, 'M'}, {10, 'K'}};
+  for (const auto& [shift, suffix] : kUnits) {
+    const std::uint64_t unit = std::uint64_t{1} << shift;
+    if (bytes != 0 && bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
+  }
+  return std::to_string(bytes);
+}
+
+std::string FormatDuration(std::chrono::seconds duration) {
+  static constexpr std::pair<std::int64_t, char> kUnits[] = {{7 * 86400, 'w'}, {86400, 'd'}, {3600, 'h'}, {60, 'm'}};
+  const std::int64_t s = duration.count();
+  for (const auto& [scale, suffix] : kUnits) {
+    if (s != 0 && s % scale == 0) return std::to_string(s / scale) + suffix;
+  }
+  return std::to_string(s) + "s";
 }
 
 }  // namespace qdcache

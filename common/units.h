@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "common/expected.h"
@@ -16,5 +17,13 @@ namespace qdcache {
 
 // A whole number with a unit s/m/h/d/w (seconds if none).
 [[nodiscard]] Expected<std::chrono::seconds> ParseDuration(std::string_view text);
+
+// The shortest exact spelling ParseByteSize reads back: 10737418240 -> "10G",
+// 1536 -> "1536" (not a whole number of K), 1024 -> "1K", 0 -> "0".
+[[nodiscard]] std::string FormatByteSize(std::uint64_t bytes);
+
+// The shortest exact spelling ParseDuration reads back: 600s -> "10m",
+// 90s -> "90s", 0 -> "0s".
+[[nodiscard]] std::string FormatDuration(std::chrono::seconds duration);
 
 }  // namespace qdcache

@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <cstdio>
-
+#include <memory>
 #include <string_view>
 
 #include "compiler/worker_main.h"
 #include "daemon/server.h"
+#include "daemon/service_manager.h"
+#include "daemon/socket_activation.h"
 
 namespace qdcache::daemon {
 namespace {
@@ -41,7 +43,7 @@ int RunDaemonMain(int argc, const char* const* argv) {
   sigset_t signals = BlockTerminationSignals();
   Expected<DaemonOptions> parsed = ParseDaemonFlags(argc, argv);
   if (!parsed.ok()) {
-    if (parsed.status().code() == Code::kCancelled) {  // --help / --version
+    if (parsed.status().code() == Code::kCancelled) {  // --help / --version / --print-config
       std::fputs(parsed.status().message().c_str(), stdout);
       return 0;
     }
@@ -53,15 +55,27 @@ int RunDaemonMain(int argc, const char* const* argv) {
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(options.log_level));
 
-  Expected<std::unique_ptr<Server>> server = Server::Start(options);
+  // Before anything forks: the LISTEN_* variables are for this process only.
+  Expected<int> activation_fd = TakeActivationSocket();
+  if (!activation_fd.ok()) {
+    spdlog::critical("cannot start: {}", activation_fd.status().ToString());
+    return 1;
+  }
+  NotifyStatus("starting: opening the store, probing the toolchain");
+  Expected<std::unique_ptr<Server>> server = Server::Start(options, *activation_fd);
   if (!server.ok()) {
     spdlog::critical("cannot start: {}", server.status().ToString());
+    NotifyStatus("cannot start: " + server.status().ToString());
     return 1;
   }
   AnnounceReady(options.ready_fd);
+  NotifyReady("serving unix:" + (*server)->unix_socket_path());
+  std::unique_ptr<Watchdog> watchdog = Watchdog::StartIfEnabled([&server] { return (*server)->CheckHealth(); });
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  watchdog.reset();  // systemd stops watching once told STOPPING=1
+  NotifyStopping("draining in-flight requests");
   (*server)->Shutdown();
   return 0;
 }

@@ -1,59 +1,91 @@
 #include "daemon/daemon_options.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <memory>
 #include <thread>
 
 #include "common/paths.h"
-#include "common/units.h"
+#include "daemon/config_file.h"
+#include "daemon/config_print.h"
+#include "daemon/setting.h"
 #include "daemon/version.h"
 
 namespace qdcache::daemon {
+namespace {
 
-Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
-  DaemonOptions o;
+constexpr char kFooter[] =
+    "Every option except --ready-fd, --config and --print-config is also an environment variable,\n"
+    "QDCACHED_ and its name in upper snake case (QDCACHED_MAX_SIZE), and a key of the config file\n"
+    "(max-size = \"10G\"). Precedence: flag > environment > config file > default.";
+
+std::optional<std::string> ProcessEnv(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+// The config file's values, applied to `o`. A named file (flag, then
+// environment) must exist; the default one is read only if it does.
+Status ApplyConfigFile(const std::optional<std::string>& flag_path, const ConfigSources& sources,
+                       const std::vector<Setting>& settings, DaemonOptions& o) {
+  std::string path = sources.default_config_path;
+  std::string named_by;
+  if (flag_path) {
+    path = *flag_path;
+    named_by = "--config";
+  } else if (std::optional<std::string> env = sources.getenv("QDCACHED_CONFIG"); env && !env->empty()) {
+    path = *env;
+    named_by = "QDCACHED_CONFIG";
+  }
+  Expected<std::vector<ConfigValue>> values = ReadConfigFile(path, settings);
+  if (!values.ok()) {
+    if (values.status().code() == Code::kNotFound && named_by.empty()) return Status::Ok();
+    const std::string& message = values.status().message();
+    return InvalidArgument(named_by.empty() ? message : named_by + ": " + message);
+  }
+  for (const ConfigValue& v : *values) {
+    Status applied = v.setting->apply(v.text, o);
+    if (!applied.ok()) return InvalidArgument(v.where + ": " + v.setting->name + ": " + applied.message());
+  }
+  return Status::Ok();
+}
+
+Status ApplyEnvironment(const ConfigSources& sources, const std::vector<Setting>& settings, DaemonOptions& o) {
+  for (const Setting& s : settings) {
+    if (!s.configurable) continue;
+    const std::string name = EnvName(s.name);
+    std::optional<std::string> value = sources.getenv(name);
+    if (!value || value->empty()) continue;
+    Status applied = s.apply(*value, o);
+    if (!applied.ok()) return InvalidArgument(name + ": " + applied.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv, const ConfigSources& given) {
+  ConfigSources sources = given;
+  if (!sources.getenv) sources.getenv = ProcessEnv;
+  const std::vector<Setting>& settings = DaemonSettings();
   CLI::App app{"qdcached: out-of-process compile daemon and cache for GPU/CPU kernels"};
   app.set_version_flag("--version", std::string("qdcached ") + kVersion);
-  app.add_option("--socket", o.socket_path, "Unix socket path (default: $XDG_RUNTIME_DIR/qdcached.sock)");
-  app.add_option("--store", o.store_dir, "Store directory (default: $XDG_CACHE_HOME/qdcached)");
-  app.add_option("--listen", o.listen, "Also listen on TCP HOST:PORT (off by default)");
-  app.add_option("--workers", o.workers, "Concurrent compiles (default: number of cores)")
-      ->check(CLI::Range(0u, 1024u));
-  app.add_option("--max-message-bytes", o.max_message_bytes, "Largest request/response message")
-      ->check(CLI::Range(std::uint64_t{1} << 20, std::uint64_t{2047} << 20));
-  app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
-  app.add_option("--libdevice", o.libdevice_path, "Path of libdevice.10.bc (default: found at build time)");
-  std::string max_size;
-  app.add_option("--max-size", max_size, "Store byte cap with K/M/G/T suffix (default 10G; 0 = none)");
-  app.add_flag("--sync-writes", o.sync_writes, "fsync every store write (survive power loss)");
-  app.add_option("--ready-fd", o.ready_fd, "Write \"ready\\n\" to this fd once serving (for supervisors and tests)");
-  // Compile workers and limits.
-  app.add_option("--key-workers", o.key_workers, "Worker processes computing IR digests (default 1)")
-      ->check(CLI::Range(1u, 64u));
-  std::string max_ir, worker_memory, compile_timeout, failure_memory;
-  app.add_option("--max-ir-bytes", max_ir, "Largest IR per kernel, K/M/G suffix (default 64M)");
-  app.add_option("--max-batch", o.max_batch, "Most kernels per compile / queries per lookup (default 4096)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
-  app.add_option("--max-queue", o.max_queue, "Compiles that may wait for a worker (default 1024)")
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
-  app.add_option("--max-peer-requests", o.max_peer_requests,
-                 "Requests one tenant may have in flight (default 256; 0 = unlimited)");
-  app.add_option("--compile-timeout", compile_timeout, "Compile time limit per worker call (default 120s; 0 = none)");
-  app.add_option("--worker-memory", worker_memory, "Address-space limit of a compile worker (default 4G; 0 = none)");
-  app.add_option("--failure-memory", failure_memory,
-                 "How long an input that crashed a worker is answered from memory (default 10m; 0 = off)");
-  // Security (DESIGN §7): see proto/PROTOCOL.md for identities and roles.
-  app.add_option("--socket-group", o.socket_group, "Group of the unix socket: its members may connect");
-  app.add_option("--tls-cert", o.tls_cert_file, "TCP: server certificate chain (PEM)");
-  app.add_option("--tls-key", o.tls_key_file, "TCP: server private key (PEM)");
-  app.add_option("--tls-client-ca", o.tls_client_ca_file,
-                 "TCP: require client certificates signed by this CA (mutual TLS)");
-  app.add_option("--token-file", o.token_file, "TCP: bearer tokens, lines \"NAME ROLE TOKEN\" (chmod 600)");
-  app.add_option("--tls-client-role", o.tls_client_role, "Role of a client-certificate peer without a token")
-      ->check(CLI::IsMember({"read", "write", "admin"}));
-  app.add_option("--read-compile", o.read_compile,
-                 "Compile by a read peer: serve (nothing stored) or refuse (PERMISSION_DENIED)")
-      ->check(CLI::IsMember({"serve", "refuse"}));
+  app.footer(kFooter);
+  std::vector<std::string> text(settings.size());
+  std::unique_ptr<bool[]> switches(new bool[settings.size()]());
+  std::vector<CLI::Option*> flags;
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    const Setting& s = settings[i];
+    flags.push_back(s.kind == ValueKind::kBool ? app.add_flag("--" + s.name, switches[i], s.help)
+                                               : app.add_option("--" + s.name, text[i], s.help));
+  }
+  std::string config_path;
+  CLI::Option* config = app.add_option(
+      "--config", config_path,
+      "Config file, TOML (default: $QDCACHED_CONFIG, else /etc/qdcached/qdcached.toml if it exists)");
+  bool print_config = false;
+  app.add_flag("--print-config", print_config, "Print the effective configuration as a TOML config file and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -63,34 +95,18 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     return InvalidArgument(e.what());
   }
-  if (!max_size.empty()) {
-    Expected<std::uint64_t> bytes = ParseByteSize(max_size);
-    if (!bytes.ok()) return bytes.status().WithContext("--max-size");
-    o.max_bytes = *bytes;
+  DaemonOptions o;
+  const std::optional<std::string> config_flag =
+      config->count() > 0 ? std::optional<std::string>(config_path) : std::nullopt;
+  QDC_RETURN_IF_ERROR(ApplyConfigFile(config_flag, sources, settings, o));
+  QDC_RETURN_IF_ERROR(ApplyEnvironment(sources, settings, o));
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    if (flags[i]->count() == 0) continue;
+    const Setting& s = settings[i];
+    Status applied = s.apply(s.kind == ValueKind::kBool ? (switches[i] ? "true" : "false") : text[i], o);
+    if (!applied.ok()) return InvalidArgument("--" + s.name + ": " + applied.message());
   }
-  if (!max_ir.empty()) {
-    Expected<std::uint64_t> bytes = ParseByteSize(max_ir);
-    if (!bytes.ok() || *bytes == 0) return InvalidArgument("--max-ir-bytes: expected a positive size like 64M");
-    o.max_ir_bytes = *bytes;
-  }
-  if (!worker_memory.empty()) {
-    Expected<std::uint64_t> bytes = ParseByteSize(worker_memory);
-    if (!bytes.ok()) return bytes.status().WithContext("--worker-memory");
-    if (*bytes != 0 && *bytes < (std::uint64_t{256} << 20)) {
-      return InvalidArgument("--worker-memory: a worker needs at least 256M (or 0 for no limit)");
-    }
-    o.worker_memory_bytes = *bytes;
-  }
-  if (!compile_timeout.empty()) {
-    Expected<std::chrono::seconds> d = ParseDuration(compile_timeout);
-    if (!d.ok()) return d.status().WithContext("--compile-timeout");
-    o.compile_timeout = *d;
-  }
-  if (!failure_memory.empty()) {
-    Expected<std::chrono::seconds> d = ParseDuration(failure_memory);
-    if (!d.ok()) return d.status().WithContext("--failure-memory");
-    o.failure_memory = *d;
-  }
+  if (print_config) return Status(Code::kCancelled, RenderConfig(settings, o));
   return o;
 }
 

@@ -1,9 +1,13 @@
-// Every daemon setting with its default. Flags map one-to-one onto fields.
+// Every daemon setting with its default. Each field is one entry of the
+// settings table (setting.h, daemon_settings.cc): a flag, a QDCACHED_*
+// environment variable and a config file key.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,10 +46,25 @@ struct DaemonOptions {
   std::string read_compile = "serve";     // a read peer's Compile: serve (nothing stored) | refuse
 };
 
-// Parses argv (flags as in --help). Returns the options, or INVALID_ARGUMENT
-// with the parser's message; `--help`/`--version` come back as
-// Code::kCancelled with the text to print in the message.
-[[nodiscard]] Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv);
+// Where ParseDaemonFlags looks beyond argv.
+struct ConfigSources {
+  // Environment lookup; null: the process environment. An empty value
+  // counts as unset.
+  std::function<std::optional<std::string>(const std::string& name)> getenv;
+  // Read only if it exists, when neither --config nor QDCACHED_CONFIG names a file.
+  std::string default_config_path = "/etc/qdcached/qdcached.toml";
+};
+
+// The effective options: each setting from its flag, else its QDCACHED_*
+// environment variable, else the config file (--config FILE, else
+// $QDCACHED_CONFIG, else the default path if it exists), else its default.
+// INVALID_ARGUMENT names the source of a bad value ("--max-size: ...",
+// "QDCACHED_MAX_SIZE: ...", "FILE:LINE: max-size: ..."), an unknown flag or
+// key, or a config file that was named but does not exist. `--help`,
+// `--version` and `--print-config` come back as Code::kCancelled with the
+// text to print on stdout in the message.
+[[nodiscard]] Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv,
+                                                       const ConfigSources& sources = {});
 
 // Fills empty paths and zero counts with their defaults.
 [[nodiscard]] DaemonOptions WithDefaults(DaemonOptions options);

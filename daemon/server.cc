@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <utility>
 
 #include "common/paths.h"
 #include "compiler/compiler.h"
@@ -17,6 +18,7 @@
 #include "daemon/engine.h"
 #include "daemon/security_setup.h"
 #include "daemon/service.h"
+#include "daemon/socket_activation.h"
 #include "daemon/socket_path.h"
 #include "daemon/unix_acceptor.h"
 #include "daemon/version.h"
@@ -67,8 +69,10 @@ Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions
 class ServerImpl final : public Server {
  public:
   ServerImpl(DaemonOptions options, SecuritySetup security, std::unique_ptr<store::ArtifactStore> store,
-             std::unique_ptr<compiler::WorkerPool> workers)
+             std::unique_ptr<compiler::WorkerPool> workers, int activation_fd)
       : options_(std::move(options)),
+        activation_fd_(activation_fd),
+        socket_path_(activation_fd >= 0 ? BoundUnixPath(activation_fd) : options_.socket_path),
         store_(std::move(store)),
         workers_(std::move(workers)),
         engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_)),
@@ -76,11 +80,23 @@ class ServerImpl final : public Server {
         call_auth_(peers_, security_.authenticator, security_.tcp_client_certs),
         service_(engine_, call_auth_, ServiceLimits{options_.max_batch, options_.max_peer_requests}) {}
 
-  ~ServerImpl() override { Shutdown(); }
+  ~ServerImpl() override {
+    Shutdown();
+    if (activation_fd_ >= 0 && !adopted_) ::close(activation_fd_);
+  }
 
   Status Listen() {
-    QDC_RETURN_IF_ERROR(PrepareSocketPath(options_.socket_path));
-    QDC_ASSIGN_OR_RETURN(acceptor_, UnixAcceptor::Listen(options_.socket_path, 0660, security_.socket_group));
+    if (activation_fd_ >= 0) {
+      QDC_ASSIGN_OR_RETURN(acceptor_, UnixAcceptor::Adopt(activation_fd_));
+      adopted_ = true;
+      if (!options_.socket_group.empty()) {
+        spdlog::info("socket activation: the socket's group and mode are the service manager's "
+                     "(SocketGroup=, SocketMode=); --socket-group is not applied");
+      }
+    } else {
+      QDC_RETURN_IF_ERROR(PrepareSocketPath(options_.socket_path));
+      QDC_ASSIGN_OR_RETURN(acceptor_, UnixAcceptor::Listen(options_.socket_path, 0660, security_.socket_group));
+    }
     grpc::EnableDefaultHealthCheckService(true);
     grpc::ServerBuilder builder;
     const int max_message = static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX));
@@ -96,14 +112,16 @@ class ServerImpl final : public Server {
       if (server_) server_->Shutdown();
       server_.reset();
       acceptor_.reset();
-      ::unlink(options_.socket_path.c_str());
+      RemoveOwnSocket();
       return Unavailable(options_.listen.empty() ? "cannot start the gRPC server"
                                                  : "cannot listen on " + options_.listen);
     }
     acceptor_->Start(server_.get(), &peers_);
     server_->GetHealthCheckService()->SetServingStatus(true);
-    spdlog::info("qdcached {} serving unix:{}{} store={} workers={}", kVersion, options_.socket_path,
-                 options_.socket_group.empty() ? "" : " (group " + options_.socket_group + ")",
+    spdlog::info("qdcached {} serving unix:{}{} store={} workers={}", kVersion, socket_path_,
+                 activation_fd_ >= 0               ? " (socket activation)"
+                 : options_.socket_group.empty() ? ""
+                                                 : " (group " + options_.socket_group + ")",
                  options_.store_dir, options_.workers);
     if (!options_.listen.empty()) {
       // With port 0 the kernel picks the port; this line is how to learn it.
@@ -121,7 +139,7 @@ class ServerImpl final : public Server {
       acceptor_->Stop();  // no new connections
       // Remove the socket now, while it is surely still ours: after a long
       // drain it might already belong to a successor daemon.
-      ::unlink(options_.socket_path.c_str());
+      RemoveOwnSocket();
     }
     if (server_) {
       server_->GetHealthCheckService()->SetServingStatus(false);
@@ -137,9 +155,26 @@ class ServerImpl final : public Server {
   }
 
   const std::string& toolchain_fingerprint() const override { return engine_.toolchain_fingerprint(); }
+  const std::string& unix_socket_path() const override { return socket_path_; }
+
+  Status CheckHealth() override {
+    if (acceptor_ && !acceptor_->accepting()) return Unavailable("the unix socket no longer accepts connections");
+    // Any answer will do, a miss included: only a store that fails to read is unhealthy.
+    Expected<std::optional<store::ArtifactKey>> probe = store_->GetAlias(store::AliasKey{"health", "", "", ""});
+    if (!probe.ok()) return probe.status().WithContext("store read");
+    return Status::Ok();
+  }
 
  private:
+  // The socket this daemon bound, never one a service manager passed.
+  void RemoveOwnSocket() {
+    if (activation_fd_ < 0) ::unlink(options_.socket_path.c_str());
+  }
+
   const DaemonOptions options_;
+  const int activation_fd_;  // -1: no socket activation
+  bool adopted_ = false;     // activation_fd_ belongs to an acceptor (which closes it)
+  const std::string socket_path_;
   std::unique_ptr<store::ArtifactStore> store_;
   std::unique_ptr<compiler::WorkerPool> workers_;
   Engine engine_;
@@ -163,7 +198,14 @@ store::StoreOptions MakeStoreOptions(const DaemonOptions& options) {
 
 }  // namespace
 
-Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
+Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options, int activation_fd) {
+  // Owns activation_fd until the ServerImpl does.
+  struct FdGuard {
+    int fd;
+    ~FdGuard() {
+      if (fd >= 0) ::close(fd);
+    }
+  } guard{activation_fd};
   QDC_ASSIGN_OR_RETURN(SecuritySetup security, LoadSecurity(options));
   if (InPrivateTmpDir(options.socket_path) || InPrivateTmpDir(options.store_dir)) {
     QDC_RETURN_IF_ERROR(CheckPrivateDir(PrivateTmpDir(), /*create=*/true));
@@ -175,7 +217,7 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options) {
   if (!workers.ok()) return workers.status();
   const compiler::ToolchainInfo tc = (*workers)->toolchain();
   auto server = std::make_unique<ServerImpl>(options, std::move(security), std::move(store).value(),
-                                             std::move(workers).value());
+                                             std::move(workers).value(), std::exchange(guard.fd, -1));
   spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}, glibc {}",
                server->toolchain_fingerprint(), tc.llvm_version, tc.cuda_version,
                tc.ptx_isa_version, tc.libdevice_digest.substr(0, 16), tc.libc_version);

@@ -15,14 +15,26 @@ class Server {
  public:
   // Opens the store, probes the toolchain, and starts serving on the unix
   // socket (mode 0660) and, if configured, on TCP. `options` must have its
-  // defaults filled in (WithDefaults).
-  [[nodiscard]] static Expected<std::unique_ptr<Server>> Start(const DaemonOptions& options);
+  // defaults filled in (WithDefaults). With `activation_fd` >= 0 (a
+  // listening unix socket from TakeActivationSocket, owned by the Server from
+  // here on, also on failure) it serves there instead of binding
+  // options.socket_path, and never removes the socket's path: the service
+  // manager owns it.
+  [[nodiscard]] static Expected<std::unique_ptr<Server>> Start(const DaemonOptions& options,
+                                                               int activation_fd = -1);
   virtual ~Server() = default;
 
   // Drains and stops; idempotent. Thread-safe.
   virtual void Shutdown() = 0;
 
   [[nodiscard]] virtual const std::string& toolchain_fingerprint() const = 0;
+  // The unix socket path it serves (with socket activation: the passed socket's).
+  [[nodiscard]] virtual const std::string& unix_socket_path() const = 0;
+
+  // OK while the daemon can do its job: the unix socket still accepts
+  // connections and the store answers a read. For the watchdog; any thread,
+  // never blocks on compiles.
+  [[nodiscard]] virtual Status CheckHealth() = 0;
 };
 
 // The whole qdcached program: flags, logging, start, wait for SIGTERM/SIGINT,

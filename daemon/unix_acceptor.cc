@@ -1,5 +1,6 @@
 #include "daemon/unix_acceptor.h"
 
+#include <fcntl.h>
 #include <grpcpp/server.h>
 #include <grpcpp/server_posix.h>
 #include <poll.h>
@@ -70,6 +71,16 @@ Expected<std::unique_ptr<UnixAcceptor>> UnixAcceptor::Listen(const std::string& 
   return std::unique_ptr<UnixAcceptor>(new UnixAcceptor(fd, wake));
 }
 
+Expected<std::unique_ptr<UnixAcceptor>> UnixAcceptor::Adopt(int listen_fd) {
+  const int flags = ::fcntl(listen_fd, F_GETFL);
+  if (flags < 0 || ::fcntl(listen_fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+    return Unavailable(std::string("cannot make the activation socket non-blocking: ") + std::strerror(errno));
+  }
+  int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake < 0) return Unavailable(std::string("eventfd: ") + std::strerror(errno));
+  return std::unique_ptr<UnixAcceptor>(new UnixAcceptor(listen_fd, wake));
+}
+
 UnixAcceptor::~UnixAcceptor() {
   Stop();
   ::close(wake_fd_);
@@ -97,11 +108,13 @@ void UnixAcceptor::Run(grpc::Server* server, PeerRegistry* registry) {
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
       spdlog::error("accept loop: poll: {}", std::strerror(errno));
+      failed_ = true;
       return;
     }
     if (fds[1].revents != 0) return;
     if (fds[0].revents & (POLLERR | POLLNVAL)) {
       spdlog::error("the listening socket failed; no new connections are accepted");
+      failed_ = true;
       return;
     }
     int conn = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);

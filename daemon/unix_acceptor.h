@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,10 @@ class UnixAcceptor {
   // when the daemon may not chgrp to `group`.
   [[nodiscard]] static Expected<std::unique_ptr<UnixAcceptor>> Listen(
       const std::string& path, mode_t mode, std::optional<gid_t> group = std::nullopt);
+  // Takes over `listen_fd`, a socket already bound and listening (socket
+  // activation: systemd set its path, owner and mode). Stop() closes the fd
+  // but never removes the path.
+  [[nodiscard]] static Expected<std::unique_ptr<UnixAcceptor>> Adopt(int listen_fd);
   ~UnixAcceptor();  // Stop()s
   UnixAcceptor(const UnixAcceptor&) = delete;
   UnixAcceptor& operator=(const UnixAcceptor&) = delete;
@@ -50,6 +55,9 @@ class UnixAcceptor {
   void Start(grpc::Server* server, PeerRegistry* registry);
   // Stops accepting (existing connections stay with gRPC) and closes the socket.
   void Stop();
+  // False once the accept loop has ended by itself (the listening socket
+  // failed): the daemon takes no new connections. Any thread.
+  [[nodiscard]] bool accepting() const { return !failed_.load(std::memory_order_relaxed); }
 
  private:
   UnixAcceptor(int listen_fd, int wake_fd) : listen_fd_(listen_fd), wake_fd_(wake_fd) {}
@@ -57,6 +65,7 @@ class UnixAcceptor {
 
   int listen_fd_;
   int wake_fd_;  // eventfd: written by Stop() to end the accept loop
+  std::atomic<bool> failed_{false};
   std::thread thread_;
 };
 

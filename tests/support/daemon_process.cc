@@ -27,16 +27,48 @@ DaemonProcess::~DaemonProcess() {
   if (pid_ > 0) Kill();
 }
 
+namespace {
+
+// Writes "LISTEN_PID=<pid>" into `buf` (at least 32 bytes) without
+// allocating: it runs between fork and exec.
+void FormatListenPid(char* buf, pid_t pid) {
+  const char prefix[] = "LISTEN_PID=";
+  char digits[16];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + pid % 10);
+    pid /= 10;
+  } while (pid > 0);
+  char* out = buf;
+  for (const char* p = prefix; *p != '\0'; ++p) *out++ = *p;
+  while (n > 0) *out++ = digits[--n];
+  *out = '\0';
+}
+
+}  // namespace
+
 void DaemonProcess::Start() {
   int ready[2];
   if (pipe2(ready, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  std::vector<std::string> argv = {DaemonBinary(), "--socket", socket_, "--store", store_,
-                                   "--ready-fd", "3", "--log-level", "debug"};
+  // Socket activation puts the listening socket at fd 3 (SD_LISTEN_FDS_START).
+  const bool activated = activation_fd_ >= 0;
+  const int ready_target = activated ? 4 : 3;
+  std::vector<std::string> argv = {DaemonBinary()};
+  if (paths_on_command_line_) argv.insert(argv.end(), {"--socket", socket_, "--store", store_});
+  argv.insert(argv.end(), {"--ready-fd", std::to_string(ready_target), "--log-level", "debug"});
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
+  EnvChanges changes = env_;
+  if (activated) changes.insert(changes.end(), {"LISTEN_FDS=1", "LISTEN_PID", "LISTEN_FDNAMES"});
+  std::vector<std::string> environment = EnvironmentWith(changes);
+  char listen_pid[32] = "";
+  std::vector<char*> envp;
+  for (std::string& e : environment) envp.push_back(e.data());
+  if (activated) envp.push_back(listen_pid);  // filled in by the child
+  envp.push_back(nullptr);
   const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
@@ -45,9 +77,18 @@ void DaemonProcess::Start() {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
     if (child_setup_ && !child_setup_()) ::_exit(126);
-    // dup2 clears O_CLOEXEC on the target: the write end survives exec as fd 3.
-    if (::dup2(ready[1], 3) < 0 || ::dup2(log_fd, 1) < 0 || ::dup2(log_fd, 2) < 0) ::_exit(127);
-    ::execv(args[0], args.data());
+    // Move every source above the targets first (one may sit at fd 3 or 4);
+    // dup2 then clears O_CLOEXEC on the targets, so they survive exec.
+    const int ready_fd = ::fcntl(ready[1], F_DUPFD_CLOEXEC, 10);
+    const int log = ::fcntl(log_fd, F_DUPFD_CLOEXEC, 10);
+    const int listen = activated ? ::fcntl(activation_fd_, F_DUPFD_CLOEXEC, 10) : 0;
+    if (ready_fd < 0 || log < 0 || listen < 0) ::_exit(127);
+    if (activated) {
+      if (::dup2(listen, 3) < 0) ::_exit(127);
+      FormatListenPid(listen_pid, ::getpid());
+    }
+    if (::dup2(ready_fd, ready_target) < 0 || ::dup2(log, 1) < 0 || ::dup2(log, 2) < 0) ::_exit(127);
+    ::execve(args[0], args.data(), envp.data());
     ::_exit(127);
   }
   ::close(ready[1]);

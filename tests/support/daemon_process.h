@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/client.h"
+#include "tests/support/subprocess.h"
 
 namespace qdcache::testing {
 
@@ -28,6 +29,16 @@ class DaemonProcess {
   // PrivateTmpfs::Enter); false makes the child exit with 126. It runs
   // between fork and exec, so it may only make system calls.
   void set_child_setup(std::function<bool()> setup) { child_setup_ = std::move(setup); }
+  // Environment changes for the daemon ("NAME=VALUE" sets, "NAME" removes).
+  void set_env(EnvChanges env) { env_ = std::move(env); }
+  // Socket activation as systemd does it: `listen_fd` (a listening socket the
+  // test owns; the daemon gets a duplicate) becomes the daemon's fd 3, with
+  // LISTEN_FDS=1 and LISTEN_PID set to the daemon's pid. Readiness then
+  // comes through fd 4.
+  void set_activation_socket(int listen_fd) { activation_fd_ = listen_fd; }
+  // Leaves --socket and --store off the command line: the config file or
+  // environment given to the daemon must name socket_path() and store_dir().
+  void set_paths_from_config() { paths_on_command_line_ = false; }
   // SIGTERM and wait; returns the exit status (-1 when killed by a signal).
   int Stop();
   // SIGKILL and wait.
@@ -54,6 +65,9 @@ class DaemonProcess {
   std::string dir_, socket_, store_, log_path_;
   std::vector<std::string> extra_args_;
   std::function<bool()> child_setup_;
+  EnvChanges env_;
+  int activation_fd_ = -1;
+  bool paths_on_command_line_ = true;
   pid_t pid_ = -1;
 };
 

@@ -14,7 +14,21 @@
 
 namespace qdcache::testing {
 
-RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid) {
+std::vector<std::string> EnvironmentWith(const EnvChanges& changes) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  for (const std::string& change : changes) {
+    const std::string name = change.substr(0, change.find('='));
+    std::erase_if(env, [&](const std::string& e) { return e.compare(0, name.size() + 1, name + "=") == 0; });
+    if (change.find('=') != std::string::npos) env.push_back(change);
+  }
+  return env;
+}
+
+namespace {
+
+RunResult RunWith(const std::vector<std::string>& argv, std::optional<uid_t> as_uid,
+                  const std::vector<std::string>& environment) {
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     throw std::runtime_error("pipe failed");
@@ -22,13 +36,16 @@ RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid)
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const std::string& e : environment) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     // Only async-signal-safe calls between fork and exec.
     if (dup2(out_pipe[1], 1) < 0 || dup2(err_pipe[1], 2) < 0) _exit(127);
     if (as_uid && (setgroups(0, nullptr) != 0 || setgid(*as_uid) != 0 || setuid(*as_uid) != 0)) _exit(126);
-    execv(args[0], args.data());
+    execve(args[0], args.data(), envp.data());
     _exit(127);
   }
   close(out_pipe[1]);
@@ -57,6 +74,16 @@ RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid)
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
+}
+
+}  // namespace
+
+RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid) {
+  return RunWith(argv, as_uid, EnvironmentWith({}));
+}
+
+RunResult Run(const std::vector<std::string>& argv, const EnvChanges& env) {
+  return RunWith(argv, std::nullopt, EnvironmentWith(env));
 }
 
 TempDir::TempDir() {

@@ -17,9 +17,18 @@ struct RunResult {
   std::string err;
 };
 
+// Changes to a child's environment: "NAME=VALUE" sets NAME, "NAME" removes it.
+using EnvChanges = std::vector<std::string>;
+
 // Runs `argv` to completion, capturing stdout and stderr. With `as_uid`, the
 // child drops to that uid (and gid) before exec; needs root.
 RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid = std::nullopt);
+// The same in this process's environment with `env` applied.
+RunResult Run(const std::vector<std::string>& argv, const EnvChanges& env);
+
+// This process's environment with `changes` applied, as "NAME=VALUE" strings
+// (build it before fork: execve in the child needs no allocation then).
+std::vector<std::string> EnvironmentWith(const EnvChanges& changes);
 
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it on
 // destruction.

@@ -28,3 +28,25 @@ TEST_CASE("durations take s/m/h/d/w units", "[common]") {
   CHECK_FALSE(ParseDuration("1y").ok());
   CHECK_FALSE(ParseDuration("h").ok());
 }
+
+TEST_CASE("sizes format to the shortest exact spelling that parses back", "[common]") {
+  CHECK(FormatByteSize(0) == "0");
+  CHECK(FormatByteSize(1536) == "1536");
+  CHECK(FormatByteSize(1024) == "1K");
+  CHECK(FormatByteSize(10ull << 30) == "10G");
+  CHECK(FormatByteSize(3ull << 40) == "3T");
+  for (std::uint64_t bytes : {0ull, 1ull, 1536ull, 256ull << 20, 2047ull << 20, UINT64_MAX}) {
+    CHECK(*ParseByteSize(FormatByteSize(bytes)) == bytes);
+  }
+}
+
+TEST_CASE("durations format to the shortest exact spelling that parses back", "[common]") {
+  CHECK(FormatDuration(std::chrono::seconds(0)) == "0s");
+  CHECK(FormatDuration(std::chrono::seconds(90)) == "90s");
+  CHECK(FormatDuration(std::chrono::seconds(600)) == "10m");
+  CHECK(FormatDuration(std::chrono::seconds(7200)) == "2h");
+  CHECK(FormatDuration(std::chrono::seconds(14 * 86400)) == "2w");
+  for (std::int64_t s : {0, 1, 59, 61, 3600, 86401}) {
+    CHECK(*ParseDuration(FormatDuration(std::chrono::seconds(s))) == std::chrono::seconds(s));
+  }
+}

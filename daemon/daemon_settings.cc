@@ -1,0 +1,76 @@
+// The table of every daemon setting (see setting.h). A new setting is one
+// entry here plus its DaemonOptions field: the flag, the QDCACHED_*
+// environment variable, the config file key, --print-config and
+// deploy/qdcached.toml.example (regenerate it; a test compares) follow.
+#include <cstdint>
+#include <limits>
+
+#include "daemon/setting.h"
+
+namespace qdcache::daemon {
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t kNoMax = std::numeric_limits<std::uint64_t>::max();
+constexpr std::size_t kNoMaxCount = std::numeric_limits<std::size_t>::max();
+
+std::vector<Setting> MakeSettings() {
+  using O = DaemonOptions;
+  std::vector<Setting> s;
+  s.push_back(StringSetting("socket", "Unix socket path (empty: $XDG_RUNTIME_DIR/qdcached.sock)", &O::socket_path));
+  s.push_back(StringSetting("store", "Store directory (empty: $XDG_CACHE_HOME/qdcached)", &O::store_dir));
+  s.push_back(StringSetting("listen", "Also listen on TCP HOST:PORT (empty: no TCP)", &O::listen));
+  s.push_back(CountSetting("workers", "Concurrent compiles (0: number of cores)", &O::workers, 0u, 1024u));
+  s.push_back(SizeSetting("max-message-bytes", "Largest request/response message (1M to 2047M)",
+                          &O::max_message_bytes, kMiB, 2047 * kMiB, false));
+  s.push_back(ChoiceSetting("log-level", "trace|debug|info|warn|error|critical|off", &O::log_level,
+                            {"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  s.push_back(StringSetting("libdevice", "Path of libdevice.10.bc (empty: the one found at build time)",
+                            &O::libdevice_path));
+  s.push_back(SizeSetting("max-size", "Store byte cap, K/M/G/T suffix; least recently used entries are evicted (0: none)",
+                          &O::max_bytes, 0, kNoMax, true));
+  s.push_back(BoolSetting("sync-writes", "fsync every store write (survive power loss, slower)", &O::sync_writes));
+  Setting ready_fd = CountSetting("ready-fd", "Write \"ready\\n\" to this fd once serving (for supervisors and tests)",
+                                  &O::ready_fd, 0, std::numeric_limits<int>::max());
+  ready_fd.configurable = false;  // an fd is only meaningful to one process
+  s.push_back(std::move(ready_fd));
+  // Compile workers and limits.
+  s.push_back(CountSetting("key-workers", "Worker processes computing IR digests", &O::key_workers, 1u, 64u));
+  s.push_back(SizeSetting("max-ir-bytes", "Largest IR per kernel, K/M/G suffix", &O::max_ir_bytes, 1, kNoMax, false));
+  s.push_back(CountSetting("max-batch", "Most kernels per compile / queries per lookup", &O::max_batch,
+                           std::size_t{1}, std::size_t{1} << 20));
+  s.push_back(CountSetting("max-queue", "Compiles that may wait for a worker", &O::max_queue, std::size_t{0},
+                           std::size_t{1} << 20));
+  s.push_back(CountSetting("max-peer-requests", "Requests one tenant may have in flight (0: unlimited)",
+                           &O::max_peer_requests, std::size_t{0}, kNoMaxCount));
+  s.push_back(DurationSetting("compile-timeout", "Compile time limit per worker call, s/m/h suffix (0: none)",
+                              &O::compile_timeout));
+  s.push_back(SizeSetting("worker-memory", "Address-space limit of a compile worker, at least 256M (0: none)",
+                          &O::worker_memory_bytes, 256 * kMiB, kNoMax, true));
+  s.push_back(DurationSetting("failure-memory",
+                              "How long an input that crashed a worker is answered from memory (0: off)",
+                              &O::failure_memory));
+  // Security (DESIGN §7): see proto/PROTOCOL.md for identities and roles.
+  s.push_back(StringSetting("socket-group", "Group of the unix socket: its members may connect (empty: the daemon's)",
+                            &O::socket_group));
+  s.push_back(StringSetting("tls-cert", "TCP: server certificate chain (PEM file)", &O::tls_cert_file));
+  s.push_back(StringSetting("tls-key", "TCP: server private key (PEM file)", &O::tls_key_file));
+  s.push_back(StringSetting("tls-client-ca", "TCP: require client certificates signed by this CA (PEM file; mutual TLS)",
+                            &O::tls_client_ca_file));
+  s.push_back(StringSetting("token-file", "TCP: bearer tokens, lines \"NAME ROLE TOKEN\" (file, chmod 600)",
+                            &O::token_file));
+  s.push_back(ChoiceSetting("tls-client-role", "Role of a client-certificate peer without a token: read|write|admin",
+                            &O::tls_client_role, {"read", "write", "admin"}));
+  s.push_back(ChoiceSetting("read-compile", "Compile by a read peer: serve (nothing stored) or refuse",
+                            &O::read_compile, {"serve", "refuse"}));
+  return s;
+}
+
+}  // namespace
+
+const std::vector<Setting>& DaemonSettings() {
+  static const std::vector<Setting> settings = MakeSettings();
+  return settings;
+}
+
+}  // namespace qdcache::daemon

@@ -1,0 +1,114 @@
+// The files in deploy/: systemd units that systemd's own tools accept, and an
+// example config that is exactly what `qdcached --print-config` prints.
+// The systemd checks skip (with a warning) where systemd's tools are absent.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/subprocess.h"
+
+using namespace qdcache::testing;
+
+namespace {
+
+const std::string kDeploy = QDCACHE_DEPLOY_DIR;
+
+// `tool` found on $PATH, like a shell would.
+std::optional<std::string> FindTool(const std::string& tool) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = dir + "/" + tool;
+    if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+// Copies of the shipped units in `dir`, with ExecStart= running the built
+// daemon instead of /usr/bin/qdcached (verify checks that it exists).
+std::string InstallUnits(const TempDir& dir) {
+  std::string service = ReadFileOrDie(kDeploy + "/systemd/qdcached.service");
+  const std::string installed = "/usr/bin/qdcached ";
+  const std::size_t at = service.find("ExecStart=" + installed);
+  REQUIRE(at != std::string::npos);
+  service.replace(at + 10, installed.size() - 1, DaemonBinary());
+  WriteFileOrDie(dir / "qdcached.service", service);
+  WriteFileOrDie(dir / "qdcached.socket", ReadFileOrDie(kDeploy + "/systemd/qdcached.socket"));
+  return dir / "qdcached.service";
+}
+
+// Environment changes removing every QDCACHED_* variable of this process.
+EnvChanges WithoutDaemonVariables() {
+  EnvChanges unset;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string var = *e;
+    if (var.rfind("QDCACHED_", 0) == 0) unset.push_back(var.substr(0, var.find('=')));
+  }
+  return unset;
+}
+
+}  // namespace
+
+TEST_CASE("systemd-analyze verify accepts the shipped units without a word", "[deploy][systemd]") {
+  std::optional<std::string> analyze = FindTool("systemd-analyze");
+  if (!analyze) {
+    WARN("systemd-analyze not found: skipping");
+    return;
+  }
+  TempDir dir;
+  const std::string service = InstallUnits(dir);
+  RunResult r = Run({*analyze, "verify", "--man=no", service, dir / "qdcached.socket"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("systemd-analyze security rates the service's exposure at 2.0 or less", "[deploy][systemd]") {
+  std::optional<std::string> analyze = FindTool("systemd-analyze");
+  if (!analyze) {
+    WARN("systemd-analyze not found: skipping");
+    return;
+  }
+  TempDir dir;
+  const std::string service = InstallUnits(dir);
+  // --threshold is in tenths: exit status 0 only for an exposure <= 2.0.
+  RunResult r = Run({*analyze, "security", "--offline=true", "--threshold=20", "--no-pager", service});
+  INFO(r.out << r.err);
+  if (r.exit_code != 0 && r.out.find("Overall exposure level") == std::string::npos) {
+    WARN("systemd-analyze security cannot run here: skipping");
+    return;
+  }
+  std::smatch level;
+  REQUIRE(std::regex_search(r.out, level, std::regex(R"(Overall exposure level for qdcached\.service: (\d+\.\d))")));
+  WARN("exposure level " << level[1]);
+  CHECK(std::stod(level[1]) <= 2.0);
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("systemd-sysusers creates the qdcache user and group from the shipped snippet", "[deploy][systemd]") {
+  std::optional<std::string> sysusers = FindTool("systemd-sysusers");
+  if (!sysusers) {
+    WARN("systemd-sysusers not found: skipping");
+    return;
+  }
+  TempDir root;
+  REQUIRE(Run({"/bin/mkdir", "-p", root / "etc"}).exit_code == 0);
+  RunResult r = Run({*sysusers, "--root=" + root.path(), kDeploy + "/systemd/qdcached.sysusers"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(ReadFileOrDie(root / "etc/passwd"), Catch::StartsWith("qdcache:") || Catch::Contains("\nqdcache:"));
+  CHECK_THAT(ReadFileOrDie(root / "etc/group"), Catch::StartsWith("qdcache:") || Catch::Contains("\nqdcache:"));
+}
+
+TEST_CASE("deploy/qdcached.toml.example is what --print-config prints by default", "[deploy][config]") {
+  RunResult r = Run({DaemonBinary(), "--config", "/dev/null", "--print-config"}, WithoutDaemonVariables());
+  REQUIRE(r.exit_code == 0);
+  INFO("regenerate: qdcached --config /dev/null --print-config > deploy/qdcached.toml.example");
+  CHECK(r.out == ReadFileOrDie(kDeploy + "/qdcached.toml.example"));
+}

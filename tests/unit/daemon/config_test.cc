@@ -1,0 +1,184 @@
+// Flags, QDCACHED_* environment variables and the config file: one table,
+// precedence flag > environment > file > default, errors that name their source.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "daemon/config_file.h"
+#include "daemon/config_print.h"
+#include "daemon/daemon_options.h"
+#include "daemon/setting.h"
+
+using namespace qdcache;
+using namespace qdcache::daemon;
+
+namespace {
+
+// A config file in a fresh directory, removed on scope exit.
+class ConfigFile {
+ public:
+  explicit ConfigFile(const std::string& text) {
+    std::string tmpl = std::filesystem::temp_directory_path().string() + "/qdcache-config-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    dir_ = tmpl;
+    path_ = dir_ + "/qdcached.toml";
+    std::ofstream(path_) << text;
+  }
+  ~ConfigFile() { std::filesystem::remove_all(dir_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string dir_, path_;
+};
+
+// Parses `args` with a fake environment and no default config file.
+Expected<DaemonOptions> Parse(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  args.insert(args.begin(), "qdcached");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  ConfigSources sources;
+  sources.getenv = [env](const std::string& name) -> std::optional<std::string> {
+    auto it = env.find(name);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  };
+  sources.default_config_path = "/nonexistent/qdcached.toml";
+  return ParseDaemonFlags(static_cast<int>(argv.size()), argv.data(), sources);
+}
+
+}  // namespace
+
+TEST_CASE("environment variable names are QDCACHED_ and the setting in upper snake case", "[daemon][config]") {
+  CHECK(EnvName("max-size") == "QDCACHED_MAX_SIZE");
+  CHECK(EnvName("tls-client-ca") == "QDCACHED_TLS_CLIENT_CA");
+}
+
+TEST_CASE("every setting in the table is a flag, an environment variable and a file key", "[daemon][config]") {
+  for (const Setting& s : DaemonSettings()) {
+    if (!s.configurable) continue;
+    INFO(s.name);
+    const std::string value = s.show(DaemonOptions{});
+    ConfigFile file(s.name + " = " + (s.kind == ValueKind::kBool || s.kind == ValueKind::kInteger
+                                          ? value
+                                          : TomlString(value)) + "\n");
+    CHECK(Parse({"--config", file.path()}).ok());
+    CHECK(Parse({}, {{EnvName(s.name), value}}).ok());
+    CHECK(Parse(s.kind == ValueKind::kBool ? std::vector<std::string>{"--" + s.name}
+                                           : std::vector<std::string>{"--" + s.name, value}).ok());
+  }
+}
+
+TEST_CASE("a flag beats the environment, which beats the file, which beats the default", "[daemon][config]") {
+  ConfigFile file("max-batch = 10\nmax-queue = 20\nlog-level = \"warn\"\n");
+  Expected<DaemonOptions> o = Parse({"--config", file.path(), "--max-batch", "11"},
+                                    {{"QDCACHED_MAX_BATCH", "12"}, {"QDCACHED_MAX_QUEUE", "21"}});
+  REQUIRE(o.ok());
+  CHECK(o->max_batch == 11);         // flag
+  CHECK(o->max_queue == 21);         // environment over file
+  CHECK(o->log_level == "warn");     // file over default
+  CHECK(o->key_workers == 1);        // default
+}
+
+TEST_CASE("sizes and durations in the file may be strings with units or integers", "[daemon][config]") {
+  ConfigFile file("max-size = \"2G\"\nworker-memory = 0\ncompile-timeout = \"2m\"\nfailure-memory = 30\n"
+                  "sync-writes = true\n");
+  Expected<DaemonOptions> o = Parse({"--config", file.path()});
+  REQUIRE(o.ok());
+  CHECK(o->max_bytes == 2ull << 30);
+  CHECK(o->worker_memory_bytes == 0);
+  CHECK(o->compile_timeout == std::chrono::seconds(120));
+  CHECK(o->failure_memory == std::chrono::seconds(30));
+  CHECK(o->sync_writes);
+}
+
+TEST_CASE("an unknown key in the file names the file and line, with a hint for snake case", "[daemon][config]") {
+  ConfigFile file("workers = 2\nmax_size = \"1G\"\n");
+  Expected<DaemonOptions> o = Parse({"--config", file.path()});
+  REQUIRE_FALSE(o.ok());
+  CHECK(o.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(o.status().message(), Catch::Contains(file.path() + ":2") && Catch::Contains("unknown key \"max_size\"") &&
+                                       Catch::Contains("did you mean \"max-size\""));
+}
+
+TEST_CASE("a value of the wrong type names the file, line and key", "[daemon][config]") {
+  ConfigFile file("\nworkers = \"four\"\n");
+  Expected<DaemonOptions> o = Parse({"--config", file.path()});
+  REQUIRE_FALSE(o.ok());
+  CHECK_THAT(o.status().message(), Catch::Contains(file.path() + ":2: workers: expected an integer, got a string"));
+}
+
+TEST_CASE("a bad value names where it came from", "[daemon][config]") {
+  ConfigFile file("log-level = \"loud\"\n");
+  Expected<DaemonOptions> from_file = Parse({"--config", file.path()});
+  REQUIRE_FALSE(from_file.ok());
+  CHECK_THAT(from_file.status().message(), Catch::Contains(file.path() + ":1: log-level:") && Catch::Contains("loud"));
+  Expected<DaemonOptions> from_env = Parse({}, {{"QDCACHED_MAX_SIZE", "12Q"}});
+  REQUIRE_FALSE(from_env.ok());
+  CHECK_THAT(from_env.status().message(), Catch::StartsWith("QDCACHED_MAX_SIZE: "));
+  Expected<DaemonOptions> from_flag = Parse({"--worker-memory", "1M"});
+  REQUIRE_FALSE(from_flag.ok());
+  CHECK_THAT(from_flag.status().message(), Catch::StartsWith("--worker-memory: ") && Catch::Contains("256M"));
+}
+
+TEST_CASE("existing flag ranges still hold", "[daemon][config]") {
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--workers", "99999"},
+                                       {"--max-message-bytes", "0"},
+                                       {"--key-workers", "0"},
+                                       {"--max-ir-bytes", "0"},
+                                       {"--tls-client-role", "root"},
+                                       {"--read-compile", "maybe"},
+                                       {"--compile-timeout", "1y"},
+                                       {"--no-such-flag"}}) {
+    INFO(bad[0]);
+    CHECK(Parse(bad).status().code() == Code::kInvalidArgument);
+  }
+  CHECK(Parse({"--max-message-bytes", "64M"})->max_message_bytes == 64ull << 20);
+  CHECK(Parse({"--max-message-bytes", "1048576"})->max_message_bytes == 1ull << 20);
+}
+
+TEST_CASE("a config file that was named must exist; the default one is optional", "[daemon][config]") {
+  CHECK_THAT(Parse({"--config", "/nonexistent/x.toml"}).status().message(),
+             Catch::Contains("--config") && Catch::Contains("/nonexistent/x.toml"));
+  CHECK_THAT(Parse({}, {{"QDCACHED_CONFIG", "/nonexistent/y.toml"}}).status().message(),
+             Catch::Contains("QDCACHED_CONFIG") && Catch::Contains("does not exist"));
+  CHECK(Parse({}).ok());  // the default path does not exist
+}
+
+TEST_CASE("ready-fd is a flag only, never a file key or environment variable", "[daemon][config]") {
+  ConfigFile file("ready-fd = 3\n");
+  CHECK_THAT(Parse({"--config", file.path()}).status().message(), Catch::Contains("command-line flag only"));
+  CHECK(Parse({}, {{"QDCACHED_READY_FD", "3"}})->ready_fd == -1);
+  CHECK(Parse({"--ready-fd", "3"})->ready_fd == 3);
+}
+
+TEST_CASE("--print-config prints TOML that reads back as the same configuration", "[daemon][config]") {
+  ConfigFile file("max-size = \"3G\"\nsocket = \"/a \\\"quoted\\\" path\"\n");
+  Expected<DaemonOptions> printed = Parse({"--config", file.path(), "--workers", "3", "--sync-writes", "--print-config"},
+                                          {{"QDCACHED_LOG_LEVEL", "warn"}});
+  REQUIRE(printed.status().code() == Code::kCancelled);
+  const std::string toml = printed.status().message();
+  CHECK_THAT(toml, Catch::Contains("\nmax-size = \"3G\"\n") && Catch::Contains("\nworkers = 3\n") &&
+                       Catch::Contains("\nlog-level = \"warn\"\n") && Catch::Contains("\nsync-writes = true\n"));
+  ConfigFile again(toml);
+  Expected<DaemonOptions> o = Parse({"--config", again.path()});
+  REQUIRE(o.ok());
+  CHECK(o->max_bytes == 3ull << 30);
+  CHECK(o->socket_path == "/a \"quoted\" path");
+  CHECK(o->workers == 3);
+  CHECK(o->log_level == "warn");
+  CHECK(o->sync_writes);
+  CHECK(Parse({"--config", again.path(), "--print-config"}).status().message() == toml);
+}
+
+TEST_CASE("a secret setting is never printed, only whether it is set", "[daemon][config]") {
+  Setting secret = StringSetting("password", "A password", &DaemonOptions::token_file);
+  secret.secret = true;
+  DaemonOptions o;
+  o.token_file = "hunter2";
+  const std::string toml = RenderConfig({secret}, o);
+  CHECK_THAT(toml, !Catch::Contains("hunter2") && Catch::Contains("# password = (set, not shown"));
+}
