@@ -41,8 +41,10 @@ Status ApplyConfigFile(const std::optional<std::string>& flag_path, const Config
   Expected<std::vector<ConfigValue>> values = ReadConfigFile(path, settings);
   if (!values.ok()) {
     if (values.status().code() == Code::kNotFound && named_by.empty()) return Status::Ok();
+    // Errors in the file name the file; a missing or unreadable one says who named it.
     const std::string& message = values.status().message();
-    return InvalidArgument(named_by.empty() ? message : named_by + ": " + message);
+    const bool in_file = values.status().code() == Code::kInvalidArgument;
+    return InvalidArgument(in_file || named_by.empty() ? message : named_by + ": " + message);
   }
   for (const ConfigValue& v : *values) {
     Status applied = v.setting->apply(v.text, o);
