@@ -107,8 +107,10 @@ TEST_CASE("systemd-sysusers creates the qdcache user and group from the shipped 
 }
 
 TEST_CASE("deploy/qdcached.toml.example is what --print-config prints by default", "[deploy][config]") {
-  RunResult r = Run({DaemonBinary(), "--config", "/dev/null", "--print-config"}, WithoutDaemonVariables());
+  TempDir dir;
+  WriteFileOrDie(dir / "empty.toml", "");
+  RunResult r = Run({DaemonBinary(), "--config", dir / "empty.toml", "--print-config"}, WithoutDaemonVariables());
   REQUIRE(r.exit_code == 0);
-  INFO("regenerate: qdcached --config /dev/null --print-config > deploy/qdcached.toml.example");
+  INFO("regenerate: qdcached --config EMPTY_FILE --print-config > deploy/qdcached.toml.example");
   CHECK(r.out == ReadFileOrDie(kDeploy + "/qdcached.toml.example"));
 }

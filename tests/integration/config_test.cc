@@ -9,7 +9,7 @@
 using namespace qdcache;
 using namespace qdcache::testing;
 
-TEST_CASE("--print-config shows the flag over the environment over the file", "[integration][config]") {
+TEST_CASE("print-config shows the flag over the environment over the file", "[integration][config]") {
   TempDir dir;
   WriteFileOrDie(dir / "qdcached.toml", "max-batch = 10\nmax-queue = 20\nmax-size = \"1G\"\n");
   RunResult r = Run({DaemonBinary(), "--config", dir / "qdcached.toml", "--max-batch", "11", "--print-config"},
@@ -21,9 +21,10 @@ TEST_CASE("--print-config shows the flag over the environment over the file", "[
   CHECK_THAT(r.out, Catch::Contains("\nkey-workers = 1\n"));    // default
 }
 
-TEST_CASE("--print-config output fed back as --config prints the same", "[integration][config]") {
+TEST_CASE("print-config output fed back as --config prints the same", "[integration][config]") {
   TempDir dir;
-  RunResult first = Run({DaemonBinary(), "--config", "/dev/null", "--workers", "3", "--print-config"},
+  WriteFileOrDie(dir / "empty.toml", "");
+  RunResult first = Run({DaemonBinary(), "--config", dir / "empty.toml", "--workers", "3", "--print-config"},
                         EnvChanges{"QDCACHED_FAILURE_MEMORY=1h"});
   REQUIRE(first.exit_code == 0);
   WriteFileOrDie(dir / "printed.toml", first.out);

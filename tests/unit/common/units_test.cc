@@ -35,7 +35,8 @@ TEST_CASE("sizes format to the shortest exact spelling that parses back", "[comm
   CHECK(FormatByteSize(1024) == "1K");
   CHECK(FormatByteSize(10ull << 30) == "10G");
   CHECK(FormatByteSize(3ull << 40) == "3T");
-  for (std::uint64_t bytes : {0ull, 1ull, 1536ull, 256ull << 20, 2047ull << 20, UINT64_MAX}) {
+  for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1536}, std::uint64_t{256} << 20,
+                              std::uint64_t{2047} << 20, std::uint64_t{UINT64_MAX}}) {
     CHECK(*ParseByteSize(FormatByteSize(bytes)) == bytes);
   }
 }
@@ -46,7 +47,7 @@ TEST_CASE("durations format to the shortest exact spelling that parses back", "[
   CHECK(FormatDuration(std::chrono::seconds(600)) == "10m");
   CHECK(FormatDuration(std::chrono::seconds(7200)) == "2h");
   CHECK(FormatDuration(std::chrono::seconds(14 * 86400)) == "2w");
-  for (std::int64_t s : {0, 1, 59, 61, 3600, 86401}) {
+  for (int s : {0, 1, 59, 61, 3600, 86401}) {
     CHECK(*ParseDuration(FormatDuration(std::chrono::seconds(s))) == std::chrono::seconds(s));
   }
 }

@@ -140,7 +140,7 @@ TEST_CASE("existing flag ranges still hold", "[daemon][config]") {
   CHECK(Parse({"--max-message-bytes", "1048576"})->max_message_bytes == 1ull << 20);
 }
 
-TEST_CASE("a config file that was named must exist; the default one is optional", "[daemon][config]") {
+TEST_CASE("a config file that was named must exist, the default one need not", "[daemon][config]") {
   CHECK_THAT(Parse({"--config", "/nonexistent/x.toml"}).status().message(),
              Catch::Contains("--config") && Catch::Contains("/nonexistent/x.toml"));
   CHECK_THAT(Parse({}, {{"QDCACHED_CONFIG", "/nonexistent/y.toml"}}).status().message(),
@@ -155,7 +155,7 @@ TEST_CASE("ready-fd is a flag only, never a file key or environment variable", "
   CHECK(Parse({"--ready-fd", "3"})->ready_fd == 3);
 }
 
-TEST_CASE("--print-config prints TOML that reads back as the same configuration", "[daemon][config]") {
+TEST_CASE("print-config prints TOML that reads back as the same configuration", "[daemon][config]") {
   ConfigFile file("max-size = \"3G\"\nsocket = \"/a \\\"quoted\\\" path\"\n");
   Expected<DaemonOptions> printed = Parse({"--config", file.path(), "--workers", "3", "--sync-writes", "--print-config"},
                                           {{"QDCACHED_LOG_LEVEL", "warn"}});
