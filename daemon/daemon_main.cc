@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -49,19 +50,29 @@ int RunDaemonMain(int argc, const char* const* argv) {
     return 2;
   }
   DaemonOptions options = WithDefaults(std::move(parsed).value());
+  // Only this process may hold the readiness pipe: a compile worker keeping
+  // it open would hide a failed start from whoever waits on it.
+  if (options.ready_fd >= 0) ::fcntl(options.ready_fd, F_SETFD, FD_CLOEXEC);
   auto logger = spdlog::stderr_color_mt("qdcached");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(options.log_level));
 
-  Expected<std::unique_ptr<Server>> server = Server::Start(options);
+  // Idle exit takes the SIGTERM path: the watcher thread signals this
+  // process, and the sigwait below drains and exits as for any SIGTERM.
+  Expected<std::unique_ptr<Server>> server = Server::Start(options, [] { ::kill(::getpid(), SIGTERM); });
   if (!server.ok()) {
     spdlog::critical("cannot start: {}", server.status().ToString());
     return 1;
   }
   AnnounceReady(options.ready_fd);
-  int sig = 0;
-  sigwait(&signals, &sig);
-  spdlog::info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  siginfo_t info{};
+  while (sigwaitinfo(&signals, &info) < 0) {
+  }
+  if (info.si_pid == ::getpid()) {
+    spdlog::info("shutting down (idle)");
+  } else {
+    spdlog::info("received {}, shutting down", info.si_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+  }
   (*server)->Shutdown();
   return 0;
 }

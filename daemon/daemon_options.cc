@@ -27,6 +27,9 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
   app.add_option("--max-size", max_size, "Store byte cap with K/M/G/T suffix (default 10G; 0 = none)");
   app.add_flag("--sync-writes", o.sync_writes, "fsync every store write (survive power loss)");
   app.add_option("--ready-fd", o.ready_fd, "Write \"ready\\n\" to this fd once serving (for supervisors and tests)");
+  std::string idle_exit;
+  app.add_option("--idle-exit", idle_exit,
+                 "Exit after this long without requests, e.g. 10m (default 0 = never)");
   // Compile workers and limits.
   app.add_option("--key-workers", o.key_workers, "Worker processes computing IR digests (default 1)")
       ->check(CLI::Range(1u, 64u));
@@ -85,6 +88,11 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
     Expected<std::chrono::seconds> d = ParseDuration(compile_timeout);
     if (!d.ok()) return d.status().WithContext("--compile-timeout");
     o.compile_timeout = *d;
+  }
+  if (!idle_exit.empty()) {
+    Expected<std::chrono::seconds> d = ParseDuration(idle_exit);
+    if (!d.ok()) return d.status().WithContext("--idle-exit");
+    o.idle_exit = *d;
   }
   if (!failure_memory.empty()) {
     Expected<std::chrono::seconds> d = ParseDuration(failure_memory);

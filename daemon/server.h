@@ -3,6 +3,7 @@
 // compiles, close the store).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -15,11 +16,16 @@ class Server {
  public:
   // Opens the store, probes the toolchain, and starts serving on the unix
   // socket (mode 0660) and, if configured, on TCP. `options` must have its
-  // defaults filled in (WithDefaults).
-  [[nodiscard]] static Expected<std::unique_ptr<Server>> Start(const DaemonOptions& options);
+  // defaults filled in (WithDefaults). With options.idle_exit > 0 and an
+  // `on_idle`, the server calls on_idle once, from a watcher thread, after
+  // logging "idle for X, exiting", when no RPC has been in flight or arrived
+  // for that long; on_idle must not call Shutdown itself (it asks the owner
+  // to, as RunDaemonMain does by raising SIGTERM).
+  [[nodiscard]] static Expected<std::unique_ptr<Server>> Start(const DaemonOptions& options,
+                                                               std::function<void()> on_idle = {});
   virtual ~Server() = default;
 
-  // Drains and stops; idempotent. Thread-safe.
+  // Stops the idle timer, drains and stops; idempotent. Thread-safe.
   virtual void Shutdown() = 0;
 
   [[nodiscard]] virtual const std::string& toolchain_fingerprint() const = 0;
