@@ -12,9 +12,26 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace qdcache::testing {
+extern char** environ;
 
-RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid) {
+namespace qdcache::testing {
+namespace {
+
+// `base` with the changes of `env` ("NAME=VALUE" sets, "NAME" removes),
+// applied in order: the last change of a name wins.
+std::vector<std::string> ChangedEnvironment(char** base, const std::vector<std::string>& env) {
+  auto name_of = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+  std::vector<std::string> out;
+  for (char** e = base; *e != nullptr; ++e) out.push_back(*e);
+  for (const std::string& change : env) {
+    const std::string name = name_of(change);
+    std::erase_if(out, [&](const std::string& entry) { return name_of(entry) == name; });
+    if (change.find('=') != std::string::npos) out.push_back(change);
+  }
+  return out;
+}
+
+RunResult RunIn(const std::vector<std::string>& argv, std::optional<uid_t> as_uid, char** envp) {
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     throw std::runtime_error("pipe failed");
@@ -28,7 +45,7 @@ RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid)
     // Only async-signal-safe calls between fork and exec.
     if (dup2(out_pipe[1], 1) < 0 || dup2(err_pipe[1], 2) < 0) _exit(127);
     if (as_uid && (setgroups(0, nullptr) != 0 || setgid(*as_uid) != 0 || setuid(*as_uid) != 0)) _exit(126);
-    execv(args[0], args.data());
+    execve(args[0], args.data(), envp);
     _exit(127);
   }
   close(out_pipe[1]);
@@ -57,6 +74,20 @@ RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid)
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
+}
+
+}  // namespace
+
+RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid) {
+  return RunIn(argv, as_uid, environ);
+}
+
+RunResult RunWithEnv(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  std::vector<std::string> entries = ChangedEnvironment(environ, env);
+  std::vector<char*> envp;
+  for (std::string& e : entries) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  return RunIn(argv, std::nullopt, envp.data());
 }
 
 TempDir::TempDir() {

@@ -21,6 +21,10 @@ struct RunResult {
 // child drops to that uid (and gid) before exec; needs root.
 RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid = std::nullopt);
 
+// As Run, with this process's environment changed by `env`: "NAME=VALUE"
+// sets NAME, a bare "NAME" removes it.
+RunResult RunWithEnv(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it on
 // destruction.
 class TempDir {
