@@ -30,7 +30,8 @@ void AddKernelOptions(CLI::App* app, CompileArgs& c) {
 
 int Main(int argc, const char* const* argv) {
   CLI::App app{"qdcache: client of the qdcached compile cache. With no daemon at the socket, it starts\n"
-               "one for this user (exits after 10 idle minutes; log: <socket>.log) unless --no-spawn."};
+               "one for this user (not for ping, nor with --no-spawn); that daemon exits after 10 idle\n"
+               "minutes and logs to <socket>.log."};
   app.require_subcommand(1);
   client::ClientOptions connect;
   double timeout_seconds = 300;

@@ -147,7 +147,8 @@ TEST_CASE("a stale socket left by a dead daemon is replaced by a spawned one",
   PerUserEnv user;
   SpawnedDaemons daemons(user.socket);
   MakeStaleSocket(user.socket);
-  RunResult r = user.Cli({"stats", "--json"});
+  // Without QDCACHED_BIN: the build tree's daemon, found from the CLI's own path.
+  RunResult r = user.Cli({"stats", "--json"}, {"QDCACHED_BIN"});
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(daemons.Find().size() == 1);
