@@ -72,6 +72,8 @@ Expected<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
     if (InPrivateTmpDir(options.socket_path)) {
       QDC_RETURN_IF_ERROR(CheckPrivateDir(PrivateTmpDir(), /*create=*/false));
     }
+    QDC_ASSIGN_OR_RETURN(const bool spawn, ResolveAutospawn(options.spawn, /*default_value=*/false));
+    if (spawn) QDC_RETURN_IF_ERROR(EnsureDaemon(options.socket_path, options.spawn_options));
     target = "unix:" + options.socket_path;
   }
   grpc::ChannelArguments args;

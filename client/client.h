@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "client/autospawn.h"
 #include "common/expected.h"
 #include "qdcache/v1/qdcache.grpc.pb.h"
 
@@ -33,11 +35,19 @@ struct ClientOptions {
   // Bearer token, sent as "authorization: Bearer <token>" on TCP calls (never
   // over the unix socket, where the uid is the identity). Never logged.
   std::string token;
+
+  // Per-user mode (unix socket only, never with `address`): when no daemon
+  // listens at the socket, Connect starts one (client/autospawn.h). Unset:
+  // $QDCACHE_AUTOSPAWN if set, else off.
+  std::optional<bool> spawn;
+  SpawnOptions spawn_options;
 };
 
 class Client {
  public:
-  // Creates the channel; does not contact the daemon (see Ping()).
+  // Creates the channel; does not contact the daemon (see Ping()), except
+  // with spawning on, when it first makes sure a daemon listens at the unix
+  // socket, starting one if none does (EnsureDaemon, whose errors it returns).
   // INVALID_ARGUMENT for TLS options without an address, a client
   // certificate without its key, or a token with other than visible ASCII;
   // NOT_FOUND when a TLS file cannot be read, INVALID_ARGUMENT when it holds

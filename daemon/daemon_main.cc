@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -51,6 +52,9 @@ int RunDaemonMain(int argc, const char* const* argv) {
     return 2;
   }
   DaemonOptions options = WithDefaults(std::move(parsed).value());
+  // Only this process may hold the readiness pipe: a compile worker keeping
+  // it open would hide a failed start from whoever waits on it.
+  if (options.ready_fd >= 0) ::fcntl(options.ready_fd, F_SETFD, FD_CLOEXEC);
   auto logger = spdlog::stderr_color_mt("qdcached");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(options.log_level));
@@ -62,7 +66,11 @@ int RunDaemonMain(int argc, const char* const* argv) {
     return 1;
   }
   NotifyStatus("starting: opening the store, probing the toolchain");
-  Expected<std::unique_ptr<Server>> server = Server::Start(options, *activation_fd);
+  Expected<std::unique_ptr<Server>> server = Server::Start(options, *activation_fd,
+                                                          // Idle exit takes the SIGTERM path: the watcher thread
+                                                          // signals this process, and the wait below drains and
+                                                          // exits as for any SIGTERM.
+                                                          [] { ::kill(::getpid(), SIGTERM); });
   if (!server.ok()) {
     spdlog::critical("cannot start: {}", server.status().ToString());
     NotifyStatus("cannot start: " + server.status().ToString());
@@ -71,9 +79,14 @@ int RunDaemonMain(int argc, const char* const* argv) {
   AnnounceReady(options.ready_fd);
   NotifyReady("serving unix:" + (*server)->unix_socket_path());
   std::unique_ptr<Watchdog> watchdog = Watchdog::StartIfEnabled([&server] { return (*server)->CheckHealth(); });
-  int sig = 0;
-  sigwait(&signals, &sig);
-  spdlog::info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  siginfo_t info{};
+  while (sigwaitinfo(&signals, &info) < 0) {
+  }
+  if (info.si_pid == ::getpid()) {
+    spdlog::info("shutting down (idle)");
+  } else {
+    spdlog::info("received {}, shutting down", info.si_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+  }
   watchdog.reset();  // systemd stops watching once told STOPPING=1
   NotifyStopping("draining in-flight requests");
   (*server)->Shutdown();

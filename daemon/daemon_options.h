@@ -26,6 +26,9 @@ struct DaemonOptions {
   bool sync_writes = false;    // fsync each store write (power-loss durability)
   std::uint64_t max_bytes = 10ull << 30;  // store byte cap, LRU eviction beyond it; 0 = none
   int ready_fd = -1;           // write "ready\n" here once serving, then close it
+  // Exit (as on SIGTERM) after this long with no RPC in flight or arriving;
+  // 0 = never. Per-user daemons started by clients get one (autospawn).
+  std::chrono::seconds idle_exit{0};
 
   // Compile workers and limits (DESIGN §6).
   unsigned key_workers = 1;                        // workers for IR digests (cache-hit path)

@@ -30,6 +30,8 @@ std::vector<Setting> MakeSettings() {
   s.push_back(SizeSetting("max-size", "Store byte cap, K/M/G/T suffix; least recently used entries are evicted (0: none)",
                           &O::max_bytes, 0, kNoMax, true));
   s.push_back(BoolSetting("sync-writes", "fsync every store write (survive power loss, slower)", &O::sync_writes));
+  s.push_back(DurationSetting("idle-exit", "Exit after this long without requests, e.g. 10m (0: never)",
+                              &O::idle_exit));
   Setting ready_fd = CountSetting("ready-fd", "Write \"ready\\n\" to this fd once serving (for supervisors and tests)",
                                   &O::ready_fd, 0, std::numeric_limits<int>::max());
   ready_fd.configurable = false;  // an fd is only meaningful to one process

@@ -12,6 +12,8 @@
 #include <utility>
 
 #include "common/paths.h"
+#include "daemon/activity_interceptor.h"
+#include "daemon/idle_monitor.h"
 #include "compiler/compiler.h"
 #include "compiler/worker_pool.h"
 #include "daemon/call_auth.h"
@@ -69,10 +71,12 @@ Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions
 class ServerImpl final : public Server {
  public:
   ServerImpl(DaemonOptions options, SecuritySetup security, std::unique_ptr<store::ArtifactStore> store,
-             std::unique_ptr<compiler::WorkerPool> workers, int activation_fd)
+             std::unique_ptr<compiler::WorkerPool> workers, int activation_fd,
+             std::function<void()> on_idle)
       : options_(std::move(options)),
         activation_fd_(activation_fd),
         socket_path_(activation_fd >= 0 ? BoundUnixPath(activation_fd) : options_.socket_path),
+        on_idle_(std::move(on_idle)),
         store_(std::move(store)),
         workers_(std::move(workers)),
         engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_)),
@@ -107,10 +111,20 @@ class ServerImpl final : public Server {
       builder.AddListeningPort(options_.listen, security_.tcp_credentials, &tcp_port);
     }
     builder.RegisterService(&service_);
+    if (options_.idle_exit.count() > 0 && on_idle_) {
+      idle_ = std::make_unique<IdleMonitor>(options_.idle_exit, [this](IdleMonitor::Clock::duration) {
+        spdlog::info("idle for {}s, exiting", options_.idle_exit.count());
+        on_idle_();
+      });
+      std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
+      creators.push_back(std::make_unique<ActivityInterceptorFactory>(*idle_));
+      builder.experimental().SetInterceptorCreators(std::move(creators));
+    }
     server_ = builder.BuildAndStart();
     if (!server_ || (!options_.listen.empty() && tcp_port == 0)) {
       if (server_) server_->Shutdown();
       server_.reset();
+      idle_.reset();
       acceptor_.reset();
       RemoveOwnSocket();
       return Unavailable(options_.listen.empty() ? "cannot start the gRPC server"
@@ -123,6 +137,7 @@ class ServerImpl final : public Server {
                  : options_.socket_group.empty() ? ""
                                                  : " (group " + options_.socket_group + ")",
                  options_.store_dir, options_.workers);
+    if (idle_) spdlog::info("exiting after {}s without requests (--idle-exit)", options_.idle_exit.count());
     if (!options_.listen.empty()) {
       // With port 0 the kernel picks the port; this line is how to learn it.
       const std::string host = options_.listen.substr(0, options_.listen.rfind(':'));
@@ -135,6 +150,7 @@ class ServerImpl final : public Server {
     std::lock_guard lock(shutdown_mu_);
     if (stopped_) return;
     stopped_ = true;
+    if (idle_) idle_->Stop();  // draining is not idleness
     if (acceptor_) {
       acceptor_->Stop();  // no new connections
       // Remove the socket now, while it is surely still ours: after a long
@@ -175,6 +191,7 @@ class ServerImpl final : public Server {
   const int activation_fd_;  // -1: no socket activation
   bool adopted_ = false;     // activation_fd_ belongs to an acceptor (which closes it)
   const std::string socket_path_;
+  const std::function<void()> on_idle_;
   std::unique_ptr<store::ArtifactStore> store_;
   std::unique_ptr<compiler::WorkerPool> workers_;
   Engine engine_;
@@ -183,6 +200,7 @@ class ServerImpl final : public Server {
   CallAuthenticator call_auth_;
   CompileCacheService service_;
   std::unique_ptr<UnixAcceptor> acceptor_;
+  std::unique_ptr<IdleMonitor> idle_;  // outlives server_: its calls report to it
   std::unique_ptr<grpc::Server> server_;
   std::mutex shutdown_mu_;
   bool stopped_ = false;  // guarded by shutdown_mu_
@@ -198,7 +216,8 @@ store::StoreOptions MakeStoreOptions(const DaemonOptions& options) {
 
 }  // namespace
 
-Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options, int activation_fd) {
+Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options, int activation_fd,
+                                                std::function<void()> on_idle) {
   // Owns activation_fd until the ServerImpl does.
   struct FdGuard {
     int fd;
@@ -217,7 +236,8 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options, in
   if (!workers.ok()) return workers.status();
   const compiler::ToolchainInfo tc = (*workers)->toolchain();
   auto server = std::make_unique<ServerImpl>(options, std::move(security), std::move(store).value(),
-                                             std::move(workers).value(), std::exchange(guard.fd, -1));
+                                             std::move(workers).value(), std::exchange(guard.fd, -1),
+                                             std::move(on_idle));
   spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}, glibc {}",
                server->toolchain_fingerprint(), tc.llvm_version, tc.cuda_version,
                tc.ptx_isa_version, tc.libdevice_digest.substr(0, 16), tc.libc_version);

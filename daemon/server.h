@@ -3,6 +3,7 @@
 // compiles, close the store).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,12 +20,17 @@ class Server {
   // listening unix socket from TakeActivationSocket, owned by the Server from
   // here on, also on failure) it serves there instead of binding
   // options.socket_path, and never removes the socket's path: the service
-  // manager owns it.
+  // manager owns it. With options.idle_exit > 0 and an `on_idle`, the server
+  // calls on_idle once, from a watcher thread, after logging "idle for X,
+  // exiting", when no RPC has been in flight or arrived for that long;
+  // on_idle must not call Shutdown itself (it asks the owner to, as
+  // RunDaemonMain does by raising SIGTERM).
   [[nodiscard]] static Expected<std::unique_ptr<Server>> Start(const DaemonOptions& options,
-                                                               int activation_fd = -1);
+                                                               int activation_fd = -1,
+                                                               std::function<void()> on_idle = {});
   virtual ~Server() = default;
 
-  // Drains and stops; idempotent. Thread-safe.
+  // Stops the idle timer, drains and stops; idempotent. Thread-safe.
   virtual void Shutdown() = 0;
 
   [[nodiscard]] virtual const std::string& toolchain_fingerprint() const = 0;

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "client/cli/commands.h"
+#include "client/cli/connect.h"
 #include "client/cli/credentials.h"
 #include "client/cli/output.h"
 
@@ -28,12 +29,20 @@ void AddKernelOptions(CLI::App* app, CompileArgs& c) {
 }  // namespace
 
 int Main(int argc, const char* const* argv) {
-  CLI::App app{"qdcache: client of the qdcached compile cache"};
+  CLI::App app{"qdcache: client of the qdcached compile cache. With no daemon at the socket, it starts\n"
+               "one for this user (not for ping, nor with --no-spawn); that daemon exits after 10 idle\n"
+               "minutes and logs to <socket>.log."};
   app.require_subcommand(1);
   client::ClientOptions connect;
   double timeout_seconds = 300;
   app.add_option("--socket", connect.socket_path, "Daemon unix socket (default: $XDG_RUNTIME_DIR/qdcached.sock)");
   app.add_option("--addr", connect.address, "Daemon TCP address HOST:PORT (instead of the socket)");
+  bool spawn = true;
+  CLI::Option* spawn_flag = app.add_flag(
+      "--spawn,!--no-spawn", spawn,
+      "Start a per-user qdcached if none serves the socket (default: on, except for ping; "
+      "$QDCACHE_AUTOSPAWN=1|0 sets the default; $QDCACHED_BIN names the daemon, "
+      "$QDCACHE_SPAWN_IDLE_EXIT its idle exit, default 10m)");
   app.add_option("--timeout", timeout_seconds, "Deadline per call, seconds")->check(CLI::PositiveNumber);
   // TCP security (proto/PROTOCOL.md).
   std::string token_file;
@@ -118,7 +127,8 @@ int Main(int argc, const char* const* argv) {
   Expected<std::string> token = LoadToken(token_file);
   if (!token.ok()) return PrintError(token.status()), kExitFailure;
   connect.token = std::move(token).value();
-  Expected<std::unique_ptr<client::Client>> client = client::Client::Connect(connect);
+  if (spawn_flag->count() > 0) connect.spawn = spawn;
+  Expected<std::unique_ptr<client::Client>> client = ConnectCli(connect, /*is_ping=*/bool(*ping));
   if (!client.ok()) return PrintError(client.status()), kExitFailure;
 
   if (*compile) return RunCompile(**client, c);

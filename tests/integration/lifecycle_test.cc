@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "tests/support/daemon_process.h"
+#include "tests/support/kernels.h"
 #include "tests/support/subprocess.h"
 
 using namespace qdcache;
@@ -76,4 +77,43 @@ TEST_CASE("bad flags are a usage error", "[integration][lifecycle]") {
     CHECK(r.exit_code == 2);
     CHECK_FALSE(r.err.empty());
   }
+}
+
+TEST_CASE("idle exit: a daemon with no requests exits by itself with status 0 and removes its socket",
+          "[integration][lifecycle][idle]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--idle-exit", "1s"});
+  daemon.Start();
+  CHECK(daemon.WaitForExit(std::chrono::seconds(120)) == 0);
+  CHECK_FALSE(std::filesystem::exists(daemon.socket_path()));
+  CHECK_THAT(daemon.log(), Catch::Contains("idle for 1s, exiting") && Catch::Contains("stopped"));
+}
+
+TEST_CASE("idle exit: a compile in flight keeps the daemon up until it is answered",
+          "[integration][lifecycle][idle]") {
+  TempDir dir;
+  // The compile must arrive within the idle time of the start; it then
+  // lasts several times as long (about 7 s on a 2-core machine).
+  DaemonProcess daemon(dir.path(), {"--idle-exit", "3s", "--workers", "1"});
+  daemon.Start();
+  v1::CompileResult r = CompileOne(*daemon.Connect(), SlowCpuKernel(20000));
+  INFO(r.DebugString());
+  CHECK(r.has_artifact());
+  CHECK(daemon.WaitForExit(std::chrono::seconds(120)) == 0);
+  // The idle timer fired only after the compile had finished: in the log,
+  // the compile's line comes first.
+  const std::string log = daemon.log();
+  const std::size_t compiled = log.find("compiled ");
+  const std::size_t idle = log.find("idle for 3s, exiting");
+  INFO(log);
+  REQUIRE(compiled != std::string::npos);
+  REQUIRE(idle != std::string::npos);
+  CHECK(compiled < idle);
+}
+
+TEST_CASE("the idle exit (--idle-exit) takes a duration", "[integration][lifecycle][idle]") {
+  TempDir dir;
+  RunResult r = Run({DaemonBinary(), "--socket", dir / "s", "--store", dir / "store", "--idle-exit", "soon"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--idle-exit"));
 }

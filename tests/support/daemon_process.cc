@@ -1,11 +1,15 @@
 #include "tests/support/daemon_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <stdexcept>
 
 #include "tests/support/subprocess.h"
@@ -118,6 +122,29 @@ bool DaemonProcess::Alive() {
   if (::waitpid(pid_, &status, WNOHANG) == 0) return true;
   pid_ = -1;  // exited, and now reaped
   return false;
+}
+
+bool WaitForProcessExit(pid_t pid, std::chrono::milliseconds deadline) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return errno == ESRCH;  // already gone (and reaped)
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  bool exited = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    pollfd p{pidfd, POLLIN, 0};
+    const int rc = ::poll(&p, 1, static_cast<int>(std::max<long long>(left.count(), 0)));
+    if (rc < 0 && errno == EINTR) continue;
+    exited = rc > 0;
+    break;
+  }
+  ::close(pidfd);
+  return exited;
+}
+
+std::optional<int> DaemonProcess::WaitForExit(std::chrono::seconds deadline) {
+  if (pid_ <= 0) return std::nullopt;
+  if (!WaitForProcessExit(pid_, deadline)) return std::nullopt;
+  return Wait();
 }
 
 int DaemonProcess::Stop() {

@@ -5,8 +5,10 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,6 +45,10 @@ class DaemonProcess {
   int Stop();
   // SIGKILL and wait.
   void Kill();
+  // Waits, up to `deadline`, for the daemon to exit by itself (e.g.
+  // --idle-exit): its exit status (-1 when killed by a signal), or nullopt
+  // if it still runs at the deadline (it is left running then).
+  std::optional<int> WaitForExit(std::chrono::seconds deadline);
 
   bool running() const { return pid_ > 0; }
   // True if the process Start()ed is still alive (has not exited or died);
@@ -91,6 +97,10 @@ class KillAndJoin {
   DaemonProcess& daemon_;
   std::vector<std::thread>& threads_;
 };
+
+// Waits up to `deadline` for process `pid` (a child or not) to terminate,
+// without reaping it: true once it has (or no such process exists).
+bool WaitForProcessExit(pid_t pid, std::chrono::milliseconds deadline);
 
 // Paths of the built binaries (set by CMake).
 std::string DaemonBinary();

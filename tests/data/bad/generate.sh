@@ -108,7 +108,7 @@ for region in 1 2 3; do
     cp base_cpu.bc candidate.bc
     flip_bit candidate.bc $((size * region / 4 + j)) 2
     set +e
-    "$LLVM_DIS" candidate.bc -o /dev/null 2>/dev/null
+    "$LLVM_DIS" candidate.bc -o discarded.ll 2>/dev/null
     rc=$?
     set -e
     if ((rc == 1)); then
@@ -238,7 +238,7 @@ printf '\x63\x6d' | dd of=bitcode_constant_array_segv.bc bs=1 seek=22060 count=2
 for f in bitcode_memory_blowup.bc bitcode_reader_stack_overflow.bc bitcode_metadata_null_deref.bc \
          bitcode_attribute_blowup.bc; do
   set +e
-  { (ulimit -v 1048576; "$LLVM_DIS" "$f" -o /dev/null); rc=$?; } 2>/dev/null
+  { (ulimit -v 1048576; "$LLVM_DIS" "$f" -o discarded.ll); rc=$?; } 2>/dev/null
   set -e
   if ((rc <= 128)); then
     echo "generate.sh: warning: $f no longer crashes llvm-dis (exit $rc); LLVM's bitcode layout moved?" >&2
@@ -362,6 +362,9 @@ while read -r file _; do
 done < "$here/MANIFEST"
 ((missing == 0)) || exit 1
 
+# llvm-dis writes into discarded.ll, never -o /dev/null: a tool that fails
+# removes its output file, and as root that removes /dev/null itself.
+rm -f discarded.ll
 rm -rf "$out"
 mv "$work" "$out"
 trap - EXIT

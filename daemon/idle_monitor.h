@@ -1,0 +1,52 @@
+// The daemon's idle timer (--idle-exit): notices when nothing has been in
+// flight, and nothing has begun, for a given time. Transport-free: the gRPC
+// side reports each RPC's begin and end (activity_interceptor.h).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace qdcache::daemon {
+
+class IdleMonitor {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Starts a watcher thread that calls `on_idle(idle_for)` once, from that
+  // thread, when no activity has been in flight for `idle_for` (counting from
+  // construction, then from the end of the last activity). An activity in
+  // flight (a two-minute compile) holds it off however long it takes. The
+  // watcher sleeps on a condition variable until the next possible deadline;
+  // no polling. `idle_for` must be positive.
+  IdleMonitor(Clock::duration idle_for, std::function<void(Clock::duration)> on_idle);
+  ~IdleMonitor();  // Stop()s
+  IdleMonitor(const IdleMonitor&) = delete;
+  IdleMonitor& operator=(const IdleMonitor&) = delete;
+
+  // An activity began / ended; every Begin is matched by one End.
+  // Thread-safe; a mutex and, on the last End, a notify.
+  void Begin();
+  void End();
+
+  // Ends the watcher; on_idle is not called after Stop returns. Idempotent;
+  // must not be called from on_idle. Thread-safe.
+  void Stop();
+
+ private:
+  void Watch();
+
+  const Clock::duration idle_for_;
+  const std::function<void(Clock::duration)> on_idle_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t in_flight_ = 0;        // guarded by mu_
+  Clock::time_point last_activity_;  // guarded by mu_
+  bool stopped_ = false;             // guarded by mu_
+  std::thread watcher_;              // started last: it reads the fields above
+};
+
+}  // namespace qdcache::daemon
