@@ -53,6 +53,12 @@ std::string_view OperationName(Operation op) {
       return "Evict";
     case Operation::kVerify:
       return "Verify";
+    case Operation::kExport:
+      return "Export";
+    case Operation::kExportAllTenants:
+      return "Export all_tenants";
+    case Operation::kImport:
+      return "Import";
   }
   return "?";
 }
@@ -66,10 +72,13 @@ Role RequiredRole(Operation op) {
     case Operation::kGetStats:
     case Operation::kList:
     case Operation::kInspect:
+    case Operation::kExport:
       return Role::kRead;
     case Operation::kResetStats:
     case Operation::kEvict:
     case Operation::kVerify:
+    case Operation::kExportAllTenants:
+    case Operation::kImport:
       return Role::kAdmin;
   }
   return Role::kAdmin;  // unreachable; the strictest answer if it were not

@@ -1,9 +1,12 @@
 // Roles and what each may do (DESIGN §7, proto/PROTOCOL.md).
 //
-//   read   Lookup, Explain, GetStats, List, Inspect, health; Compile as
-//          ReadCompile says (served without writing anything, or refused).
+//   read   Lookup, Explain, GetStats, List, Inspect, Export (own aliases),
+//          health; Compile as ReadCompile says (served without writing
+//          anything, or refused).
 //   write  read + Compile that stores artifacts and records aliases.
-//   admin  write + Evict, Verify and resetting the stats.
+//   admin  write + Evict, Verify, resetting the stats, Export of every
+//          tenant's aliases, and Import (it stores artifacts whose keys the
+//          daemon did not compute).
 //
 // Each role includes the ones before it.
 #pragma once
@@ -46,6 +49,9 @@ enum class Operation {
   kInspect,
   kEvict,
   kVerify,
+  kExport,            // the caller's own aliases, and the shared artifacts
+  kExportAllTenants,  // Export with all_tenants
+  kImport,
 };
 
 // The RPC's name as the protocol spells it ("Compile", "GetStats reset").

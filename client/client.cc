@@ -155,6 +155,56 @@ Expected<v1::VerifyResponse> Client::Verify() {
   return Call<v1::VerifyResponse>(&v1::CompileCache::Stub::Verify, v1::VerifyRequest());
 }
 
+Status Client::Export(v1::ExportRequest request,
+                      const std::function<Status(v1::ExportChunk& chunk)>& on_chunk) {
+  grpc::ClientContext context;
+  Prepare(&context, request.mutable_header());
+  std::unique_ptr<grpc::ClientReader<v1::ExportChunk>> reader = stub_->Export(&context, request);
+  v1::ExportChunk chunk;
+  Status failed;
+  while (reader->Read(&chunk)) {
+    failed = on_chunk(chunk);
+    if (!failed.ok()) {
+      context.TryCancel();
+      break;
+    }
+  }
+  const grpc::Status s = reader->Finish();
+  if (!failed.ok()) return failed;
+  return s.ok() ? Status::Ok() : FromGrpc(s).WithContext(target_);
+}
+
+Expected<v1::ImportResponse> Client::Import(const std::function<Expected<bool>(v1::ImportChunk* chunk)>& next) {
+  grpc::ClientContext context;
+  Authenticate(&context);
+  v1::ImportResponse response;
+  std::unique_ptr<grpc::ClientWriter<v1::ImportChunk>> writer = stub_->Import(&context, &response);
+  Status failed;
+  for (bool first = true;; first = false) {
+    v1::ImportChunk chunk;
+    Expected<bool> more = next(&chunk);
+    if (!more.ok()) {
+      failed = more.status();
+      context.TryCancel();
+      break;
+    }
+    if (first) {
+      chunk.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+      chunk.mutable_header()->set_client(options_.client_name);
+    }
+    // The first chunk always goes, so the daemon sees the header even for
+    // an empty bundle.
+    if (!*more && !first && chunk.entries_size() == 0) break;
+    if (!writer->Write(chunk)) break;  // the daemon has answered early: Finish says why
+    if (!*more) break;
+  }
+  if (failed.ok()) writer->WritesDone();
+  const grpc::Status s = writer->Finish();
+  if (!failed.ok()) return failed;
+  if (!s.ok()) return FromGrpc(s).WithContext(target_);
+  return response;
+}
+
 Status Client::Ping() {
   // grpc.health.v1.Health/Check with an empty HealthCheckRequest (service "");
   // the reply is HealthCheckResponse{status = SERVING(1)}, i.e. bytes 08 01.

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,17 @@ class Client {
   [[nodiscard]] Expected<v1::InspectResponse> Inspect(v1::InspectRequest request);
   [[nodiscard]] Expected<v1::EvictResponse> Evict(v1::EvictRequest request);
   [[nodiscard]] Expected<v1::VerifyResponse> Verify();
+  // Streams an export: `on_chunk` sees each chunk as it arrives (the next
+  // one is not read until it returns); a non-OK Status from it cancels the
+  // call and is returned. The whole stream is under one call deadline.
+  [[nodiscard]] Status Export(v1::ExportRequest request,
+                              const std::function<Status(v1::ExportChunk& chunk)>& on_chunk);
+  // Streams an import: `next` fills the next chunk and returns true, or
+  // false when there is no more (then the daemon answers); a non-OK Status
+  // from it cancels the call and is returned. The header is filled in.
+  // Each chunk is sent before the next is asked for (flow control).
+  [[nodiscard]] Expected<v1::ImportResponse> Import(
+      const std::function<Expected<bool>(v1::ImportChunk* chunk)>& next);
   // The standard grpc.health.v1 check: OK when the daemon is serving.
   [[nodiscard]] Status Ping();
 

@@ -20,6 +20,8 @@
 #include "compiler/compiler.h"
 #include "compiler/worker_pool.h"
 #include "daemon/artifact_key.h"
+#include "daemon/bundle_export.h"
+#include "daemon/bundle_import.h"
 #include "daemon/descriptor.h"
 #include "daemon/failure_memory.h"
 #include "daemon/ir_digest_memo.h"
@@ -94,6 +96,11 @@ class Engine {
   [[nodiscard]] Expected<v1::Artifact> Inspect(const std::string& artifact_key, bool include_ptx);
   [[nodiscard]] Expected<v1::EvictResponse> Evict(const v1::EvictRequest& request);
   [[nodiscard]] Expected<v1::VerifyResponse> Verify();
+  // Export and import (bundle_export.h, bundle_import.h). The exporter
+  // holds a store snapshot: it must be destroyed before the engine.
+  [[nodiscard]] Expected<std::unique_ptr<BundleExporter>> StartExport(ExportScope scope);
+  // Aliases go under `tenant` unless `keep_tenants`. Outlived by the engine.
+  [[nodiscard]] std::unique_ptr<BundleImporter> StartImport(const std::string& tenant, bool keep_tenants);
 
   [[nodiscard]] v1::Stats Stats();
   // Zeroes the engine's counters (compiles, hits, misses, errors, ...); the

@@ -1,4 +1,5 @@
-// Store administration through the engine: list, inspect, evict, verify.
+// Store administration through the engine: list, inspect, evict, verify,
+// export and import.
 #include <spdlog/spdlog.h>
 
 #include "common/digest.h"
@@ -76,6 +77,16 @@ Expected<v1::VerifyResponse> Engine::Verify() {
   out.set_dropped(result.dropped);
   for (const std::string& k : result.dropped_keys) out.add_dropped_keys(k);
   return out;
+}
+
+Expected<std::unique_ptr<BundleExporter>> Engine::StartExport(ExportScope scope) {
+  store::AliasScope aliases{scope.tenant, scope.ns};
+  QDC_ASSIGN_OR_RETURN(std::unique_ptr<store::StoreSnapshot> snapshot, store_.OpenSnapshot(aliases));
+  return std::make_unique<BundleExporter>(std::move(snapshot), std::move(scope));
+}
+
+std::unique_ptr<BundleImporter> Engine::StartImport(const std::string& tenant, bool keep_tenants) {
+  return std::make_unique<BundleImporter>(store_, ImportOptions{tenant, keep_tenants, toolchain_, config_.limits});
 }
 
 void Engine::ResetStats() {

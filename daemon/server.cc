@@ -82,7 +82,7 @@ class ServerImpl final : public Server {
         engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_)),
         security_(std::move(security)),
         call_auth_(peers_, security_.authenticator, security_.tcp_client_certs),
-        service_(engine_, call_auth_, ServiceLimits{options_.max_batch, options_.max_peer_requests}) {}
+        service_(engine_, call_auth_, ServiceLimits{options_.max_batch, options_.max_peer_requests, options_.max_message_bytes}) {}
 
   ~ServerImpl() override {
     Shutdown();

@@ -1,5 +1,7 @@
 #include "daemon/service.h"
 
+#include "daemon/service_status.h"
+
 #include <atomic>
 #include <map>
 #include <vector>
@@ -9,26 +11,12 @@
 namespace qdcache::daemon {
 namespace {
 
-grpc::Status CheckHeader(const v1::RequestHeader& header) {
-  if (header.protocol_version() != v1::PROTOCOL_VERSION_1) {
-    return {grpc::StatusCode::FAILED_PRECONDITION,
-            "protocol_version " + std::to_string(header.protocol_version()) +
-                " is not supported (this daemon speaks 1)"};
-  }
-  return grpc::Status::OK;
-}
-
 Status CheckBatch(int size, std::size_t limit, const char* what) {
   if (static_cast<std::size_t>(size) > limit) {
     return ResourceExhausted(std::string(what) + " batch of " + std::to_string(size) +
                              " exceeds the limit of " + std::to_string(limit) + " (--max-batch)");
   }
   return Status::Ok();
-}
-
-grpc::Status ToGrpc(const Status& s) {
-  return s.ok() ? grpc::Status::OK
-                : grpc::Status(static_cast<grpc::StatusCode>(s.code()), s.message());
 }
 
 // A Compile call: finishes when every item has its answer; a cancelled

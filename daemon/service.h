@@ -19,6 +19,7 @@ namespace qdcache::daemon {
 struct ServiceLimits {
   std::size_t max_batch = 4096;          // kernels per Compile, queries per Lookup
   std::size_t max_peer_requests = 256;   // RPCs one tenant may have in flight; 0: unlimited
+  std::uint64_t max_message_bytes = 256ull << 20;  // --max-message-bytes: Export sizes its chunks by it
 };
 
 class CompileCacheService final : public v1::CompileCache::CallbackService {
@@ -48,6 +49,12 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   grpc::ServerUnaryReactor* Verify(grpc::CallbackServerContext* context,
                                    const v1::VerifyRequest* request,
                                    v1::VerifyResponse* response) override;
+  // Streaming calls (service_bundle.cc). A call holds its per-peer slot
+  // until it is done.
+  grpc::ServerWriteReactor<v1::ExportChunk>* Export(grpc::CallbackServerContext* context,
+                                                    const v1::ExportRequest* request) override;
+  grpc::ServerReadReactor<v1::ImportChunk>* Import(grpc::CallbackServerContext* context,
+                                                   v1::ImportResponse* response) override;
 
  private:
   // A caller let in: who it is, and its per-peer slot.

@@ -105,6 +105,52 @@ struct VerifyResult {
   std::vector<std::string> dropped_keys;
 };
 
+// One artifact as a snapshot reads it: the verified record and when it was
+// last used.
+struct StoredArtifact {
+  ArtifactRecord record;
+  std::uint64_t last_access_unix_ms = 0;  // last Get hit or Put (as of the snapshot)
+};
+
+// One alias as stored.
+struct StoredAlias {
+  AliasKey alias;
+  ArtifactKey key;  // the artifact it names (which may be gone: a dangling alias)
+};
+
+// Which aliases a snapshot's alias walk visits; an unset field matches all.
+struct AliasScope {
+  std::optional<std::string> tenant;
+  std::optional<std::string> ns;
+};
+
+// A read-only view of the store as it was at one moment, for long walks
+// (export): nothing written, evicted or touched after it was opened shows.
+// Memory is bounded: one entry at a time. Reading through a snapshot is not
+// an access (LRU order is left alone). A record or alias that fails
+// verification is skipped, and dropped from the store as a corrupt read
+// would be (unless it has been rewritten since).
+//
+// Holding a snapshot keeps RocksDB from reclaiming the space of entries
+// deleted meanwhile: hold it for one walk, no longer. It must be destroyed
+// before the store. Not thread-safe: one thread at a time (it may move
+// between threads).
+class StoreSnapshot {
+ public:
+  virtual ~StoreSnapshot() = default;
+
+  // The next artifact in key order; nullopt after the last.
+  [[nodiscard]] virtual Expected<std::optional<StoredArtifact>> NextArtifact() = 0;
+  // The next alias in the snapshot's AliasScope, in stored order (one
+  // tenant's aliases are contiguous); nullopt after the last.
+  [[nodiscard]] virtual Expected<std::optional<StoredAlias>> NextAlias() = 0;
+  // The artifact stored under `key` in the snapshot; nullopt when absent.
+  [[nodiscard]] virtual Expected<std::optional<StoredArtifact>> ReadArtifact(const ArtifactKey& key) = 0;
+  // When the artifact under `key` was last used (unix ms), without reading
+  // its payload; nullopt when absent.
+  [[nodiscard]] virtual Expected<std::optional<std::uint64_t>> LastAccess(const ArtifactKey& key) = 0;
+};
+
 class ArtifactStore {
  public:
   // Layout version written to the metadata column family. A store with another
@@ -164,6 +210,10 @@ class ArtifactStore {
   [[nodiscard]] virtual Expected<VerifyResult> Verify() = 0;
 
   [[nodiscard]] virtual StoreStats Stats() = 0;
+
+  // Persists pending access times (so a snapshot's last-access times are
+  // current), then opens a snapshot whose alias walk covers `scope`.
+  [[nodiscard]] virtual Expected<std::unique_ptr<StoreSnapshot>> OpenSnapshot(const AliasScope& scope) = 0;
 };
 
 }  // namespace qdcache::store

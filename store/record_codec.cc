@@ -186,6 +186,29 @@ std::string EncodeAliasKey(const AliasKey& alias) {
   return out;
 }
 
+std::string EncodeAliasKeyPrefix(std::string_view tenant, const std::optional<std::string>& ns) {
+  std::string out;
+  AppendLengthPrefixed(&out, tenant);
+  if (ns) AppendLengthPrefixed(&out, *ns);
+  return out;
+}
+
+bool DecodeAliasKey(std::string_view encoded, AliasKey* out) {
+  std::string* fields[] = {&out->tenant, &out->ns, &out->target, &out->fast_key};
+  for (std::string* field : fields) {
+    if (encoded.size() < 4) return false;
+    const std::uint32_t n = (std::uint32_t{static_cast<std::uint8_t>(encoded[0])} << 24) |
+                            (std::uint32_t{static_cast<std::uint8_t>(encoded[1])} << 16) |
+                            (std::uint32_t{static_cast<std::uint8_t>(encoded[2])} << 8) |
+                            std::uint32_t{static_cast<std::uint8_t>(encoded[3])};
+    encoded.remove_prefix(4);
+    if (n > encoded.size()) return false;
+    field->assign(encoded.substr(0, n));
+    encoded.remove_prefix(n);
+  }
+  return encoded.empty();
+}
+
 std::string EncodeAliasValue(std::string_view encoded_alias_key, const ArtifactKey& key) {
   std::string out;
   out.reserve(kAliasHeaderSize + key.size());

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -76,6 +77,12 @@ inline constexpr std::size_t kStageHeaderSize = 4 + 4 + 32;
                                       std::string* out);
 
 [[nodiscard]] std::string EncodeAliasKey(const AliasKey& alias);
+// The encoding every alias key of `tenant` (and, if given, of namespace
+// `ns`) starts with: a prefix for walking one tenant's aliases.
+[[nodiscard]] std::string EncodeAliasKeyPrefix(std::string_view tenant,
+                                               const std::optional<std::string>& ns);
+// Inverse of EncodeAliasKey; false when `encoded` is not one.
+[[nodiscard]] bool DecodeAliasKey(std::string_view encoded, AliasKey* out);
 [[nodiscard]] std::string EncodeAliasValue(std::string_view encoded_alias_key,
                                            const ArtifactKey& key);
 // DataLoss when the value is malformed or was not written for this alias key.

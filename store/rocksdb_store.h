@@ -3,6 +3,7 @@
 //   rocksdb_store.cc          opening, metadata, counters, lifecycle
 //   rocksdb_store_entries.cc  reads and writes of artifacts, stages, aliases
 //   rocksdb_store_admin.cc    access-time flushes, eviction, List, Verify
+//   rocksdb_store_snapshot.cc snapshots: consistent walks for export
 //
 // Durability: every write goes through WriteLocked: one WriteBatch, WAL on,
 // sync = StoreOptions::sync_writes (see MakeDbOptions in rocksdb_layout.h).
@@ -71,8 +72,10 @@ class RocksDbStore final : public ArtifactStore {
   [[nodiscard]] Expected<EvictionResult> TrimTo(std::uint64_t max_bytes) override;
   [[nodiscard]] Expected<VerifyResult> Verify() override;
   [[nodiscard]] StoreStats Stats() override;
+  [[nodiscard]] Expected<std::unique_ptr<StoreSnapshot>> OpenSnapshot(const AliasScope& scope) override;
 
  private:
+  friend class RocksDbSnapshot;  // rocksdb_store_snapshot.cc: reads through the helpers below
   struct Counters {
     std::uint64_t artifacts = 0;
     std::uint64_t aliases = 0;

@@ -113,6 +113,22 @@ int Main(int argc, const char* const* argv) {
   CLI::App* verify = app.add_subcommand("verify", "Check every stored entry; drop the bad ones");
   verify->add_flag("--json", verify_json, "Print one JSON object");
 
+  ExportArgs ex;
+  CLI::App* export_cmd = app.add_subcommand("export", "Write cached artifacts and fast-key aliases to a bundle file");
+  export_cmd->add_option("--out", ex.out, "Bundle file to write")->required();
+  std::string export_ns;
+  CLI::Option* export_ns_option =
+      export_cmd->add_option("--namespace", export_ns, "Only this namespace's aliases and the artifacts they name");
+  export_cmd->add_option("--since", ex.since, "Only entries used or created within this duration: 12h, 7d");
+  export_cmd->add_flag("--all-tenants", ex.all_tenants, "Every tenant's aliases, not only your own (admin)");
+  export_cmd->add_flag("--json", ex.json, "Print one JSON object");
+
+  ImportArgs im;
+  CLI::App* import_cmd = app.add_subcommand("import", "Store the artifacts and aliases of a bundle file (admin)");
+  import_cmd->add_option("file", im.file, "Bundle file written by qdcache export")->required();
+  import_cmd->add_flag("--keep-tenants", im.keep_tenants, "Aliases keep the tenants they were exported from");
+  import_cmd->add_flag("--json", im.json, "Print one JSON object");
+
   bool ping_json = false;
   CLI::App* ping = app.add_subcommand("ping", "Check that the daemon is serving");
   ping->add_flag("--json", ping_json, "Print one JSON object");
@@ -141,6 +157,11 @@ int Main(int argc, const char* const* argv) {
   if (*verify) return RunVerify(**client, verify_json);
   if (*stats) return RunStats(**client, stats_json, stats_reset);
   if (*ping) return RunPing(**client, ping_json);
+  if (*export_cmd) {
+    if (export_ns_option->count() > 0) ex.ns = export_ns;
+    return RunExport(**client, ex);
+  }
+  if (*import_cmd) return RunImport(**client, im);
   return kExitUsage;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,20 @@ struct LookupArgs {
   bool json = false;
 };
 
+struct ExportArgs {
+  std::string out;                // the bundle file to write
+  std::optional<std::string> ns;  // only this namespace's aliases and their artifacts
+  std::string since;              // duration ("7d"); empty: no age limit
+  bool all_tenants = false;       // every tenant's aliases (admin)
+  bool json = false;
+};
+
+struct ImportArgs {
+  std::string file;
+  bool keep_tenants = false;  // aliases keep the bundle's tenants (admin)
+  bool json = false;
+};
+
 [[nodiscard]] int RunCompile(client::Client& client, const CompileArgs& args);
 // Shows the key components of `args.file` (and of `second_file`, if given,
 // compiled with the same options), marking those that differ.
@@ -59,6 +74,13 @@ struct LookupArgs {
 [[nodiscard]] int RunEvict(client::Client& client, const std::string& older_than,
                            const std::string& max_size, bool json);
 [[nodiscard]] int RunVerify(client::Client& client, bool json);
+// Writes a bundle through "<out>.tmp.<pid>" and a rename. A progress line
+// on stderr when it is a terminal; one summary line (or JSON) on stdout.
+[[nodiscard]] int RunExport(client::Client& client, const ExportArgs& args);
+// Exit 0 even when entries were skipped (they are counted); 1 when the file
+// is not a bundle, is truncated or damaged past recovery (what came before
+// is imported), or the daemon refused the call.
+[[nodiscard]] int RunImport(client::Client& client, const ImportArgs& args);
 [[nodiscard]] int RunPing(client::Client& client, bool json);
 
 }  // namespace qdcache::cli

@@ -1,12 +1,14 @@
 // The protocol keeps "clients never supply artifact bytes" (proto/PROTOCOL.md):
 // no request message of the service can carry an Artifact, and the only
-// bytes a request carries are IR, fast keys and the key Inspect reads.
+// bytes a request carries are IR, fast keys and the key Inspect reads. The
+// one exception is Import, which needs role admin.
 #include <google/protobuf/descriptor.h>
 
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
 
+#include "auth/role.h"
 #include "qdcache/v1/qdcache.pb.h"
 
 namespace {
@@ -38,6 +40,7 @@ TEST_CASE("no request of the service can carry artifact bytes", "[proto]") {
   std::set<std::string> bytes_fields, message_types;
   for (int i = 0; i < service->method_count(); ++i) {
     INFO(service->method(i)->full_name());
+    if (service->method(i)->name() == "Import") continue;  // the admin-only exception, below
     CHECK_FALSE(service->method(i)->client_streaming());
     Walk(service->method(i)->input_type(), seen, bytes_fields, message_types);
   }
@@ -61,4 +64,17 @@ TEST_CASE("the walk sees artifacts where they are: in responses", "[proto]") {
   Walk(qdcache::v1::CompileResponse::descriptor(), seen, bytes_fields, message_types);
   CHECK(message_types.count("qdcache.v1.Artifact") == 1);
   CHECK(bytes_fields.count("qdcache.v1.Artifact.payload") == 1);
+}
+
+TEST_CASE("Import, the one request that carries artifact bytes, needs role admin", "[proto]") {
+  const auto* service = google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+      "qdcache.v1.CompileCache");
+  REQUIRE(service != nullptr);
+  const auto* import = service->FindMethodByName("Import");
+  REQUIRE(import != nullptr);
+  CHECK(import->client_streaming());
+  CHECK(qdcache::auth::RequiredRole(qdcache::auth::Operation::kImport) == qdcache::auth::Role::kAdmin);
+  CHECK(qdcache::auth::RequiredRole(qdcache::auth::Operation::kExportAllTenants) ==
+        qdcache::auth::Role::kAdmin);
+  CHECK(qdcache::auth::RequiredRole(qdcache::auth::Operation::kExport) == qdcache::auth::Role::kRead);
 }

@@ -1,0 +1,70 @@
+// Byte sinks and sources the bundle codec writes to and reads from, and the
+// file-backed ones the CLI uses. Kept abstract so that tests run the codec
+// in memory and the codec never sees a path.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/expected.h"
+
+namespace qdcache::bundle {
+
+// Writes all of `bytes` or fails.
+using Sink = std::function<Status(std::string_view bytes)>;
+// Reads up to `size` bytes into `buffer`: the count read, 0 only at the end.
+using Source = std::function<Expected<std::size_t>(char* buffer, std::size_t size)>;
+
+// A Sink that appends to `*out` (which must outlive it).
+[[nodiscard]] Sink StringSink(std::string* out);
+// A Source over `bytes` (which must outlive it).
+[[nodiscard]] Source StringSource(std::string_view bytes);
+
+// A file being written under a temporary name, renamed into place by
+// Commit(): a failed or abandoned export never leaves a partial file under
+// the final name. The destructor removes an uncommitted temporary file.
+// Not thread-safe.
+class AtomicFile {
+ public:
+  // Creates "<path>.tmp.<pid>". UNAVAILABLE (with the OS's reason) when it
+  // cannot be created; PERMISSION_DENIED when the directory refuses it.
+  [[nodiscard]] static Expected<std::unique_ptr<AtomicFile>> Create(const std::string& path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  // Appends to the temporary file. Valid until Commit() or destruction.
+  [[nodiscard]] Sink sink();
+  // Flushes, fsyncs and renames the temporary file to the final path.
+  [[nodiscard]] Status Commit();
+  [[nodiscard]] const std::string& temp_path() const { return temp_; }
+
+ private:
+  AtomicFile(std::string path, std::string temp, std::FILE* file);
+  std::string path_, temp_;
+  std::FILE* file_;  // null once committed
+};
+
+// A file opened for reading. NOT_FOUND / PERMISSION_DENIED / UNAVAILABLE
+// with the OS's reason. Not thread-safe.
+class InputFile {
+ public:
+  [[nodiscard]] static Expected<std::unique_ptr<InputFile>> Open(const std::string& path);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  [[nodiscard]] Source source();
+  [[nodiscard]] std::uint64_t size() const { return size_; }  // at open
+
+ private:
+  InputFile(std::string path, std::FILE* file, std::uint64_t size);
+  std::string path_;
+  std::FILE* file_;
+  std::uint64_t size_;
+};
+
+}  // namespace qdcache::bundle

@@ -1,0 +1,167 @@
+// export / import: bundle files of artifacts and aliases (bundle/), moved
+// through the daemon's Export and Import streams. The CLI compresses and
+// decompresses; memory stays flat whatever the bundle's size.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "bundle/bundle_reader.h"
+#include "bundle/bundle_writer.h"
+#include "client/cli/commands.h"
+#include "client/cli/output.h"
+#include "client/cli/progress.h"
+#include "common/units.h"
+
+namespace qdcache::cli {
+namespace {
+
+// Entries per ImportChunk: about this many bytes (or one larger entry).
+constexpr std::size_t kImportChunkBytes = 1u << 20;
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string Plural(std::uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+int RunExport(client::Client& client, const ExportArgs& args) {
+  const auto started = std::chrono::steady_clock::now();
+  v1::ExportRequest request;
+  if (args.ns) request.set_namespace_(*args.ns);
+  request.set_all_tenants(args.all_tenants);
+  if (!args.since.empty()) {
+    Expected<std::chrono::seconds> since = ParseDuration(args.since);
+    if (!since.ok()) return PrintError(since.status().WithContext("--since")), kExitUsage;
+    request.set_since_seconds(static_cast<std::uint64_t>(since->count()));
+  }
+  Expected<std::unique_ptr<bundle::AtomicFile>> file = bundle::AtomicFile::Create(args.out);
+  if (!file.ok()) return PrintError(file.status()), kExitFailure;
+  Expected<std::unique_ptr<bundle::BundleWriter>> writer =
+      bundle::BundleWriter::Create((*file)->sink());
+  if (!writer.ok()) return PrintError(writer.status()), kExitFailure;
+
+  Progress progress("exporting", 0);
+  std::uint64_t too_large = 0;
+  Status s = client.Export(std::move(request), [&](v1::ExportChunk& chunk) -> Status {
+    too_large += chunk.skipped_too_large();
+    for (const v1::BundleEntry& entry : chunk.entries()) QDC_RETURN_IF_ERROR((*writer)->Add(entry));
+    const bundle::BundleTotals& t = (*writer)->totals();
+    progress.Update(t.artifacts, t.aliases, t.raw_bytes);
+    return Status::Ok();
+  });
+  progress.Done();
+  // On failure the temporary file is removed: no half bundle under the name.
+  if (!s.ok()) return PrintError(s), kExitFailure;
+  Expected<bundle::BundleTotals> totals = (*writer)->Finish();
+  if (!totals.ok()) return PrintError(totals.status()), kExitFailure;
+  if (Status committed = (*file)->Commit(); !committed.ok())
+    return PrintError(committed), kExitFailure;
+
+  const double seconds = SecondsSince(started);
+  if (args.json) {
+    std::cout << nlohmann::json{{"file", args.out},
+                                {"artifacts", totals->artifacts},
+                                {"aliases", totals->aliases},
+                                {"bytes", totals->raw_bytes},
+                                {"file_bytes", totals->stored_bytes},
+                                {"too_large", too_large},
+                                {"seconds", seconds}}
+                     .dump()
+              << "\n";
+  } else {
+    std::printf(
+        "exported %s, %s (%s \u2192 %s) in %.1f s%s\n",
+        Plural(totals->artifacts, "artifact", "artifacts").c_str(),
+        Plural(totals->aliases, "alias", "aliases").c_str(), HumanBytes(totals->raw_bytes).c_str(),
+        HumanBytes(totals->stored_bytes).c_str(), seconds,
+        too_large > 0 ? ("; " + std::to_string(too_large) + " too large to export").c_str() : "");
+  }
+  return kExitOk;
+}
+
+int RunImport(client::Client& client, const ImportArgs& args) {
+  const auto started = std::chrono::steady_clock::now();
+  Expected<std::unique_ptr<bundle::InputFile>> file = bundle::InputFile::Open(args.file);
+  if (!file.ok()) return PrintError(file.status()), kExitFailure;
+  Expected<std::unique_ptr<bundle::BundleReader>> opened =
+      bundle::BundleReader::Open((*file)->source());
+  if (!opened.ok()) return PrintError(opened.status().WithContext(args.file)), kExitFailure;
+  bundle::BundleReader& reader = **opened;
+
+  Progress progress("importing", (*file)->size());
+  Status read_error;  // why the file stopped early (truncated, damaged): reported after the
+                      // daemon's answer
+  std::optional<v1::BundleEntry> pending;
+  bool first = true;
+  Expected<v1::ImportResponse> response =
+      client.Import([&](v1::ImportChunk* chunk) -> Expected<bool> {
+        if (first) chunk->set_keep_tenants(args.keep_tenants);
+        first = false;
+        std::size_t bytes = 0;
+        for (;;) {
+          if (!pending) {
+            Expected<std::optional<v1::BundleEntry>> next = reader.Next();
+            if (!next.ok()) read_error = next.status();
+            if (!next.ok() || !next->has_value()) return false;
+            pending = std::move(next).value();
+          }
+          const std::size_t size = pending->ByteSizeLong();
+          if (chunk->entries_size() > 0 && bytes + size > kImportChunkBytes) break;
+          *chunk->add_entries() = std::move(*pending);
+          pending.reset();
+          bytes += size;
+        }
+        const bundle::ReadCounts& c = reader.counts();
+        progress.Update(c.artifacts, c.aliases, c.stored_bytes);
+        return true;
+      });
+  progress.Done();
+  if (!response.ok()) return PrintError(response.status()), kExitFailure;
+
+  const bundle::ReadCounts& c = reader.counts();
+  const std::uint64_t skipped = c.skipped + response->rejected();
+  const double seconds = SecondsSince(started);
+  if (args.json) {
+    nlohmann::json problems = nlohmann::json::array();
+    for (const std::string& p : reader.problems()) problems.push_back(p);
+    for (const std::string& p : response->rejections()) problems.push_back(p);
+    nlohmann::json j{{"file", args.file},
+                     {"artifacts", response->artifacts()},
+                     {"aliases", response->aliases()},
+                     {"skipped", skipped},
+                     {"damaged", c.skipped},
+                     {"refused", response->rejected()},
+                     {"stale", response->stale()},
+                     {"problems", problems},
+                     {"complete", read_error.ok()},
+                     {"seconds", seconds}};
+    if (!read_error.ok()) j["error"] = read_error.ToString();
+    std::cout << j.dump() << "\n";
+  } else {
+    std::string extra;
+    if (skipped > 0) {
+      extra += "; " + std::to_string(skipped) + " skipped (" + std::to_string(c.skipped) +
+               " damaged in the file, " + std::to_string(response->rejected()) +
+               " refused by the daemon)";
+    }
+    if (response->stale() > 0) {
+      extra += "; " + std::to_string(response->stale()) + " stale (built by another toolchain)";
+    }
+    std::printf("imported %s, %s in %.1f s%s\n",
+                Plural(response->artifacts(), "artifact", "artifacts").c_str(),
+                Plural(response->aliases(), "alias", "aliases").c_str(), seconds, extra.c_str());
+    for (const std::string& p : reader.problems())
+      std::fprintf(stderr, "qdcache: skipped: %s\n", p.c_str());
+    for (const std::string& p : response->rejections())
+      std::fprintf(stderr, "qdcache: refused: %s\n", p.c_str());
+  }
+  if (!read_error.ok()) return PrintError(read_error.WithContext(args.file)), kExitFailure;
+  return kExitOk;
+}
+
+}  // namespace qdcache::cli
