@@ -17,4 +17,8 @@ namespace qdcache {
 // A whole number with a unit s/m/h/d/w (seconds if none).
 [[nodiscard]] Expected<std::chrono::seconds> ParseDuration(std::string_view text);
 
+// Like ParseDuration, with "ms" accepted too and a millisecond result
+// ("200ms", "2s", "1m"; seconds if no unit).
+[[nodiscard]] Expected<std::chrono::milliseconds> ParseDurationMillis(std::string_view text);
+
 }  // namespace qdcache
