@@ -6,6 +6,7 @@
 #include "common/paths.h"
 #include "common/units.h"
 #include "daemon/version.h"
+#include "remote/redis_url.h"
 
 namespace qdcache::daemon {
 
@@ -54,6 +55,21 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
   app.add_option("--read-compile", o.read_compile,
                  "Compile by a read peer: serve (nothing stored) or refuse (PERMISSION_DENIED)")
       ->check(CLI::IsMember({"serve", "refuse"}));
+  // Remote cache tier (DESIGN §5).
+  std::string remote_timeout, remote_ttl, remote_backoff;
+  app.add_option("--remote", o.remote_url,
+                 "Shared cache: redis://HOST:PORT[/PREFIX] or redis-cluster://HOST:PORT[,HOST:PORT...][/PREFIX]");
+  app.add_option("--remote-user", o.remote_user, "Redis ACL user name for AUTH (optional)");
+  app.add_option("--remote-password-file", o.remote_password_file,
+                 "File holding the Redis AUTH password (default: $QDCACHED_REMOTE_PASSWORD)");
+  app.add_flag("--remote-read-only", o.remote_read_only, "Read the remote cache, never write to it");
+  app.add_option("--remote-timeout", remote_timeout, "Per Redis operation and connect (default 200ms)");
+  app.add_option("--remote-ttl", remote_ttl, "Expiry of keys written to the remote (default 0 = none)");
+  app.add_option("--remote-backoff", remote_backoff,
+                 "How long a failing remote is left alone before a probe; doubles up to 60s (default 2s)");
+  app.add_option("--remote-failures", o.remote_failures,
+                 "Consecutive remote failures that stop calls to it (default 3)")
+      ->check(CLI::Range(1, 1000));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -90,6 +106,29 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv) {
     Expected<std::chrono::seconds> d = ParseDuration(failure_memory);
     if (!d.ok()) return d.status().WithContext("--failure-memory");
     o.failure_memory = *d;
+  }
+  if (!o.remote_url.empty()) {
+    Expected<remote::RemoteUrl> url = remote::ParseRemoteUrl(o.remote_url);
+    if (!url.ok()) return url.status().WithContext("--remote");
+  } else if (o.remote_read_only || !o.remote_user.empty() || !o.remote_password_file.empty()) {
+    return InvalidArgument("--remote-read-only, --remote-user and --remote-password-file need --remote");
+  }
+  if (!remote_timeout.empty()) {
+    Expected<std::chrono::milliseconds> d = ParseDurationMillis(remote_timeout);
+    if (!d.ok()) return d.status().WithContext("--remote-timeout");
+    if (d->count() == 0) return InvalidArgument("--remote-timeout: must be positive (e.g. 200ms)");
+    o.remote_timeout = *d;
+  }
+  if (!remote_ttl.empty()) {
+    Expected<std::chrono::seconds> d = ParseDuration(remote_ttl);
+    if (!d.ok()) return d.status().WithContext("--remote-ttl");
+    o.remote_ttl = *d;
+  }
+  if (!remote_backoff.empty()) {
+    Expected<std::chrono::milliseconds> d = ParseDurationMillis(remote_backoff);
+    if (!d.ok()) return d.status().WithContext("--remote-backoff");
+    if (d->count() == 0) return InvalidArgument("--remote-backoff: must be positive (e.g. 2s)");
+    o.remote_backoff = *d;
   }
   return o;
 }
