@@ -41,6 +41,7 @@ Status Open(std::string_view value, std::uint8_t kind, std::uint64_t max_body_by
                     std::to_string(static_cast<std::uint8_t>(value[4])));
   }
   if (static_cast<std::uint8_t>(value[5]) != kind) return DataLoss("remote value of another kind");
+  if (value[6] != 0 || value[7] != 0) return DataLoss("remote value has unknown flags");
   std::uint64_t size = 0;
   for (int i = 7; i >= 0; --i) size = (size << 8) | static_cast<std::uint8_t>(value[8 + i]);
   if (size > max_body_bytes) {

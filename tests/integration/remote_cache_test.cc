@@ -267,12 +267,12 @@ TEST_CASE("a corrupt value in the Redis Cluster is a counted miss and the daemon
   CorruptValueIsAMiss(true);
 }
 
-TEST_CASE("--remote-read-only reads Redis and writes nothing to it", "[integration][remote]") {
+TEST_CASE("a read-only remote tier reads Redis and writes nothing to it", "[integration][remote]") {
   if (SkipWithoutRedis()) return;
   ReadOnlyNeverWrites(false);
 }
 
-TEST_CASE("--remote-read-only reads the Redis Cluster and writes nothing to it",
+TEST_CASE("a read-only remote tier reads the Redis Cluster and writes nothing to it",
           "[integration][remote][cluster]") {
   if (SkipWithoutRedis()) return;
   ReadOnlyNeverWrites(true);
