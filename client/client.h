@@ -60,7 +60,9 @@ class Client {
   [[nodiscard]] Expected<v1::EvictResponse> Evict(v1::EvictRequest request);
   [[nodiscard]] Expected<v1::VerifyResponse> Verify();
   // The standard grpc.health.v1 check: OK when the daemon is serving.
-  [[nodiscard]] Status Ping();
+  // `service` names another health service ("qdcache.remote": the remote
+  // cache tier); NOT_FOUND when the daemon does not report one by that name.
+  [[nodiscard]] Status Ping(const std::string& service = "");
 
  private:
   Client(ClientOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);

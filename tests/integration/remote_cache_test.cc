@@ -140,6 +140,7 @@ void SharesArtifactsBetweenDaemons(bool cluster) {
   CHECK(s.remote_corrupt() == 0);
   CHECK(s.remote_state() == "ok");
   CHECK(s.store_artifacts() == 1);  // back-filled into B's local store
+  CHECK(b.Connect()->Ping("qdcache.remote").ok());
 }
 
 void SurvivesRedisDownAndReconnects(bool cluster) {
@@ -293,4 +294,15 @@ TEST_CASE("a daemon whose Redis is unreachable at start starts, degraded", "[int
   CHECK(s.remote_state() == "degraded");
   CHECK(s.remote_skipped() >= 1);
   CHECK(daemon.log().find("does not answer") != std::string::npos);
+  // The daemon is healthy; the remote tier's health service says it is not.
+  CHECK(daemon.Connect()->Ping().ok());
+  CHECK(daemon.Connect()->Ping("qdcache.remote").code() == Code::kUnavailable);
+}
+
+TEST_CASE("a daemon without a remote reports its remote state as off", "[integration][remote]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  CHECK(StatsOf(daemon).remote_state() == "off");
+  CHECK(daemon.Connect()->Ping("qdcache.remote").code() == Code::kNotFound);
 }
