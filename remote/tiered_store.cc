@@ -30,15 +30,14 @@ Expected<std::optional<store::ArtifactRecord>> TieredStore::Get(const store::Art
 }
 
 Status TieredStore::Put(const store::ArtifactRecord& record, const std::optional<store::AliasKey>& alias) {
+  if (remote_->read_only()) return local_->Put(record, alias);
   // The remote copy needs the digest and creation time the local store
   // would fill in: fill them once, here, so both tiers hold the same record.
   store::ArtifactRecord complete = record;
   QDC_RETURN_IF_ERROR(store::ValidateForPut(&complete, NowUnixMs()));
   QDC_RETURN_IF_ERROR(local_->Put(complete, alias));
-  if (!remote_->read_only()) {
-    (void)remote_->PutArtifact(complete);  // counted and logged by the tier
-    if (alias) (void)remote_->PutAlias(*alias, complete.key);
-  }
+  (void)remote_->PutArtifact(complete);  // counted and logged by the tier
+  if (alias) (void)remote_->PutAlias(*alias, complete.key);
   return Status::Ok();
 }
 
