@@ -54,7 +54,7 @@ TEST_CASE("consecutive failures open the breaker and calls fail fast", "[remote]
   CHECK_FALSE(b.Allow());
 }
 
-TEST_CASE("after the back-off one probe goes through; success closes", "[remote][breaker]") {
+TEST_CASE("after the back-off one probe goes through, and its success closes the breaker", "[remote][breaker]") {
   FakeClock clock;
   CircuitBreaker b(Opts(), clock.fn());
   Fail(b, 3);

@@ -130,7 +130,7 @@ TEST_CASE("written keys carry the TTL when one is set", "[remote][tier]") {
   CHECK(f.redis->last_set[4] == "3600");
 }
 
-TEST_CASE("failures open the breaker; calls are skipped until a probe succeeds", "[remote][tier]") {
+TEST_CASE("failures open the breaker, and calls are skipped until a probe succeeds", "[remote][tier]") {
   Fixture f;
   f.redis->down = true;
   const store::ArtifactRecord r = Record("a");
