@@ -205,14 +205,22 @@ Expected<v1::ImportResponse> Client::Import(const std::function<Expected<bool>(v
   return response;
 }
 
-Status Client::Ping() {
-  // grpc.health.v1.Health/Check with an empty HealthCheckRequest (service "");
-  // the reply is HealthCheckResponse{status = SERVING(1)}, i.e. bytes 08 01.
+Status Client::Ping(const std::string& service) {
+  // grpc.health.v1.Health/Check with HealthCheckRequest{service = 1} (empty
+  // for the daemon itself); the reply is HealthCheckResponse{status =
+  // SERVING(1)}, i.e. bytes 08 01.
   grpc::GenericStub generic(channel_);
   grpc::ClientContext context;
   Authenticate(&context);
-  grpc::Slice empty_message;  // a default ByteBuffer is not a valid message; one empty slice is
-  grpc::ByteBuffer request(&empty_message, 1);
+  std::string encoded;
+  if (!service.empty() && service.size() < 128) {
+    encoded = std::string("\x0a", 1) + static_cast<char>(service.size()) + service;
+  } else if (!service.empty()) {
+    return InvalidArgument("health service name longer than 127 bytes");
+  }
+  // A default ByteBuffer is not a valid message; one (possibly empty) slice is.
+  grpc::Slice message(encoded);
+  grpc::ByteBuffer request(&message, 1);
   grpc::ByteBuffer response;
   grpc::Status result;
   std::mutex mu;
@@ -232,7 +240,9 @@ Status Client::Ping() {
   (void)response.Dump(&slices);
   std::string bytes;
   for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  if (bytes != std::string("\x08\x01", 2)) return Unavailable(target_ + " is not serving");
+  if (bytes != std::string("\x08\x01", 2)) {
+    return Unavailable(target_ + (service.empty() ? "" : " (" + service + ")") + " is not serving");
+  }
   return Status::Ok();
 }
 

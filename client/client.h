@@ -82,7 +82,9 @@ class Client {
   [[nodiscard]] Expected<v1::ImportResponse> Import(
       const std::function<Expected<bool>(v1::ImportChunk* chunk)>& next);
   // The standard grpc.health.v1 check: OK when the daemon is serving.
-  [[nodiscard]] Status Ping();
+  // `service` names another health service ("qdcache.remote": the remote
+  // cache tier); NOT_FOUND when the daemon does not report one by that name.
+  [[nodiscard]] Status Ping(const std::string& service = "");
 
  private:
   Client(ClientOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);

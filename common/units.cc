@@ -85,4 +85,19 @@ std::string FormatDuration(std::chrono::seconds duration) {
   return std::to_string(s) + "s";
 }
 
+Expected<std::chrono::milliseconds> ParseDurationMillis(std::string_view text) {
+  if (text.size() > 2 && text.substr(text.size() - 2) == "ms") {
+    std::string_view unit;
+    QDC_ASSIGN_OR_RETURN(std::uint64_t value, LeadingNumber(text, &unit));
+    if (unit != "ms") return InvalidArgument("malformed duration \"" + std::string(text) + "\"");
+    if (value > static_cast<std::uint64_t>(INT64_MAX)) {
+      return InvalidArgument("\"" + std::string(text) + "\" is too long");
+    }
+    return std::chrono::milliseconds(static_cast<std::int64_t>(value));
+  }
+  QDC_ASSIGN_OR_RETURN(std::chrono::seconds seconds, ParseDuration(text));
+  if (seconds.count() > INT64_MAX / 1000) return InvalidArgument("\"" + std::string(text) + "\" is too long");
+  return std::chrono::duration_cast<std::chrono::milliseconds>(seconds);
+}
+
 }  // namespace qdcache

@@ -26,4 +26,8 @@ namespace qdcache {
 // 90s -> "90s", 0 -> "0s".
 [[nodiscard]] std::string FormatDuration(std::chrono::seconds duration);
 
+// Like ParseDuration, with "ms" accepted too and a millisecond result
+// ("200ms", "2s", "1m"; seconds if no unit).
+[[nodiscard]] Expected<std::chrono::milliseconds> ParseDurationMillis(std::string_view text);
+
 }  // namespace qdcache

@@ -108,6 +108,9 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv, cons
     Status applied = s.apply(s.kind == ValueKind::kBool ? (switches[i] ? "true" : "false") : text[i], o);
     if (!applied.ok()) return InvalidArgument("--" + s.name + ": " + applied.message());
   }
+  if (o.remote_url.empty() && (o.remote_read_only || !o.remote_user.empty() || !o.remote_password_file.empty())) {
+    return InvalidArgument("--remote-read-only, --remote-user and --remote-password-file need --remote");
+  }
   if (print_config) return Status(Code::kCancelled, RenderConfig(settings, o));
   return o;
 }

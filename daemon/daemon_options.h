@@ -47,6 +47,16 @@ struct DaemonOptions {
   std::string token_file;          // TCP: bearer tokens, lines "NAME ROLE TOKEN"
   std::string tls_client_role = "write";  // role of a client-certificate peer without a token
   std::string read_compile = "serve";     // a read peer's Compile: serve (nothing stored) | refuse
+  // Remote cache tier (DESIGN §5; remote/remote_tier.h); off while remote_url is empty.
+  // URL syntax in remote/redis_url.h; checked by ParseDaemonFlags.
+  std::string remote_url;            // redis://HOST:PORT[/PREFIX] | redis-cluster://HOST:PORT[,...][/PREFIX]
+  std::string remote_user;           // Redis ACL user for AUTH; empty: password only
+  std::string remote_password_file;  // AUTH password (first line); empty: $QDCACHED_REMOTE_PASSWORD
+  bool remote_read_only = false;     // read the remote, never write it
+  std::chrono::milliseconds remote_timeout{200};   // per Redis operation, and per connect
+  std::chrono::seconds remote_ttl{0};              // expiry of written keys; 0 = none
+  std::chrono::milliseconds remote_backoff{2000};  // breaker open period, doubling up to 60s
+  int remote_failures = 3;                         // consecutive failures that open the breaker
 };
 
 // Where ParseDaemonFlags looks beyond argv.

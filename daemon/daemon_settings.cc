@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "daemon/setting.h"
+#include "remote/redis_url.h"
 
 namespace qdcache::daemon {
 namespace {
@@ -65,6 +66,29 @@ std::vector<Setting> MakeSettings() {
                             &O::tls_client_role, {"read", "write", "admin"}));
   s.push_back(ChoiceSetting("read-compile", "Compile by a read peer: serve (nothing stored) or refuse",
                             &O::read_compile, {"serve", "refuse"}));
+  // Remote cache tier (DESIGN §5; remote/remote_tier.h). The Redis password
+  // is never a setting: --remote-password-file, else $QDCACHED_REMOTE_PASSWORD.
+  Setting remote = StringSetting(
+      "remote", "Shared cache: redis://HOST:PORT[/PREFIX] or redis-cluster://HOST:PORT[,HOST:PORT...][/PREFIX] (empty: none)",
+      &O::remote_url);
+  remote.apply = [](std::string_view text, DaemonOptions& o) -> Status {
+    if (!text.empty()) QDC_RETURN_IF_ERROR(remote::ParseRemoteUrl(text).status());
+    o.remote_url = std::string(text);
+    return Status::Ok();
+  };
+  s.push_back(std::move(remote));
+  s.push_back(StringSetting("remote-user", "Redis ACL user name for AUTH (empty: password only)", &O::remote_user));
+  s.push_back(StringSetting("remote-password-file",
+                            "File holding the Redis AUTH password, mode 600 (empty: $QDCACHED_REMOTE_PASSWORD)",
+                            &O::remote_password_file));
+  s.push_back(BoolSetting("remote-read-only", "Read the remote cache, never write to it", &O::remote_read_only));
+  s.push_back(MillisSetting("remote-timeout", "Per Redis operation and connect, ms/s suffix", &O::remote_timeout, true));
+  s.push_back(DurationSetting("remote-ttl", "Expiry of keys written to the remote (0: none)", &O::remote_ttl));
+  s.push_back(MillisSetting("remote-backoff",
+                            "How long a failing remote is left alone before a probe; doubles up to 60s",
+                            &O::remote_backoff, true));
+  s.push_back(CountSetting("remote-failures", "Consecutive remote failures that stop calls to it",
+                           &O::remote_failures, 1, 1000));
   return s;
 }
 

@@ -457,6 +457,19 @@ v1::Stats Engine::Stats() {
     s.set_worker_kills_cancelled(w.cancelled);
     s.set_workers_live(w.live);
   }
+  if (config_.remote != nullptr) {
+    const remote::RemoteStats r = config_.remote->Stats();
+    s.set_remote_hits(r.hits);
+    s.set_remote_misses(r.misses);
+    s.set_remote_errors(r.errors);
+    s.set_remote_corrupt(r.corrupt);
+    s.set_remote_writes(r.writes);
+    s.set_remote_write_failures(r.write_failures);
+    s.set_remote_skipped(r.skipped);
+    s.set_remote_state(r.healthy ? "ok" : "degraded");
+  } else {
+    s.set_remote_state("off");
+  }
   return s;
 }
 

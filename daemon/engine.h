@@ -27,6 +27,7 @@
 #include "daemon/ir_digest_memo.h"
 #include "daemon/thread_pool.h"
 #include "qdcache/v1/qdcache.pb.h"
+#include "remote/remote_tier.h"
 #include "store/artifact_store.h"
 
 namespace qdcache::daemon {
@@ -42,6 +43,9 @@ struct EngineConfig {
   std::chrono::seconds failure_memory{std::chrono::minutes(10)};
   // Worker pool figures for Stats (absent with an in-process compiler).
   std::function<compiler::WorkerPoolStats()> worker_stats;
+  // The remote cache tier inside the store, for its Stats (null: no remote,
+  // remote_state "off"). Must outlive the engine.
+  remote::RemoteTier* remote = nullptr;
 };
 
 // Identity of the caller; aliases are never shared across tenants.
@@ -103,8 +107,9 @@ class Engine {
   [[nodiscard]] std::unique_ptr<BundleImporter> StartImport(const std::string& tenant, bool keep_tenants);
 
   [[nodiscard]] v1::Stats Stats();
-  // Zeroes the engine's counters (compiles, hits, misses, errors, ...); the
-  // store's sizes and its eviction counters are facts about the store and stay.
+  // Zeroes the engine's counters (compiles, hits, misses, errors, ...) and the
+  // remote tier's; the store's sizes and its eviction counters are facts about
+  // the store and stay.
   void ResetStats();
   [[nodiscard]] const std::string& toolchain_fingerprint() const { return toolchain_; }
   [[nodiscard]] const DescriptorLimits& limits() const { return config_.limits; }

@@ -95,6 +95,7 @@ void Engine::ResetStats() {
         &compile_micros_, &stage_hits_, &cancelled_, &remembered_failures_, &queue_rejections_}) {
     counter->store(0);
   }
+  if (config_.remote != nullptr) config_.remote->ResetStats();
   spdlog::info("engine counters reset on request");
 }
 

@@ -18,6 +18,7 @@
 #include "compiler/worker_pool.h"
 #include "daemon/call_auth.h"
 #include "daemon/engine.h"
+#include "daemon/remote_setup.h"
 #include "daemon/security_setup.h"
 #include "daemon/service.h"
 #include "daemon/socket_activation.h"
@@ -31,7 +32,12 @@ namespace {
 
 constexpr auto kDrainDeadline = std::chrono::seconds(60);
 
-EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::WorkerPool& workers) {
+// Health service name that reports the remote cache tier: NOT_SERVING while
+// its circuit breaker is open. The daemon itself ("") stays SERVING.
+constexpr const char* kRemoteHealthService = "qdcache.remote";
+
+EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::WorkerPool& workers,
+                              remote::RemoteTier* remote) {
   EngineConfig c;
   c.workers = options.workers;
   c.max_queue = options.max_queue;
@@ -40,6 +46,7 @@ EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::Work
   c.daemon_version = kVersion;
   c.max_bytes = options.max_bytes;
   c.worker_stats = [&workers] { return workers.stats(); };
+  c.remote = remote;
   return c;
 }
 
@@ -70,19 +77,23 @@ Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions
 
 class ServerImpl final : public Server {
  public:
-  ServerImpl(DaemonOptions options, SecuritySetup security, std::unique_ptr<store::ArtifactStore> store,
+  ServerImpl(DaemonOptions options, SecuritySetup security, StoreWithRemote store,
              std::unique_ptr<compiler::WorkerPool> workers, int activation_fd,
              std::function<void()> on_idle)
       : options_(std::move(options)),
         activation_fd_(activation_fd),
         socket_path_(activation_fd >= 0 ? BoundUnixPath(activation_fd) : options_.socket_path),
         on_idle_(std::move(on_idle)),
-        store_(std::move(store)),
+        store_(std::move(store.store)),
+        remote_(store.remote),
         workers_(std::move(workers)),
-        engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_)),
+        engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_, remote_)),
         security_(std::move(security)),
         call_auth_(peers_, security_.authenticator, security_.tcp_client_certs),
-        service_(engine_, call_auth_, ServiceLimits{options_.max_batch, options_.max_peer_requests, options_.max_message_bytes}) {}
+        service_(engine_, call_auth_,
+                 ServiceLimits{options_.max_batch, options_.max_peer_requests, options_.max_message_bytes}) {
+    if (remote_ != nullptr) remote_->SetHealthListener([this](bool) { ReportRemoteHealth(); });
+  }
 
   ~ServerImpl() override {
     Shutdown();
@@ -132,6 +143,11 @@ class ServerImpl final : public Server {
     }
     acceptor_->Start(server_.get(), &peers_);
     server_->GetHealthCheckService()->SetServingStatus(true);
+    if (remote_ != nullptr) {
+      std::lock_guard lock(health_mu_);
+      health_ = server_->GetHealthCheckService();
+    }
+    ReportRemoteHealth();
     spdlog::info("qdcached {} serving unix:{}{} store={} workers={}", kVersion, socket_path_,
                  activation_fd_ >= 0               ? " (socket activation)"
                  : options_.socket_group.empty() ? ""
@@ -156,6 +172,10 @@ class ServerImpl final : public Server {
       // Remove the socket now, while it is surely still ours: after a long
       // drain it might already belong to a successor daemon.
       RemoveOwnSocket();
+    }
+    {
+      std::lock_guard lock(health_mu_);
+      health_ = nullptr;
     }
     if (server_) {
       server_->GetHealthCheckService()->SetServingStatus(false);
@@ -187,12 +207,21 @@ class ServerImpl final : public Server {
     if (activation_fd_ < 0) ::unlink(options_.socket_path.c_str());
   }
 
+  // Sets kRemoteHealthService from the breaker's state now (not from the
+  // listener's argument, which may be older than a concurrent report).
+  void ReportRemoteHealth() {
+    std::lock_guard lock(health_mu_);
+    if (health_ == nullptr || remote_ == nullptr) return;
+    health_->SetServingStatus(kRemoteHealthService, remote_->Stats().healthy);
+  }
+
   const DaemonOptions options_;
   const int activation_fd_;  // -1: no socket activation
   bool adopted_ = false;     // activation_fd_ belongs to an acceptor (which closes it)
   const std::string socket_path_;
   const std::function<void()> on_idle_;
   std::unique_ptr<store::ArtifactStore> store_;
+  remote::RemoteTier* const remote_;  // inside store_; null without --remote
   std::unique_ptr<compiler::WorkerPool> workers_;
   Engine engine_;
   PeerRegistry peers_;
@@ -204,6 +233,8 @@ class ServerImpl final : public Server {
   std::unique_ptr<grpc::Server> server_;
   std::mutex shutdown_mu_;
   bool stopped_ = false;  // guarded by shutdown_mu_
+  std::mutex health_mu_;  // never held while calling the store
+  grpc::HealthCheckServiceInterface* health_ = nullptr;  // guarded by health_mu_; null: not serving
 };
 
 store::StoreOptions MakeStoreOptions(const DaemonOptions& options) {
@@ -232,10 +263,12 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options, in
   Expected<std::unique_ptr<store::ArtifactStore>> store =
       store::ArtifactStore::Open(MakeStoreOptions(options));
   if (!store.ok()) return store.status().WithContext("opening store " + options.store_dir);
+  Expected<StoreWithRemote> tiered = AddRemoteTier(options, std::move(store).value());
+  if (!tiered.ok()) return tiered.status();
   Expected<std::unique_ptr<compiler::WorkerPool>> workers = StartWorkers(options);
   if (!workers.ok()) return workers.status();
   const compiler::ToolchainInfo tc = (*workers)->toolchain();
-  auto server = std::make_unique<ServerImpl>(options, std::move(security), std::move(store).value(),
+  auto server = std::make_unique<ServerImpl>(options, std::move(security), std::move(tiered).value(),
                                              std::move(workers).value(), std::exchange(guard.fd, -1),
                                              std::move(on_idle));
   spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}, glibc {}",

@@ -127,4 +127,21 @@ Setting DurationSetting(std::string name, std::string help, std::chrono::seconds
   return s;
 }
 
+Setting MillisSetting(std::string name, std::string help, std::chrono::milliseconds DaemonOptions::*field,
+                      bool positive) {
+  Setting s{.name = std::move(name), .help = std::move(help), .kind = ValueKind::kDuration};
+  s.apply = [field, positive](std::string_view text, DaemonOptions& o) -> Status {
+    QDC_ASSIGN_OR_RETURN(std::chrono::milliseconds value, ParseDurationMillis(text));
+    if (positive && value.count() == 0) return InvalidArgument("must be positive (e.g. 200ms)");
+    o.*field = value;
+    return Status::Ok();
+  };
+  s.show = [field](const DaemonOptions& o) {
+    const std::chrono::milliseconds value = o.*field;
+    if (value.count() % 1000 != 0) return std::to_string(value.count()) + "ms";
+    return FormatDuration(std::chrono::duration_cast<std::chrono::seconds>(value));
+  };
+  return s;
+}
+
 }  // namespace qdcache::daemon

@@ -69,6 +69,10 @@ struct Setting {
                                   std::uint64_t min, std::uint64_t max, bool zero_means_none);
 [[nodiscard]] Setting DurationSetting(std::string name, std::string help,
                                       std::chrono::seconds DaemonOptions::*field);
+// A duration that may be given in milliseconds too ("200ms", "2s"; an
+// integer in the file is seconds); with `positive`, 0 is refused.
+[[nodiscard]] Setting MillisSetting(std::string name, std::string help,
+                                    std::chrono::milliseconds DaemonOptions::*field, bool positive);
 
 // Reads a boolean spelled true/false, yes/no, on/off or 1/0.
 [[nodiscard]] Expected<bool> ParseBool(std::string_view text);

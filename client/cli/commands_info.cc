@@ -33,6 +33,7 @@ int RunStats(client::Client& client, bool json, bool reset) {
     j["compile_seconds"] = s.compile_seconds();
     j["toolchain"] = s.toolchain();
     j["version"] = s.version();
+    j["remote_state"] = s.remote_state();
     std::cout << j.dump() << "\n";
     return kExitOk;
   }
@@ -42,6 +43,7 @@ int RunStats(client::Client& client, bool json, bool reset) {
   }
   std::printf("  %-22s %.3f\n", "compile_seconds", s.compile_seconds());
   std::printf("  %-22s %s\n", "toolchain", s.toolchain().c_str());
+  std::printf("  %-22s %s\n", "remote_state", s.remote_state().c_str());
   return kExitOk;
 }
 

@@ -51,3 +51,13 @@ TEST_CASE("durations format to the shortest exact spelling that parses back", "[
     CHECK(*ParseDuration(FormatDuration(std::chrono::seconds(s))) == std::chrono::seconds(s));
   }
 }
+
+TEST_CASE("millisecond durations take ms as well as s/m/h/d/w", "[common]") {
+  CHECK(ParseDurationMillis("200ms")->count() == 200);
+  CHECK(ParseDurationMillis("2s")->count() == 2000);
+  CHECK(ParseDurationMillis("3")->count() == 3000);
+  CHECK(ParseDurationMillis("1m")->count() == 60000);
+  CHECK_FALSE(ParseDurationMillis("ms").ok());
+  CHECK_FALSE(ParseDurationMillis("5xms").ok());
+  CHECK_FALSE(ParseDurationMillis("1y").ok());
+}

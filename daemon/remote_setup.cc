@@ -1,0 +1,84 @@
+#include "daemon/remote_setup.h"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "remote/redis_client.h"
+#include "remote/redis_url.h"
+#include "remote/tiered_store.h"
+
+namespace qdcache::daemon {
+namespace {
+
+constexpr std::size_t kMaxPasswordFileBytes = 64 << 10;
+
+}  // namespace
+
+Expected<std::string> LoadRemotePassword(const std::string& path) {
+  if (path.empty()) {
+    const char* env = std::getenv(kRemotePasswordEnv);
+    return std::string(env == nullptr ? "" : env);
+  }
+  const std::string what = "--remote-password-file " + path;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return InvalidArgument(what + ": " + std::strerror(errno));
+  struct stat st {};
+  std::string text;
+  Status status;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    status = InvalidArgument(what + ": not a regular file");
+  } else if ((st.st_mode & (S_IROTH | S_IWOTH)) != 0) {
+    status = FailedPrecondition(what + ": readable or writable by others; chmod 600 (or 640) it");
+  } else if (static_cast<std::size_t>(st.st_size) > kMaxPasswordFileBytes) {
+    status = InvalidArgument(what + ": larger than 64 KiB");
+  } else {
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+    if (n < 0) status = InvalidArgument(what + ": " + std::strerror(errno));
+  }
+  ::close(fd);
+  if (!status.ok()) return status;
+  text = text.substr(0, text.find('\n'));
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  if (text.empty()) return InvalidArgument(what + ": the first line is empty");
+  return text;
+}
+
+Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
+                                        std::unique_ptr<store::ArtifactStore> local) {
+  if (options.remote_url.empty()) return StoreWithRemote{std::move(local), nullptr};
+  Expected<remote::RemoteUrl> url = remote::ParseRemoteUrl(options.remote_url);
+  if (!url.ok()) return url.status().WithContext("--remote");
+  remote::RemoteOptions r;
+  r.url = std::move(url).value();
+  r.connect.connect_timeout = options.remote_timeout;
+  r.connect.op_timeout = options.remote_timeout;
+  r.connect.username = options.remote_user;
+  QDC_ASSIGN_OR_RETURN(r.connect.password, LoadRemotePassword(options.remote_password_file));
+  r.read_only = options.remote_read_only;
+  r.ttl = options.remote_ttl;
+  r.breaker.failure_threshold = options.remote_failures;
+  r.breaker.backoff = options.remote_backoff;
+  r.breaker.max_backoff = std::max<std::chrono::milliseconds>(options.remote_backoff, std::chrono::seconds(60));
+  // No artifact larger than a response can be served anyway.
+  r.max_value_bytes = options.max_message_bytes;
+  spdlog::info("remote cache {}{}, timeout {} ms, ttl {}, {}", r.url.ToString(),
+               r.read_only ? " (read-only)" : "", r.connect.op_timeout.count(),
+               r.ttl.count() == 0 ? std::string("none") : std::to_string(r.ttl.count()) + "s",
+               r.connect.password.empty() ? "no AUTH"
+                                          : (r.connect.username.empty() ? "AUTH" : "AUTH as " + r.connect.username));
+  auto client = remote::MakeRedisClient(r.url, r.connect);
+  auto tier = std::make_unique<remote::RemoteTier>(std::move(r), std::move(client));
+  (void)tier->Probe();  // logs; a remote that is down is retried after the back-off
+  remote::RemoteTier* raw = tier.get();
+  return StoreWithRemote{std::make_unique<remote::TieredStore>(std::move(local), std::move(tier)), raw};
+}
+
+}  // namespace qdcache::daemon

@@ -1,0 +1,36 @@
+// Builds the remote cache tier from DaemonOptions (--remote and friends):
+// reads the Redis password, probes the remote once, and composes the local
+// store with it (remote/tiered_store.h). A remote that does not answer is
+// logged and the daemon starts anyway (fail open); a bad URL or an unreadable
+// password file is a startup error naming the flag.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/expected.h"
+#include "daemon/daemon_options.h"
+#include "remote/remote_tier.h"
+#include "store/artifact_store.h"
+
+namespace qdcache::daemon {
+
+// The environment variable holding the Redis AUTH password when
+// --remote-password-file is not given.
+inline constexpr const char* kRemotePasswordEnv = "QDCACHED_REMOTE_PASSWORD";
+
+// The password: the first line of `path` (which others must not be able to
+// read), or $QDCACHED_REMOTE_PASSWORD when `path` is empty, or "" for none.
+// The password never appears in a Status or the log.
+[[nodiscard]] Expected<std::string> LoadRemotePassword(const std::string& path);
+
+struct StoreWithRemote {
+  std::unique_ptr<store::ArtifactStore> store;  // the local store, tiered when --remote is set
+  remote::RemoteTier* remote = nullptr;         // owned by `store`; null without --remote
+};
+
+// `local` unchanged when options.remote_url is empty.
+[[nodiscard]] Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
+                                                     std::unique_ptr<store::ArtifactStore> local);
+
+}  // namespace qdcache::daemon

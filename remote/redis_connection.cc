@@ -1,0 +1,111 @@
+#include "remote/redis_connection.h"
+
+#include <hiredis/hiredis.h>
+#include <sys/time.h>
+
+#include <cerrno>
+
+namespace qdcache::remote {
+namespace {
+
+timeval ToTimeval(std::chrono::milliseconds d) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(d.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((d.count() % 1000) * 1000);
+  return tv;
+}
+
+// Deep copy of a hiredis reply (which is freed right after).
+Reply Convert(const redisReply& r) {
+  Reply out;
+  switch (r.type) {
+    case REDIS_REPLY_STRING:
+      out.type = Reply::Type::kString;
+      out.str.assign(r.str, r.len);
+      break;
+    case REDIS_REPLY_STATUS:
+      out.type = Reply::Type::kStatus;
+      out.str.assign(r.str, r.len);
+      break;
+    case REDIS_REPLY_ERROR:
+      out.type = Reply::Type::kError;
+      out.str.assign(r.str, r.len);
+      break;
+    case REDIS_REPLY_INTEGER:
+      out.type = Reply::Type::kInteger;
+      out.integer = r.integer;
+      break;
+    case REDIS_REPLY_ARRAY:
+      out.type = Reply::Type::kArray;
+      out.elements.reserve(r.elements);
+      for (std::size_t i = 0; i < r.elements; ++i) out.elements.push_back(Convert(*r.element[i]));
+      break;
+    default:
+      out.type = Reply::Type::kNil;
+      break;
+  }
+  return out;
+}
+
+}  // namespace
+
+RedisConnection::RedisConnection(Endpoint endpoint, redisContext* context)
+    : endpoint_(std::move(endpoint)), context_(context) {}
+
+RedisConnection::~RedisConnection() { redisFree(context_); }
+
+Expected<std::unique_ptr<RedisConnection>> RedisConnection::Open(const Endpoint& endpoint,
+                                                                 const ConnectOptions& options) {
+  redisContext* c =
+      redisConnectWithTimeout(endpoint.host.c_str(), endpoint.port, ToTimeval(options.connect_timeout));
+  if (c == nullptr) return Unavailable("redis " + endpoint.ToString() + ": cannot allocate a connection");
+  if (c->err != 0) {
+    Status s = Unavailable("redis " + endpoint.ToString() + ": " + c->errstr);
+    redisFree(c);
+    return s;
+  }
+  if (redisSetTimeout(c, ToTimeval(options.op_timeout)) != REDIS_OK) {
+    redisFree(c);
+    return Unavailable("redis " + endpoint.ToString() + ": cannot set the timeout");
+  }
+  std::unique_ptr<RedisConnection> conn(new RedisConnection(endpoint, c));
+  if (!options.password.empty()) {
+    std::vector<std::string> auth = {"AUTH"};
+    if (!options.username.empty()) auth.push_back(options.username);
+    auth.push_back(options.password);
+    Expected<Reply> reply = conn->Command(auth);
+    if (!reply.ok()) return reply.status();
+    if (reply->is_error()) {
+      // The reply names no secret ("WRONGPASS invalid username-password pair").
+      return Status(Code::kPermissionDenied, "redis " + endpoint.ToString() + ": AUTH refused: " + reply->str);
+    }
+  }
+  return conn;
+}
+
+Expected<Reply> RedisConnection::Command(const std::vector<std::string>& argv) {
+  if (broken_) return Unavailable("redis " + endpoint_.ToString() + ": connection is broken");
+  std::vector<const char*> args;
+  std::vector<std::size_t> lengths;
+  args.reserve(argv.size());
+  lengths.reserve(argv.size());
+  for (const std::string& a : argv) {
+    args.push_back(a.data());
+    lengths.push_back(a.size());
+  }
+  void* raw = redisCommandArgv(context_, static_cast<int>(argv.size()), args.data(), lengths.data());
+  if (raw == nullptr) {
+    broken_ = true;
+    const bool timeout =
+        context_->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ETIMEDOUT);
+    const std::string what = "redis " + endpoint_.ToString() + ": " +
+                             (context_->errstr[0] != '\0' ? context_->errstr : "connection failed");
+    return timeout ? DeadlineExceeded(what) : Unavailable(what);
+  }
+  auto* reply = static_cast<redisReply*>(raw);
+  Reply out = Convert(*reply);
+  freeReplyObject(reply);
+  return out;
+}
+
+}  // namespace qdcache::remote

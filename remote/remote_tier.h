@@ -1,0 +1,107 @@
+// The remote tier: artifacts and fast-key aliases in Redis, shared by many
+// daemons. Every value is a self-checking envelope (remote_codec.h); every
+// call goes through a circuit breaker (circuit_breaker.h) so that a remote
+// that is down costs one fast failure, not a timeout per call.
+//
+// Failure model: the remote is an optimisation. Reads answer a value, a miss
+// (std::nullopt), or a Status for a failure (timeout, unreachable, breaker
+// open, Redis error), which callers treat as a miss. A corrupt or foreign
+// value is a miss, never an error, and is counted in Stats().corrupt. Writes
+// answer a Status that callers may log and ignore. Everything is counted.
+//
+// Thread-safe: every method may be called concurrently.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "common/expected.h"
+#include "remote/circuit_breaker.h"
+#include "remote/redis_client.h"
+#include "remote/redis_url.h"
+#include "store/record.h"
+
+namespace qdcache::remote {
+
+struct RemoteOptions {
+  RemoteUrl url;
+  ConnectOptions connect;  // timeouts and credentials
+  bool read_only = false;  // never write to the remote
+  std::chrono::seconds ttl{0};  // expiry of written keys; 0 = none
+  CircuitBreaker::Options breaker;
+  // Largest artifact body accepted from the remote (checked before it is
+  // decompressed).
+  std::uint64_t max_value_bytes = 1ull << 30;
+};
+
+struct RemoteStats {
+  std::uint64_t hits = 0;            // artifact and alias reads that found a valid value
+  std::uint64_t misses = 0;          // reads that found nothing (corrupt values included)
+  std::uint64_t errors = 0;          // reads that failed (timeout, unreachable, Redis error;
+                                     // skipped ones not included)
+  std::uint64_t corrupt = 0;         // values that failed verification (served as misses)
+  std::uint64_t writes = 0;          // values written
+  std::uint64_t write_failures = 0;  // writes that failed (skipped ones not included)
+  std::uint64_t skipped = 0;         // reads and writes not made because the breaker was open
+  bool healthy = true;               // breaker closed
+};
+
+class RemoteTier {
+ public:
+  // `client` talks to Redis (MakeRedisClient); `clock` drives the breaker
+  // (null: steady_clock).
+  RemoteTier(RemoteOptions options, std::unique_ptr<RedisClient> client,
+             CircuitBreaker::Clock clock = nullptr);
+
+  // One round trip to the remote, made at start-up: logs whether it answered
+  // and, if not, opens the breaker (the daemon starts anyway).
+  Status Probe();
+
+  // The record stored under `key`, verified against it.
+  [[nodiscard]] Expected<std::optional<store::ArtifactRecord>> GetArtifact(const store::ArtifactKey& key);
+  // `record` must be complete (store::ValidateForPut). OK without writing
+  // when read-only.
+  [[nodiscard]] Status PutArtifact(const store::ArtifactRecord& record);
+
+  [[nodiscard]] Expected<std::optional<store::ArtifactKey>> GetAlias(const store::AliasKey& alias);
+  [[nodiscard]] Status PutAlias(const store::AliasKey& alias, const store::ArtifactKey& key);
+
+  [[nodiscard]] RemoteStats Stats() const;
+  // Zeroes the counters (not the breaker).
+  void ResetStats();
+  [[nodiscard]] bool read_only() const { return options_.read_only; }
+  [[nodiscard]] const RemoteOptions& options() const { return options_; }
+
+  // Called with false when the breaker opens and true when it closes again
+  // (from whichever thread made the call that changed it). Set before use.
+  void SetHealthListener(std::function<void(bool healthy)> listener);
+
+ private:
+  // A call through the breaker; *skipped says the breaker refused it (then
+  // counted in skipped_, not made).
+  Expected<Reply> Call(std::string_view key, const std::vector<std::string>& argv, bool* skipped);
+  Status Write(const std::string& key, std::string value);
+  void NoteHealth();
+  void LogThrottled(const std::string& message);
+
+  const RemoteOptions options_;
+  const std::unique_ptr<RedisClient> client_;
+  CircuitBreaker breaker_;
+  std::function<void(bool)> health_listener_;
+
+  std::atomic<bool> healthy_{true};
+  std::atomic<std::uint64_t> hits_{0}, misses_{0}, errors_{0}, corrupt_{0}, writes_{0},
+      write_failures_{0}, skipped_{0};
+
+  std::mutex log_mu_;
+  std::chrono::steady_clock::time_point next_log_{};  // guarded by log_mu_
+  std::uint64_t suppressed_logs_ = 0;                 // guarded by log_mu_
+};
+
+}  // namespace qdcache::remote

@@ -1,0 +1,93 @@
+#include "remote/tiered_store.h"
+
+#include <spdlog/spdlog.h>
+
+#include "store/record_codec.h"
+
+namespace qdcache::remote {
+namespace {
+
+std::uint64_t NowUnixMs() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
+
+}  // namespace
+
+TieredStore::TieredStore(std::unique_ptr<store::ArtifactStore> local, std::unique_ptr<RemoteTier> remote)
+    : local_(std::move(local)), remote_(std::move(remote)) {}
+
+Expected<std::optional<store::ArtifactRecord>> TieredStore::Get(const store::ArtifactKey& key) {
+  Expected<std::optional<store::ArtifactRecord>> local = local_->Get(key);
+  if (!local.ok() || local->has_value()) return local;
+  Expected<std::optional<store::ArtifactRecord>> remote = remote_->GetArtifact(key);
+  if (!remote.ok() || !remote->has_value()) return local;  // a miss either way
+  if (Status s = local_->Put(**remote); !s.ok()) {
+    spdlog::warn("back-fill of a remote artifact into the local store failed: {}", s.ToString());
+  }
+  return remote;
+}
+
+Status TieredStore::Put(const store::ArtifactRecord& record, const std::optional<store::AliasKey>& alias) {
+  if (remote_->read_only()) return local_->Put(record, alias);
+  // The remote copy needs the digest and creation time the local store
+  // would fill in: fill them once, here, so both tiers hold the same record.
+  store::ArtifactRecord complete = record;
+  QDC_RETURN_IF_ERROR(store::ValidateForPut(&complete, NowUnixMs()));
+  QDC_RETURN_IF_ERROR(local_->Put(complete, alias));
+  (void)remote_->PutArtifact(complete);  // counted and logged by the tier
+  if (alias) (void)remote_->PutAlias(*alias, complete.key);
+  return Status::Ok();
+}
+
+Expected<std::optional<store::ArtifactKey>> TieredStore::GetAlias(const store::AliasKey& alias) {
+  Expected<std::optional<store::ArtifactKey>> local = local_->GetAlias(alias);
+  if (!local.ok() || local->has_value()) return local;
+  Expected<std::optional<store::ArtifactKey>> remote = remote_->GetAlias(alias);
+  if (!remote.ok() || !remote->has_value()) return local;
+  if (Status s = local_->PutAlias(alias, **remote); !s.ok()) {
+    spdlog::warn("back-fill of a remote alias into the local store failed: {}", s.ToString());
+  }
+  return remote;
+}
+
+Status TieredStore::PutAlias(const store::AliasKey& alias, const store::ArtifactKey& key) {
+  QDC_RETURN_IF_ERROR(local_->PutAlias(alias, key));
+  if (!remote_->read_only()) (void)remote_->PutAlias(alias, key);
+  return Status::Ok();
+}
+
+Status TieredStore::Delete(const store::ArtifactKey& key) { return local_->Delete(key); }
+
+Expected<std::optional<std::string>> TieredStore::GetStage(const std::string& key) {
+  return local_->GetStage(key);
+}
+
+Status TieredStore::PutStage(const std::string& key, std::string_view value) {
+  return local_->PutStage(key, value);
+}
+
+Status TieredStore::FlushAccessTimes() { return local_->FlushAccessTimes(); }
+
+Expected<std::vector<store::EntrySummary>> TieredStore::List(std::size_t limit) {
+  return local_->List(limit);
+}
+
+Expected<store::EvictionResult> TieredStore::EvictOlderThan(std::chrono::milliseconds age) {
+  return local_->EvictOlderThan(age);
+}
+
+Expected<store::EvictionResult> TieredStore::TrimTo(std::uint64_t max_bytes) {
+  return local_->TrimTo(max_bytes);
+}
+
+Expected<store::VerifyResult> TieredStore::Verify() { return local_->Verify(); }
+
+store::StoreStats TieredStore::Stats() { return local_->Stats(); }
+
+Expected<std::unique_ptr<store::StoreSnapshot>> TieredStore::OpenSnapshot(const store::AliasScope& scope) {
+  return local_->OpenSnapshot(scope);
+}
+
+}  // namespace qdcache::remote

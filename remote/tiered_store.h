@@ -1,0 +1,59 @@
+// An ArtifactStore over two tiers: the daemon's local store (RocksDB) and a
+// remote tier shared by many daemons (remote_tier.h).
+//
+//   Get / GetAlias   local first; on a local miss, the remote (read-through).
+//                    A remote hit, verified, is back-filled into the local
+//                    store (Put / PutAlias) and returned; a failed back-fill
+//                    is logged and the value served anyway.
+//   Put / PutAlias   local, then, unless the remote is read-only, the remote
+//                    (write-through). The result is the local write's: a
+//                    failed remote write is counted and logged only.
+//   everything else  local only: stage outputs (GetStage / PutStage), List,
+//                    Delete, EvictOlderThan, TrimTo, Verify, FlushAccessTimes,
+//                    OpenSnapshot (export)
+//                    and Stats concern this daemon's store; the remote keeps
+//                    its own expiry (--remote-ttl, Redis maxmemory policy).
+//
+// Fail open: a remote that fails, times out or is behind an open breaker is a
+// miss for reads and a no-op for writes; local hits and compiles go on.
+// A local read failure is returned as it is (the remote is not consulted).
+//
+// Thread-safety: as ArtifactStore; both tiers must outlive the calls.
+#pragma once
+
+#include <memory>
+
+#include "remote/remote_tier.h"
+#include "store/artifact_store.h"
+
+namespace qdcache::remote {
+
+class TieredStore final : public store::ArtifactStore {
+ public:
+  TieredStore(std::unique_ptr<store::ArtifactStore> local, std::unique_ptr<RemoteTier> remote);
+
+  [[nodiscard]] Expected<std::optional<store::ArtifactRecord>> Get(const store::ArtifactKey& key) override;
+  [[nodiscard]] Status Put(const store::ArtifactRecord& record,
+                           const std::optional<store::AliasKey>& alias = std::nullopt) override;
+  [[nodiscard]] Expected<std::optional<store::ArtifactKey>> GetAlias(const store::AliasKey& alias) override;
+  [[nodiscard]] Status PutAlias(const store::AliasKey& alias, const store::ArtifactKey& key) override;
+  [[nodiscard]] Status Delete(const store::ArtifactKey& key) override;
+  [[nodiscard]] Expected<std::optional<std::string>> GetStage(const std::string& key) override;
+  [[nodiscard]] Status PutStage(const std::string& key, std::string_view value) override;
+  [[nodiscard]] Status FlushAccessTimes() override;
+  [[nodiscard]] Expected<std::vector<store::EntrySummary>> List(std::size_t limit = 0) override;
+  [[nodiscard]] Expected<store::EvictionResult> EvictOlderThan(std::chrono::milliseconds age) override;
+  [[nodiscard]] Expected<store::EvictionResult> TrimTo(std::uint64_t max_bytes) override;
+  [[nodiscard]] Expected<store::VerifyResult> Verify() override;
+  [[nodiscard]] store::StoreStats Stats() override;
+  // The local store's snapshot: an export carries what this host holds.
+  [[nodiscard]] Expected<std::unique_ptr<store::StoreSnapshot>> OpenSnapshot(const store::AliasScope& scope) override;
+
+  [[nodiscard]] RemoteTier& remote() { return *remote_; }
+
+ private:
+  const std::unique_ptr<store::ArtifactStore> local_;
+  const std::unique_ptr<RemoteTier> remote_;
+};
+
+}  // namespace qdcache::remote

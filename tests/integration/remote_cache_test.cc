@@ -1,0 +1,308 @@
+// The Redis remote tier through real daemons with separate local stores and
+// a real Redis (one server, or a cluster of three masters), started by the
+// test. Each behaviour runs against both deployments. Skipped (with a
+// warning) when redis-server is not on PATH.
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/kernels.h"
+#include "tests/support/redis_server.h"
+#include "tests/support/subprocess.h"
+
+using namespace qdcache;
+using namespace qdcache::testing;
+
+namespace {
+
+constexpr const char* kPrefix = "itest:";
+
+// A standalone server or a cluster, behind one URL.
+class Backend {
+ public:
+  Backend(const std::string& dir, bool cluster) : dir_(dir), cluster_(cluster) {
+    if (cluster_) {
+      cluster_nodes_ = std::make_unique<RedisCluster>(dir_);
+      cluster_nodes_->Start();
+    } else {
+      server_ = std::make_unique<RedisServer>(dir_);
+      server_->Start();
+    }
+  }
+  std::string Url() {
+    std::string url = cluster_ ? "redis-cluster://" : "redis://";
+    std::vector<RedisServer*> nodes = Nodes();
+    // A cluster is reached through one seed; the others come from CLUSTER SLOTS.
+    url += nodes.front()->endpoint().ToString();
+    return url + "/" + kPrefix;
+  }
+  std::vector<RedisServer*> Nodes() {
+    if (!cluster_) return {server_.get()};
+    std::vector<RedisServer*> nodes;
+    for (auto& n : cluster_nodes_->nodes()) nodes.push_back(n.get());
+    return nodes;
+  }
+  void Kill() {
+    if (cluster_) {
+      cluster_nodes_->KillAll();
+    } else {
+      server_->Kill();
+    }
+  }
+  void Restart() {
+    if (cluster_) {
+      cluster_nodes_->RestartAll();
+    } else {
+      server_->Start();
+    }
+  }
+
+ private:
+  const std::string dir_;
+  const bool cluster_;
+  std::unique_ptr<RedisServer> server_;
+  std::unique_ptr<RedisCluster> cluster_nodes_;
+};
+
+std::string SubDir(const TempDir& dir, const std::string& name) {
+  const std::string path = dir / name;
+  ::mkdir(path.c_str(), 0700);
+  return path;
+}
+
+std::vector<std::string> RemoteArgs(Backend& backend, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--remote", backend.Url(), "--remote-backoff", "200ms",
+                                   "--workers", "1"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// A small, distinct CPU kernel per `n`, with a fast key.
+v1::KernelDescriptor Kernel(int n) {
+  v1::KernelDescriptor d = Descriptor("cpu/saxpy.ll", "cpu:x86-64");
+  d.set_ir("define i64 @value() {\n  ret i64 " + std::to_string(n) + "\n}\n");
+  d.set_fast_key("remote-fk-" + std::to_string(n));
+  d.set_namespace_("remote-test");
+  return d;
+}
+
+v1::CompileResult LookupFastKey(const DaemonProcess& daemon, const v1::KernelDescriptor& d) {
+  v1::LookupRequest request;
+  v1::FastKeyQuery* q = request.add_queries();
+  q->set_fast_key(d.fast_key());
+  q->set_namespace_(d.namespace_());
+  *q->mutable_target() = d.target();
+  auto response = daemon.Connect()->Lookup(request);
+  REQUIRE(response.ok());
+  REQUIRE(response->results_size() == 1);
+  return response->results(0);
+}
+
+v1::Stats StatsOf(const DaemonProcess& daemon) {
+  auto s = daemon.Connect()->Stats();
+  REQUIRE(s.ok());
+  return *s;
+}
+
+bool SkipWithoutRedis() {
+  if (RedisAvailable()) return false;
+  WARN("redis-server / redis-cli not on PATH: remote tier tests skipped");
+  return true;
+}
+
+void SharesArtifactsBetweenDaemons(bool cluster) {
+  TempDir dir;
+  Backend backend(SubDir(dir, "redis"), cluster);
+  DaemonProcess a(SubDir(dir, "a"), RemoteArgs(backend));
+  DaemonProcess b(SubDir(dir, "b"), RemoteArgs(backend));
+  a.Start();
+  b.Start();
+  const v1::KernelDescriptor d = Kernel(1);
+  const v1::CompileResult compiled = CompileOne(*a.Connect(), d);
+  REQUIRE(compiled.status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(StatsOf(a).remote_writes() >= 2);  // the artifact and its alias
+
+  // B has never seen the kernel: the fast key and the IR both find A's artifact.
+  const v1::CompileResult by_fast_key = LookupFastKey(b, d);
+  REQUIRE(by_fast_key.status() == v1::CACHE_STATUS_ALIAS_HIT);
+  CHECK(by_fast_key.artifact().payload() == compiled.artifact().payload());
+  const v1::CompileResult by_ir = CompileOne(*b.Connect(), Kernel(1));
+  CHECK(by_ir.status() == v1::CACHE_STATUS_HIT);
+  CHECK(by_ir.artifact().payload() == compiled.artifact().payload());
+
+  const v1::Stats s = StatsOf(b);
+  CHECK(s.compiles() == 0);
+  CHECK(s.remote_hits() >= 2);
+  CHECK(s.remote_corrupt() == 0);
+  CHECK(s.remote_state() == "ok");
+  CHECK(s.store_artifacts() == 1);  // back-filled into B's local store
+  CHECK(b.Connect()->Ping("qdcache.remote").ok());
+}
+
+void SurvivesRedisDownAndReconnects(bool cluster) {
+  TempDir dir;
+  Backend backend(SubDir(dir, "redis"), cluster);
+  DaemonProcess a(SubDir(dir, "a"), RemoteArgs(backend));
+  DaemonProcess b(SubDir(dir, "b"), RemoteArgs(backend));
+  a.Start();
+  b.Start();
+  const v1::CompileResult first = CompileOne(*a.Connect(), Kernel(1));
+  REQUIRE(CompileOne(*b.Connect(), Kernel(1)).status() == v1::CACHE_STATUS_HIT);
+
+  backend.Kill();
+  // Local hits and new compiles go on; the failures open B's breaker.
+  const v1::CompileResult local = CompileOne(*b.Connect(), Kernel(1));
+  CHECK(local.status() == v1::CACHE_STATUS_HIT);
+  CHECK(local.artifact().payload() == first.artifact().payload());
+  for (int n = 10; n < 13; ++n) {
+    CHECK(CompileOne(*b.Connect(), Kernel(n)).status() == v1::CACHE_STATUS_COMPILED);
+  }
+  v1::Stats down = StatsOf(b);
+  CHECK(down.remote_state() == "degraded");
+  CHECK(down.remote_errors() + down.remote_write_failures() >= 3);
+  CHECK(down.compiles() == 3);
+
+  backend.Restart();
+  // Without restarting either daemon: once the back-off has passed, a probe
+  // reaches Redis again and B finds what A writes from now on.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool shared = false;
+  for (int n = 100; !shared && std::chrono::steady_clock::now() < deadline; ++n) {
+    REQUIRE(CompileOne(*a.Connect(), Kernel(n)).status() == v1::CACHE_STATUS_COMPILED);
+    shared = LookupFastKey(b, Kernel(n)).status() == v1::CACHE_STATUS_ALIAS_HIT;
+    if (!shared) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(shared);
+  const v1::Stats up = StatsOf(b);
+  CHECK(up.remote_state() == "ok");
+  CHECK(up.remote_hits() > down.remote_hits());
+  CHECK(a.Alive());
+  CHECK(b.Alive());
+}
+
+void CorruptValueIsAMiss(bool cluster) {
+  TempDir dir;
+  Backend backend(SubDir(dir, "redis"), cluster);
+  DaemonProcess a(SubDir(dir, "a"), RemoteArgs(backend));
+  DaemonProcess b(SubDir(dir, "b"), RemoteArgs(backend));
+  a.Start();
+  b.Start();
+  const v1::CompileResult compiled = CompileOne(*a.Connect(), Kernel(7));
+  REQUIRE(OverwriteKeys(backend.Nodes(), std::string(kPrefix) + "v1:a:*", "QDRM not really") == 1);
+
+  const v1::CompileResult again = CompileOne(*b.Connect(), Kernel(7));
+  CHECK(again.status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(again.artifact().payload() == compiled.artifact().payload());
+  const v1::Stats s = StatsOf(b);
+  CHECK(s.remote_corrupt() >= 1);  // read again by the compile leader
+  CHECK(s.compiles() == 1);
+  CHECK(s.remote_state() == "ok");
+  // B's write-through replaced the corrupt value: a third daemon hits.
+  DaemonProcess c(SubDir(dir, "c"), RemoteArgs(backend));
+  c.Start();
+  CHECK(CompileOne(*c.Connect(), Kernel(7)).status() == v1::CACHE_STATUS_HIT);
+}
+
+void ReadOnlyNeverWrites(bool cluster) {
+  TempDir dir;
+  Backend backend(SubDir(dir, "redis"), cluster);
+  DaemonProcess reader(SubDir(dir, "r"), RemoteArgs(backend, {"--remote-read-only"}));
+  reader.Start();
+  CHECK(CompileOne(*reader.Connect(), Kernel(3)).status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(DbSize(backend.Nodes()) == 0);
+
+  DaemonProcess writer(SubDir(dir, "w"), RemoteArgs(backend));
+  writer.Start();
+  const v1::CompileResult compiled = CompileOne(*writer.Connect(), Kernel(4));
+  const long long written = DbSize(backend.Nodes());
+  CHECK(written == 2);  // artifact and alias
+
+  const v1::CompileResult hit = CompileOne(*reader.Connect(), Kernel(4));
+  CHECK(hit.status() == v1::CACHE_STATUS_HIT);
+  CHECK(hit.artifact().payload() == compiled.artifact().payload());
+  CHECK(LookupFastKey(reader, Kernel(4)).status() == v1::CACHE_STATUS_ALIAS_HIT);
+  CHECK(DbSize(backend.Nodes()) == written);
+  const v1::Stats s = StatsOf(reader);
+  CHECK(s.remote_writes() == 0);
+  CHECK(s.remote_hits() >= 1);
+}
+
+}  // namespace
+
+TEST_CASE("daemons sharing a Redis serve each other's artifacts by IR and fast key",
+          "[integration][remote]") {
+  if (SkipWithoutRedis()) return;
+  SharesArtifactsBetweenDaemons(false);
+}
+
+TEST_CASE("daemons sharing a Redis Cluster serve each other's artifacts by IR and fast key",
+          "[integration][remote][cluster]") {
+  if (SkipWithoutRedis()) return;
+  SharesArtifactsBetweenDaemons(true);
+}
+
+TEST_CASE("with Redis down a daemon serves and compiles, then uses Redis again once it is back",
+          "[integration][remote]") {
+  if (SkipWithoutRedis()) return;
+  SurvivesRedisDownAndReconnects(false);
+}
+
+TEST_CASE("with the Redis Cluster down a daemon serves and compiles, then uses it again",
+          "[integration][remote][cluster]") {
+  if (SkipWithoutRedis()) return;
+  SurvivesRedisDownAndReconnects(true);
+}
+
+TEST_CASE("a corrupt value in Redis is a counted miss and the daemon compiles", "[integration][remote]") {
+  if (SkipWithoutRedis()) return;
+  CorruptValueIsAMiss(false);
+}
+
+TEST_CASE("a corrupt value in the Redis Cluster is a counted miss and the daemon compiles",
+          "[integration][remote][cluster]") {
+  if (SkipWithoutRedis()) return;
+  CorruptValueIsAMiss(true);
+}
+
+TEST_CASE("a read-only remote tier reads Redis and writes nothing to it", "[integration][remote]") {
+  if (SkipWithoutRedis()) return;
+  ReadOnlyNeverWrites(false);
+}
+
+TEST_CASE("a read-only remote tier reads the Redis Cluster and writes nothing to it",
+          "[integration][remote][cluster]") {
+  if (SkipWithoutRedis()) return;
+  ReadOnlyNeverWrites(true);
+}
+
+TEST_CASE("a daemon whose Redis is unreachable at start starts, degraded", "[integration][remote]") {
+  if (SkipWithoutRedis()) return;
+  TempDir dir;
+  // The port of a server that has been killed: nothing listens there.
+  RedisServer redis(SubDir(dir, "redis"));
+  redis.Start();
+  const std::string url = "redis://" + redis.endpoint().ToString() + "/" + kPrefix;
+  redis.Kill();
+  DaemonProcess daemon(SubDir(dir, "d"), {"--remote", url, "--remote-backoff", "1m"});
+  daemon.Start();
+  CHECK(CompileOne(*daemon.Connect(), Kernel(5)).status() == v1::CACHE_STATUS_COMPILED);
+  const v1::Stats s = StatsOf(daemon);
+  CHECK(s.remote_state() == "degraded");
+  CHECK(s.remote_skipped() >= 1);
+  CHECK(daemon.log().find("does not answer") != std::string::npos);
+  // The daemon is healthy; the remote tier's health service says it is not.
+  CHECK(daemon.Connect()->Ping().ok());
+  CHECK(daemon.Connect()->Ping("qdcache.remote").code() == Code::kUnavailable);
+}
+
+TEST_CASE("a daemon without a remote reports its remote state as off", "[integration][remote]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  CHECK(StatsOf(daemon).remote_state() == "off");
+  CHECK(daemon.Connect()->Ping("qdcache.remote").code() == Code::kNotFound);
+}

@@ -1,0 +1,238 @@
+#include "tests/support/redis_server.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+#include "tests/support/subprocess.h"
+
+namespace qdcache::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(20);
+
+// A loopback port that was free a moment ago (bound to port 0, then closed).
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error("socket failed");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    throw std::runtime_error("cannot bind a loopback port");
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+remote::ConnectOptions TestConnectOptions() {
+  remote::ConnectOptions o;
+  o.connect_timeout = std::chrono::seconds(2);
+  o.op_timeout = std::chrono::seconds(5);
+  return o;
+}
+
+}  // namespace
+
+std::string FindOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t begin = 0;
+  while (begin <= dirs.size()) {
+    const std::size_t colon = dirs.find(':', begin);
+    const std::string dir = dirs.substr(begin, colon - begin);
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string::npos) break;
+    begin = colon + 1;
+  }
+  return "";
+}
+
+bool RedisAvailable() { return !FindOnPath("redis-server").empty() && !FindOnPath("redis-cli").empty(); }
+
+RedisServer::RedisServer(std::string dir, bool cluster) : dir_(std::move(dir)), cluster_(cluster) {}
+
+RedisServer::~RedisServer() { Kill(); }
+
+void RedisServer::Start() {
+  if (port_ == 0) {
+    port_ = FreePort();
+    if (cluster_) {
+      do {
+        bus_port_ = FreePort();
+      } while (bus_port_ == port_);
+    }
+  }
+  const std::string binary = FindOnPath("redis-server");
+  if (binary.empty()) throw std::runtime_error("redis-server is not on PATH");
+  std::vector<std::string> argv = {binary,        "--port",  std::to_string(port_), "--bind", "127.0.0.1",
+                                   "--save",      "",        "--appendonly",        "no",     "--dir",
+                                   dir_,          "--daemonize", "no"};
+  if (cluster_) {
+    for (const std::string& a :
+         {std::string("--cluster-enabled"), std::string("yes"), std::string("--cluster-config-file"),
+          "nodes-" + std::to_string(port_) + ".conf", std::string("--cluster-port"),
+          std::to_string(bus_port_), std::string("--cluster-node-timeout"), std::string("3000")}) {
+      argv.push_back(a);
+    }
+  }
+  std::vector<char*> args;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  const std::string log_path = dir_ + "/redis-" + std::to_string(port_) + ".log";
+  const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const pid_t parent = ::getpid();
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    if (::dup2(log_fd, 1) < 0 || ::dup2(log_fd, 2) < 0) ::_exit(127);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(log_fd);
+  // Ready when it answers PING; it may also die (port taken meanwhile).
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (true) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      throw std::runtime_error("redis-server exited at start:\n" + log());
+    }
+    auto conn = remote::RedisConnection::Open(endpoint(), TestConnectOptions());
+    if (conn.ok()) {
+      auto pong = (*conn)->Command({"PING"});
+      if (pong.ok() && pong->str == "PONG") return;
+    }
+    if (Clock::now() > deadline) {
+      Kill();
+      throw std::runtime_error("redis-server did not answer PING in time:\n" + log());
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+void RedisServer::Kill() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+remote::Reply RedisServer::Command(const std::vector<std::string>& argv) const {
+  auto conn = remote::RedisConnection::Open(endpoint(), TestConnectOptions());
+  if (!conn.ok()) throw std::runtime_error(conn.status().ToString());
+  auto reply = (*conn)->Command(argv);
+  if (!reply.ok()) throw std::runtime_error(reply.status().ToString());
+  return std::move(reply).value();
+}
+
+std::string RedisServer::log() const {
+  try {
+    return ReadFileOrDie(dir_ + "/redis-" + std::to_string(port_) + ".log");
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+RedisCluster::RedisCluster(const std::string& dir) {
+  for (int i = 0; i < 3; ++i) nodes_.push_back(std::make_unique<RedisServer>(dir, /*cluster=*/true));
+}
+
+void RedisCluster::Start() {
+  std::vector<std::string> argv = {FindOnPath("redis-cli"), "--cluster", "create"};
+  for (auto& node : nodes_) {
+    node->Start();
+    argv.push_back(node->endpoint().ToString());
+  }
+  for (const char* a : {"--cluster-replicas", "0", "--cluster-yes"}) argv.push_back(a);
+  RunResult created = Run(argv);
+  if (created.exit_code != 0) {
+    throw std::runtime_error("redis-cli --cluster create failed:\n" + created.out + created.err);
+  }
+  WaitUntilOk();
+}
+
+void RedisCluster::KillAll() {
+  for (auto& node : nodes_) node->Kill();
+}
+
+void RedisCluster::RestartAll() {
+  for (auto& node : nodes_) {
+    if (!node->running()) node->Start();
+  }
+  WaitUntilOk();
+}
+
+void RedisCluster::WaitUntilOk() const {
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  for (const auto& node : nodes_) {
+    while (true) {
+      remote::Reply info = node->Command({"CLUSTER", "INFO"});
+      if (info.str.find("cluster_state:ok") != std::string::npos) break;
+      if (Clock::now() > deadline) throw std::runtime_error("the cluster did not become ok:\n" + info.str);
+      std::this_thread::sleep_for(kPollInterval);
+    }
+  }
+}
+
+RedisServer& RedisCluster::NodeForSlot(int slot) {
+  remote::Reply slots = nodes_.front()->Command({"CLUSTER", "SLOTS"});
+  for (const remote::Reply& range : slots.elements) {
+    if (range.elements[0].integer <= slot && slot <= range.elements[1].integer) {
+      const long long port = range.elements[2].elements[1].integer;
+      for (auto& node : nodes_) {
+        if (node->port() == port) return *node;
+      }
+    }
+  }
+  throw std::runtime_error("no node serves slot " + std::to_string(slot));
+}
+
+std::string RedisCluster::NodeId(const RedisServer& node) const { return node.Command({"CLUSTER", "MYID"}).str; }
+
+std::vector<std::string> KeysOn(const std::vector<RedisServer*>& nodes, const std::string& pattern) {
+  std::vector<std::string> keys;
+  for (RedisServer* node : nodes) {
+    for (const remote::Reply& key : node->Command({"KEYS", pattern}).elements) keys.push_back(key.str);
+  }
+  return keys;
+}
+
+long long DbSize(const std::vector<RedisServer*>& nodes) {
+  long long total = 0;
+  for (RedisServer* node : nodes) total += node->Command({"DBSIZE"}).integer;
+  return total;
+}
+
+int OverwriteKeys(const std::vector<RedisServer*>& nodes, const std::string& pattern,
+                  const std::string& value) {
+  int n = 0;
+  for (RedisServer* node : nodes) {
+    for (const remote::Reply& key : node->Command({"KEYS", pattern}).elements) {
+      remote::Reply ok = node->Command({"SET", key.str, value});
+      if (ok.is_error()) throw std::runtime_error("SET failed: " + ok.str);
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace qdcache::testing

@@ -1,0 +1,85 @@
+// Real redis-server processes for integration tests: one server, or a Redis
+// Cluster of three masters, on free loopback ports, found on PATH. Each
+// process dies with the test (PR_SET_PDEATHSIG) and is killed on destruction.
+// Readiness is a PING (or CLUSTER INFO) loop bounded by a deadline.
+//
+// Tests that need Redis call RedisAvailable() first and return with a WARN
+// when it is false (Catch2 v2 has no SKIP).
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "remote/redis_connection.h"
+#include "remote/redis_url.h"
+
+namespace qdcache::testing {
+
+// True when redis-server and redis-cli are on PATH.
+bool RedisAvailable();
+// Full path of `name` on PATH; empty when absent.
+std::string FindOnPath(const std::string& name);
+
+class RedisServer {
+ public:
+  // `dir`: the server's working directory (logs, cluster config). With
+  // `cluster`, the server runs in cluster mode with its config in `dir`.
+  RedisServer(std::string dir, bool cluster = false);
+  ~RedisServer();  // SIGKILLs a server still running
+  RedisServer(const RedisServer&) = delete;
+  RedisServer& operator=(const RedisServer&) = delete;
+
+  // Starts on free ports (first call) or the same ports as before (after
+  // Kill), and waits until it answers PING. Throws on failure with its log.
+  void Start();
+  void Kill();  // SIGKILL and wait
+  bool running() const { return pid_ > 0; }
+
+  int port() const { return port_; }
+  remote::Endpoint endpoint() const { return {"127.0.0.1", port_}; }
+  // Runs one command on this server; throws if it cannot be reached.
+  remote::Reply Command(const std::vector<std::string>& argv) const;
+  std::string log() const;
+
+ private:
+  const std::string dir_;
+  const bool cluster_;
+  int port_ = 0;
+  int bus_port_ = 0;
+  pid_t pid_ = -1;
+};
+
+// Three masters, every slot assigned (redis-cli --cluster create).
+class RedisCluster {
+ public:
+  explicit RedisCluster(const std::string& dir);
+  // Starts the nodes, creates the cluster and waits until every node says
+  // cluster_state:ok.
+  void Start();
+  void KillAll();
+  // Starts the killed nodes again on their ports with their cluster config;
+  // waits for cluster_state:ok.
+  void RestartAll();
+  void WaitUntilOk() const;
+
+  std::vector<std::unique_ptr<RedisServer>>& nodes() { return nodes_; }
+  // The node serving `slot` (per CLUSTER SLOTS of the first node).
+  RedisServer& NodeForSlot(int slot);
+  std::string NodeId(const RedisServer& node) const;
+
+ private:
+  std::vector<std::unique_ptr<RedisServer>> nodes_;
+};
+
+// The nodes behind a URL under test: what the integration tests inspect.
+// Keys matching `pattern` over every node.
+std::vector<std::string> KeysOn(const std::vector<RedisServer*>& nodes, const std::string& pattern);
+// Sum of DBSIZE over the nodes.
+long long DbSize(const std::vector<RedisServer*>& nodes);
+// Overwrites every key matching `pattern` with `value`, on the node that holds it.
+int OverwriteKeys(const std::vector<RedisServer*>& nodes, const std::string& pattern, const std::string& value);
+
+}  // namespace qdcache::testing
