@@ -67,9 +67,21 @@ TEST_CASE("every setting in the table is a flag, an environment variable and a f
                                           : TomlString(value)) + "\n");
     CHECK(Parse({"--config", file.path()}).ok());
     CHECK(Parse({}, {{EnvName(s.name), value}}).ok());
-    CHECK(Parse(s.kind == ValueKind::kBool ? std::vector<std::string>{"--" + s.name}
-                                           : std::vector<std::string>{"--" + s.name, value}).ok());
+    std::vector<std::string> flag = s.kind == ValueKind::kBool ? std::vector<std::string>{"--" + s.name}
+                                                                : std::vector<std::string>{"--" + s.name, value};
+    // The remote-* settings other than remote itself need a remote.
+    if (s.name.starts_with("remote-")) flag.insert(flag.end(), {"--remote", "redis://127.0.0.1:6379"});
+    CHECK(Parse(flag).ok());
   }
+}
+
+TEST_CASE("remote-* settings without a remote are refused", "[daemon][config]") {
+  Expected<DaemonOptions> o = Parse({"--remote-read-only"});
+  REQUIRE_FALSE(o.ok());
+  CHECK(o.status().message().find("need --remote") != std::string::npos);
+  CHECK(Parse({"--remote-read-only", "--remote", "redis://127.0.0.1:6379"}).ok());
+  CHECK_FALSE(Parse({"--remote", "redis://h:1/x", "--remote-timeout", "0"}).ok());
+  CHECK_FALSE(Parse({}, {{"QDCACHED_REMOTE", "memcached://h:1"}}).ok());
 }
 
 TEST_CASE("a flag beats the environment, which beats the file, which beats the default", "[daemon][config]") {
