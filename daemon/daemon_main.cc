@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "compiler/worker_main.h"
+#include "daemon/remote_setup.h"
 #include "daemon/server.h"
 #include "daemon/service_manager.h"
 #include "daemon/socket_activation.h"
@@ -41,6 +42,7 @@ int RunDaemonMain(int argc, const char* const* argv) {
   if (argc > 1 && std::string_view(argv[1]) == compiler::kCompileWorkerFlag) {
     return compiler::RunCompileWorkerMain(argc, argv);
   }
+  TakeRemotePasswordFromEnvironment();  // before any thread; workers never see it
   sigset_t signals = BlockTerminationSignals();
   Expected<DaemonOptions> parsed = ParseDaemonFlags(argc, argv);
   if (!parsed.ok()) {

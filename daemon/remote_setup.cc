@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "remote/redis_client.h"
 #include "remote/redis_url.h"
@@ -18,10 +19,24 @@ namespace {
 
 constexpr std::size_t kMaxPasswordFileBytes = 64 << 10;
 
+// Set once by TakeRemotePasswordFromEnvironment, before any other thread.
+std::optional<std::string>& TakenPassword() {
+  static std::optional<std::string> password;
+  return password;
+}
+
 }  // namespace
+
+void TakeRemotePasswordFromEnvironment() {
+  const char* env = std::getenv(kRemotePasswordEnv);
+  if (env == nullptr) return;
+  TakenPassword() = std::string(env);
+  ::unsetenv(kRemotePasswordEnv);
+}
 
 Expected<std::string> LoadRemotePassword(const std::string& path) {
   if (path.empty()) {
+    if (TakenPassword()) return *TakenPassword();
     const char* env = std::getenv(kRemotePasswordEnv);
     return std::string(env == nullptr ? "" : env);
   }

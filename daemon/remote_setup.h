@@ -19,8 +19,16 @@ namespace qdcache::daemon {
 // --remote-password-file is not given.
 inline constexpr const char* kRemotePasswordEnv = "QDCACHED_REMOTE_PASSWORD";
 
+// Moves $QDCACHED_REMOTE_PASSWORD out of the environment into this process's
+// memory, so compile workers and anything else the daemon starts never
+// inherit it. Call once, first thing in main, while the process has one
+// thread (it calls unsetenv).
+void TakeRemotePasswordFromEnvironment();
+
 // The password: the first line of `path` (which others must not be able to
-// read), or $QDCACHED_REMOTE_PASSWORD when `path` is empty, or "" for none.
+// read), or $QDCACHED_REMOTE_PASSWORD (as taken by
+// TakeRemotePasswordFromEnvironment, else as the environment has it now)
+// when `path` is empty, or "" for none.
 // The password never appears in a Status or the log.
 [[nodiscard]] Expected<std::string> LoadRemotePassword(const std::string& path);
 

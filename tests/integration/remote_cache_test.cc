@@ -6,7 +6,10 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "tests/support/daemon_process.h"
@@ -305,4 +308,52 @@ TEST_CASE("a daemon without a remote reports its remote state as off", "[integra
   daemon.Start();
   CHECK(StatsOf(daemon).remote_state() == "off");
   CHECK(daemon.Connect()->Ping("qdcache.remote").code() == Code::kNotFound);
+}
+
+namespace {
+
+// The compile workers of `daemon`: its child processes.
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+    std::istringstream rest(line.substr(line.rfind(')') + 1));
+    std::string state;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+}  // namespace
+
+TEST_CASE("the Redis password from the environment authenticates, and compile workers never inherit it",
+          "[integration][remote]") {
+  if (SkipWithoutRedis()) return;
+  TempDir dir;
+  RedisServer redis(SubDir(dir, "redis"));
+  redis.Start();
+  REQUIRE_FALSE(redis.Command({"CONFIG", "SET", "requirepass", "s3cret-pw"}).is_error());
+  const std::string url = "redis://" + redis.endpoint().ToString() + "/" + kPrefix;
+  DaemonProcess daemon(SubDir(dir, "d"), {"--remote", url, "--workers", "1"});
+  daemon.set_env({"QDCACHED_REMOTE_PASSWORD=s3cret-pw"});
+  daemon.Start();
+  CHECK(CompileOne(*daemon.Connect(), Kernel(41)).status() == v1::CACHE_STATUS_COMPILED);
+  const v1::Stats s = StatsOf(daemon);
+  CHECK(s.remote_state() == "ok");
+  CHECK(s.remote_writes() >= 1);
+  CHECK(s.remote_errors() == 0);
+  CHECK(daemon.log().find("s3cret-pw") == std::string::npos);
+  const std::vector<pid_t> workers = ChildrenOf(daemon.pid());
+  CHECK(workers.size() >= 2);  // a key worker and a compile worker
+  for (pid_t worker : workers) {
+    INFO("worker " << worker);
+    const std::string environ = ReadFileOrDie("/proc/" + std::to_string(worker) + "/environ");
+    CHECK(environ.find("QDCACHED_REMOTE_PASSWORD") == std::string::npos);
+  }
 }
