@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,14 +50,23 @@ std::string Errno(const std::string& what) { return what + ": " + std::strerror(
       ::dup2(ready_high, kReadyFd) < 0) {
     ::_exit(127);
   }
-  ::syscall(SYS_close_range, kReadyFd + 1, ~0u, 0);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (::syscall(SYS_close_range, kReadyFd + 1, ~0u, 0) != 0) {
+    // Kernels before 5.9 (or a seccomp filter) lack close_range: close one by one.
+    struct rlimit files {};
+    const rlim_t last = ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY
+                            ? files.rlim_cur
+                            : 65536;
+    for (rlim_t fd = kReadyFd + 1; fd < last; ++fd) ::close(static_cast<int>(fd));
+  }
+  // Handlers back to their defaults before unblocking: a signal pending now
+  // must not run the caller's handler in this forked copy.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig)
     ::sigaction(sig, &dfl, nullptr);  // ignored ones survive exec
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
   if (::chdir("/") != 0) ::_exit(127);
   ::execve(binary, argv, environ);
   [[maybe_unused]] ssize_t n = ::write(2, exec_failed_message, std::strlen(exec_failed_message));

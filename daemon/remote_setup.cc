@@ -68,7 +68,10 @@ Expected<std::string> LoadRemotePassword(const std::string& path) {
 
 Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
                                         std::unique_ptr<store::ArtifactStore> local) {
-  if (options.remote_url.empty()) return StoreWithRemote{std::move(local), nullptr};
+  if (options.remote_url.empty()) {
+    store::ArtifactStore* local_only = local.get();
+    return StoreWithRemote{std::move(local), nullptr, local_only};
+  }
   Expected<remote::RemoteUrl> url = remote::ParseRemoteUrl(options.remote_url);
   if (!url.ok()) return url.status().WithContext("--remote");
   remote::RemoteOptions r;
@@ -93,7 +96,9 @@ Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
   auto tier = std::make_unique<remote::RemoteTier>(std::move(r), std::move(client));
   (void)tier->Probe();  // logs; a remote that is down is retried after the back-off
   remote::RemoteTier* raw = tier.get();
-  return StoreWithRemote{std::make_unique<remote::TieredStore>(std::move(local), std::move(tier)), raw};
+  store::ArtifactStore* local_only = local.get();
+  return StoreWithRemote{std::make_unique<remote::TieredStore>(std::move(local), std::move(tier)), raw,
+                         local_only};
 }
 
 }  // namespace qdcache::daemon

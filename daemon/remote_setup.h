@@ -35,6 +35,7 @@ void TakeRemotePasswordFromEnvironment();
 struct StoreWithRemote {
   std::unique_ptr<store::ArtifactStore> store;  // the local store, tiered when --remote is set
   remote::RemoteTier* remote = nullptr;         // owned by `store`; null without --remote
+  store::ArtifactStore* local = nullptr;        // the local store alone (inside `store`)
 };
 
 // `local` unchanged when options.remote_url is empty.

@@ -86,6 +86,7 @@ class ServerImpl final : public Server {
         on_idle_(std::move(on_idle)),
         store_(std::move(store.store)),
         remote_(store.remote),
+        local_store_(store.local),
         workers_(std::move(workers)),
         engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_, remote_)),
         security_(std::move(security)),
@@ -196,7 +197,9 @@ class ServerImpl final : public Server {
   Status CheckHealth() override {
     if (acceptor_ && !acceptor_->accepting()) return Unavailable("the unix socket no longer accepts connections");
     // Any answer will do, a miss included: only a store that fails to read is unhealthy.
-    Expected<std::optional<store::ArtifactKey>> probe = store_->GetAlias(store::AliasKey{"health", "", "", ""});
+    // The local store only: the watchdog must not wait on (or count against) a remote tier.
+    Expected<std::optional<store::ArtifactKey>> probe =
+        local_store_->GetAlias(store::AliasKey{"health", "", "", ""});
     if (!probe.ok()) return probe.status().WithContext("store read");
     return Status::Ok();
   }
@@ -222,6 +225,7 @@ class ServerImpl final : public Server {
   const std::function<void()> on_idle_;
   std::unique_ptr<store::ArtifactStore> store_;
   remote::RemoteTier* const remote_;  // inside store_; null without --remote
+  store::ArtifactStore* const local_store_;  // inside store_: the local store alone
   std::unique_ptr<compiler::WorkerPool> workers_;
   Engine engine_;
   PeerRegistry peers_;

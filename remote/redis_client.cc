@@ -13,8 +13,17 @@ Status ReplyError(const Endpoint& node, const Reply& reply) {
   std::string message = "redis " + node.ToString() + ": " + reply.str;
   if (reply.str.starts_with("MOVED ") || reply.str.starts_with("ASK ")) {
     message += " (a cluster node: use redis-cluster://)";
+    return Unavailable(std::move(message));
   }
-  return Unavailable(std::move(message));
+  // Errors that make every command fail (authentication, a server loading or
+  // without its cluster) say the remote is down; the rest (OOM under
+  // noeviction, WRONGTYPE on a foreign key, a bad argument) concern one
+  // command and leave the remote usable.
+  for (const char* down : {"NOAUTH", "WRONGPASS", "NOPERM", "LOADING", "CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN",
+                           "BUSY"}) {
+    if (reply.str.starts_with(down)) return Unavailable(std::move(message));
+  }
+  return FailedPrecondition(std::move(message));
 }
 
 StandaloneClient::StandaloneClient(Endpoint node, ConnectOptions options)

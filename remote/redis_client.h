@@ -47,7 +47,10 @@ class StandaloneClient final : public RedisClient {
   NodePool pool_;
 };
 
-// A Redis error reply as a Status.
+// A Redis error reply as a Status: UNAVAILABLE when it means the remote is
+// down for every command (NOAUTH, LOADING, CLUSTERDOWN, a MOVED from a
+// cluster node reached as standalone, ...), FAILED_PRECONDITION when it
+// concerns this command only (OOM, WRONGTYPE, ERR ...).
 [[nodiscard]] Status ReplyError(const Endpoint& node, const Reply& reply);
 
 }  // namespace qdcache::remote

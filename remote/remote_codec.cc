@@ -111,7 +111,8 @@ Status DecodeAliasValue(std::string_view value, const store::AliasKey& alias,
   std::uint32_t length = 0;
   for (int i = 0; i < 4; ++i) length = (length << 8) | static_cast<std::uint8_t>(rest[i]);
   rest.remove_prefix(4);
-  if (length == 0 || rest.size() != length) return DataLoss("remote alias value is malformed");
+  // The target is an artifact key: a SHA-256, 32 bytes.
+  if (length != 32 || rest.size() != length) return DataLoss("remote alias value is malformed");
   *out = std::string(rest);
   return Status::Ok();
 }

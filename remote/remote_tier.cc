@@ -44,7 +44,9 @@ Expected<Reply> RemoteTier::Call(std::string_view key, const std::vector<std::st
     return Unavailable("remote cache unavailable (circuit open)");
   }
   Expected<Reply> reply = client_->Execute(key, argv);
-  if (reply.ok()) {
+  // An error reply about this command alone (FAILED_PRECONDITION, see
+  // ReplyError) came from a remote that works: it must not open the breaker.
+  if (reply.ok() || reply.status().code() == Code::kFailedPrecondition) {
     breaker_.RecordSuccess();
   } else {
     breaker_.RecordFailure();
@@ -54,6 +56,9 @@ Expected<Reply> RemoteTier::Call(std::string_view key, const std::vector<std::st
 }
 
 void RemoteTier::NoteHealth() {
+  // One thread at a time: reading the breaker and recording what was read
+  // must not interleave, or a stale reading could overwrite a newer one.
+  std::lock_guard lock(health_mu_);
   const bool healthy = breaker_.state() == CircuitBreaker::State::kClosed;
   if (healthy_.exchange(healthy) == healthy) return;
   if (healthy) {

@@ -95,6 +95,7 @@ class RemoteTier {
   CircuitBreaker breaker_;
   std::function<void(bool)> health_listener_;
 
+  std::mutex health_mu_;  // serialises NoteHealth (the listener runs under it)
   std::atomic<bool> healthy_{true};
   std::atomic<std::uint64_t> hits_{0}, misses_{0}, errors_{0}, corrupt_{0}, writes_{0},
       write_failures_{0}, skipped_{0};

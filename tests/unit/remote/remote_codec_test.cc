@@ -104,6 +104,9 @@ TEST_CASE("an alias value holds its alias fields and artifact key", "[remote][co
   bad.back() ^= 0x10;
   CHECK_FALSE(DecodeAliasValue(bad, kAlias, &out).ok());
   CHECK_FALSE(DecodeAliasValue(value.substr(0, value.size() - 1), kAlias, &out).ok());
+  // A well-formed value whose target is not an artifact key (32 bytes).
+  CHECK(DecodeAliasValue(EncodeAliasValue(kAlias, key + "x"), kAlias, &out).code() == Code::kDataLoss);
+  CHECK(DecodeAliasValue(EncodeAliasValue(kAlias, "k"), kAlias, &out).code() == Code::kDataLoss);
 }
 
 TEST_CASE("redis keys are prefixed, versioned and distinct per kind", "[remote][codec]") {

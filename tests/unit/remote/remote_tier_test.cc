@@ -22,6 +22,11 @@ class MemoryRedis final : public RedisClient {
     ++calls;
     if (down) return Unavailable("connection refused");
     Reply r;
+    if (!error_reply.empty()) {
+      r.type = Reply::Type::kError;
+      r.str = error_reply;
+      return ReplyError(Endpoint{"127.0.0.1", 6379}, r);
+    }
     if (argv[0] == "GET") {
       auto it = data.find(argv[1]);
       if (it != data.end()) {
@@ -41,6 +46,7 @@ class MemoryRedis final : public RedisClient {
   std::map<std::string, std::string> data;
   std::vector<std::string> last_set;
   bool down = false;
+  std::string error_reply;  // non-empty: every command gets this error reply
   int calls = 0;
 };
 
@@ -148,6 +154,25 @@ TEST_CASE("failures open the breaker, and calls are skipped until a probe succee
   f.now += 1s;
   REQUIRE(f.tier->GetArtifact(r.key).ok());  // the probe
   CHECK(f.tier->Stats().healthy);
+}
+
+TEST_CASE("error replies about one command leave the breaker closed; those meaning the remote is down open it",
+          "[remote][tier]") {
+  Fixture f;
+  const store::ArtifactRecord r = Record("a");
+  f.redis->error_reply = "OOM command not allowed when used memory > 'maxmemory'.";
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(f.tier->PutArtifact(r).ok());
+  f.redis->error_reply = "WRONGTYPE Operation against a key holding the wrong kind of value";
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(f.tier->GetArtifact(r.key).ok());
+  RemoteStats s = f.tier->Stats();
+  CHECK(s.healthy);
+  CHECK(s.skipped == 0);
+  CHECK(s.write_failures == 5);
+  CHECK(s.errors == 5);
+  f.redis->error_reply = "NOAUTH Authentication required.";
+  CHECK_FALSE(f.tier->GetArtifact(r.key).ok());
+  CHECK_FALSE(f.tier->GetArtifact(r.key).ok());
+  CHECK_FALSE(f.tier->Stats().healthy);  // threshold 2
 }
 
 TEST_CASE("a failed start-up probe opens the breaker", "[remote][tier]") {
