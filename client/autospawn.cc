@@ -62,13 +62,11 @@ Status Launch(const std::string& socket, const SpawnOptions& options,
 
 Expected<bool> ResolveAutospawn(std::optional<bool> choice, bool default_value) {
   if (choice) return *choice;
-  std::string text = Env("QDCACHE_AUTOSPAWN");
+  const std::string text = Env("QDCACHE_AUTOSPAWN");
   if (text.empty()) return default_value;
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  if (text == "1" || text == "true" || text == "yes" || text == "on") return true;
-  if (text == "0" || text == "false" || text == "no" || text == "off") return false;
-  return InvalidArgument("QDCACHE_AUTOSPAWN=" + text + ": expected 1 or 0");
+  Expected<bool> value = ParseBool(text);
+  if (!value.ok()) return InvalidArgument("QDCACHE_AUTOSPAWN=" + text + ": " + value.status().message());
+  return value;
 }
 
 Status EnsureDaemon(const std::string& socket_path, const SpawnOptions& options) {

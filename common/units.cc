@@ -1,5 +1,8 @@
 #include "common/units.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <string>
 #include <utility>
 
@@ -61,10 +64,22 @@ Expected<std::chrono::seconds> ParseDuration(std::string_view text) {
   } else {
     return InvalidArgument("unknown duration unit in \"" + std::string(text) + "\" (use s, m, h, d or w)");
   }
-  if (value > static_cast<std::uint64_t>(INT64_MAX) / scale) {
-    return InvalidArgument("\"" + std::string(text) + "\" is too long");
+  if (value > static_cast<std::uint64_t>(kMaxDuration.count()) / scale) {
+    return InvalidArgument("\"" + std::string(text) + "\" is longer than 100 years");
   }
   return std::chrono::seconds(static_cast<std::int64_t>(value * scale));
+}
+
+Expected<bool> ParseBool(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (std::string_view yes : {"true", "yes", "on", "1"}) {
+    if (lower == yes) return true;
+  }
+  for (std::string_view no : {"false", "no", "off", "0"}) {
+    if (lower == no) return false;
+  }
+  return InvalidArgument("expected true or false (yes/no, on/off, 1/0), got \"" + std::string(text) + "\"");
 }
 
 std::string FormatByteSize(std::uint64_t bytes) {
@@ -90,13 +105,12 @@ Expected<std::chrono::milliseconds> ParseDurationMillis(std::string_view text) {
     std::string_view unit;
     QDC_ASSIGN_OR_RETURN(std::uint64_t value, LeadingNumber(text, &unit));
     if (unit != "ms") return InvalidArgument("malformed duration \"" + std::string(text) + "\"");
-    if (value > static_cast<std::uint64_t>(INT64_MAX)) {
-      return InvalidArgument("\"" + std::string(text) + "\" is too long");
+    if (value > static_cast<std::uint64_t>(std::chrono::milliseconds(kMaxDuration).count())) {
+      return InvalidArgument("\"" + std::string(text) + "\" is longer than 100 years");
     }
     return std::chrono::milliseconds(static_cast<std::int64_t>(value));
   }
   QDC_ASSIGN_OR_RETURN(std::chrono::seconds seconds, ParseDuration(text));
-  if (seconds.count() > INT64_MAX / 1000) return InvalidArgument("\"" + std::string(text) + "\" is too long");
   return std::chrono::duration_cast<std::chrono::milliseconds>(seconds);
 }
 

@@ -15,8 +15,16 @@ namespace qdcache {
 // followed by "B" or "iB". Overflow of uint64 is INVALID_ARGUMENT.
 [[nodiscard]] Expected<std::uint64_t> ParseByteSize(std::string_view text);
 
-// A whole number with a unit s/m/h/d/w (seconds if none).
+// The longest duration the parsers accept: 100 years. Deadlines computed
+// from it (now + duration, in nanoseconds) cannot overflow.
+inline constexpr std::chrono::seconds kMaxDuration{100ll * 365 * 86400};
+
+// A whole number with a unit s/m/h/d/w (seconds if none), at most
+// kMaxDuration.
 [[nodiscard]] Expected<std::chrono::seconds> ParseDuration(std::string_view text);
+
+// true/yes/on/1 or false/no/off/0, in any case.
+[[nodiscard]] Expected<bool> ParseBool(std::string_view text);
 
 // The shortest exact spelling ParseByteSize reads back: 10737418240 -> "10G",
 // 1536 -> "1536" (not a whole number of K), 1024 -> "1K", 0 -> "0".

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -64,6 +65,11 @@ Status UnknownKey(const std::string& where, std::string_view key, const std::vec
 }  // namespace
 
 Expected<std::vector<ConfigValue>> ReadConfigFile(const std::string& path, const std::vector<Setting>& settings) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    // An ifstream opens a directory and reads nothing: that would be an empty config.
+    return InvalidArgument("config file " + path + " is a directory");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int err = errno;

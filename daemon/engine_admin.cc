@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/digest.h"
+#include "common/units.h"
 #include "daemon/artifact_record.h"
 #include "daemon/engine.h"
 
@@ -45,10 +46,9 @@ Expected<v1::EvictResponse> Engine::Evict(const v1::EvictRequest& request) {
   store::EvictionResult result;
   switch (request.policy_case()) {
     case v1::EvictRequest::kOlderThanSeconds: {
-      // Beyond a century nothing is that old; the cap keeps the unit
-      // conversions below from overflowing.
-      constexpr std::uint64_t kCentury = 100ull * 366 * 24 * 3600;
-      if (request.older_than_seconds() > kCentury) {
+      // Past kMaxDuration (a century) nothing is that old; the cap keeps the
+      // unit conversions below from overflowing.
+      if (request.older_than_seconds() > static_cast<std::uint64_t>(kMaxDuration.count())) {
         return InvalidArgument("older_than_seconds " + std::to_string(request.older_than_seconds()) +
                                " is more than a century");
       }

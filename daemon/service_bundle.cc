@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/units.h"
 #include "daemon/service.h"
 #include "daemon/service_status.h"
 
@@ -23,7 +24,6 @@ namespace {
 constexpr std::size_t kExportChunkBytes = 1u << 20;
 // Room for the chunk's own fields next to its entries.
 constexpr std::size_t kChunkOverhead = 64u << 10;
-constexpr std::uint64_t kCenturySeconds = 100ull * 366 * 24 * 3600;
 
 // A streaming call refused before it started: finishes at once.
 template <typename Reactor>
@@ -124,7 +124,7 @@ Expected<ExportScope> ScopeOf(const v1::ExportRequest& request, const Peer& peer
   ExportScope scope;
   if (!request.all_tenants()) scope.tenant = peer.tenant;
   if (request.has_namespace_()) scope.ns = request.namespace_();
-  if (request.since_seconds() > kCenturySeconds) {
+  if (request.since_seconds() > static_cast<std::uint64_t>(kMaxDuration.count())) {
     return InvalidArgument("since_seconds " + std::to_string(request.since_seconds()) +
                            " is more than a century");
   }

@@ -37,16 +37,6 @@ std::string EnvName(std::string_view setting_name) {
   return env;
 }
 
-Expected<bool> ParseBool(std::string_view text) {
-  for (std::string_view yes : {"true", "yes", "on", "1"}) {
-    if (text == yes) return true;
-  }
-  for (std::string_view no : {"false", "no", "off", "0"}) {
-    if (text == no) return false;
-  }
-  return InvalidArgument("expected true or false, got " + Quote(text));
-}
-
 Setting StringSetting(std::string name, std::string help, std::string DaemonOptions::*field) {
   Setting s{.name = std::move(name), .help = std::move(help), .kind = ValueKind::kString};
   s.apply = [field](std::string_view text, DaemonOptions& o) {

@@ -74,7 +74,4 @@ struct Setting {
 [[nodiscard]] Setting MillisSetting(std::string name, std::string help,
                                     std::chrono::milliseconds DaemonOptions::*field, bool positive);
 
-// Reads a boolean spelled true/false, yes/no, on/off or 1/0.
-[[nodiscard]] Expected<bool> ParseBool(std::string_view text);
-
 }  // namespace qdcache::daemon

@@ -18,17 +18,6 @@ namespace {
 
 const std::string kDeploy = QDCACHE_DEPLOY_DIR;
 
-// `tool` found on $PATH, like a shell would.
-std::optional<std::string> FindTool(const std::string& tool) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = dir + "/" + tool;
-    if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
-
 // Copies of the shipped units in `dir`, with ExecStart= running the built
 // daemon instead of /usr/bin/qdcached (verify checks that it exists).
 std::string InstallUnits(const TempDir& dir) {
@@ -55,14 +44,14 @@ EnvChanges WithoutDaemonVariables() {
 }  // namespace
 
 TEST_CASE("systemd-analyze verify accepts the shipped units without a word", "[deploy][systemd]") {
-  std::optional<std::string> analyze = FindTool("systemd-analyze");
-  if (!analyze) {
+  const std::string analyze = FindOnPath("systemd-analyze");
+  if (analyze.empty()) {
     WARN("systemd-analyze not found: skipping");
     return;
   }
   TempDir dir;
   const std::string service = InstallUnits(dir);
-  RunResult r = Run({*analyze, "verify", "--man=no", service, dir / "qdcached.socket"});
+  RunResult r = Run({analyze, "verify", "--man=no", service, dir / "qdcached.socket"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out.empty());
@@ -70,15 +59,15 @@ TEST_CASE("systemd-analyze verify accepts the shipped units without a word", "[d
 }
 
 TEST_CASE("systemd-analyze security rates the service's exposure at 2.0 or less", "[deploy][systemd]") {
-  std::optional<std::string> analyze = FindTool("systemd-analyze");
-  if (!analyze) {
+  const std::string analyze = FindOnPath("systemd-analyze");
+  if (analyze.empty()) {
     WARN("systemd-analyze not found: skipping");
     return;
   }
   TempDir dir;
   const std::string service = InstallUnits(dir);
   // --threshold is in tenths: exit status 0 only for an exposure <= 2.0.
-  RunResult r = Run({*analyze, "security", "--offline=true", "--threshold=20", "--no-pager", service});
+  RunResult r = Run({analyze, "security", "--offline=true", "--threshold=20", "--no-pager", service});
   INFO(r.out << r.err);
   if (r.exit_code != 0 && r.out.find("Overall exposure level") == std::string::npos) {
     WARN("systemd-analyze security cannot run here: skipping");
@@ -92,14 +81,14 @@ TEST_CASE("systemd-analyze security rates the service's exposure at 2.0 or less"
 }
 
 TEST_CASE("systemd-sysusers creates the qdcache user and group from the shipped snippet", "[deploy][systemd]") {
-  std::optional<std::string> sysusers = FindTool("systemd-sysusers");
-  if (!sysusers) {
+  const std::string sysusers = FindOnPath("systemd-sysusers");
+  if (sysusers.empty()) {
     WARN("systemd-sysusers not found: skipping");
     return;
   }
   TempDir root;
   REQUIRE(Run({"/bin/mkdir", "-p", root / "etc"}).exit_code == 0);
-  RunResult r = Run({*sysusers, "--root=" + root.path(), kDeploy + "/systemd/qdcached.sysusers"});
+  RunResult r = Run({sysusers, "--root=" + root.path(), kDeploy + "/systemd/qdcached.sysusers"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(ReadFileOrDie(root / "etc/passwd"), Catch::StartsWith("qdcache:") || Catch::Contains("\nqdcache:"));

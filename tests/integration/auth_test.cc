@@ -187,12 +187,6 @@ std::string StoreSaxpy(const DaemonProcess& daemon) {
   return r.artifact().artifact_key();
 }
 
-v1::Stats UnixStats(const DaemonProcess& daemon) {
-  auto s = daemon.Connect()->Stats();
-  REQUIRE(s.ok());
-  return *s;
-}
-
 // Starting fails, and the daemon's log says `why`.
 void RequireStartupRefused(DaemonProcess& daemon, const std::string& why) {
   try {
@@ -251,7 +245,7 @@ TEST_CASE("without a token, or with a wrong one, every TCP call is UNAUTHENTICAT
       CHECK_THAT(s.message(), Catch::Contains(token.empty() ? "Bearer <token>" : "not valid"));
     }
   }
-  CHECK(UnixStats(*daemon).requests() == 1);  // only StoreSaxpy's compile reached the engine
+  CHECK(StatsOf(*daemon).requests() == 1);  // only StoreSaxpy's compile reached the engine
   CHECK_THAT(daemon->log(), !Catch::Contains(kWrongToken));
 }
 
@@ -286,12 +280,12 @@ TEST_CASE("the stats reset zeroes the counters for an admin only", "[integration
   StoreSaxpy(*daemon);
   auto writer = TcpClient(env, *daemon, {true, Cert::kNone, kWriterToken});
   CHECK(writer->Stats(/*reset=*/true).status().code() == Code::kPermissionDenied);
-  REQUIRE(UnixStats(*daemon).compiles() == 1);
+  REQUIRE(StatsOf(*daemon).compiles() == 1);
   auto admin = TcpClient(env, *daemon, {true, Cert::kNone, kAdminToken});
   auto before = admin->Stats(/*reset=*/true);
   REQUIRE(before.ok());
   CHECK(before->compiles() == 1);  // the reply holds the counters up to the reset
-  v1::Stats after = UnixStats(*daemon);
+  v1::Stats after = StatsOf(*daemon);
   CHECK(after.compiles() == 0);
   CHECK(after.requests() == 0);
   CHECK(after.store_artifacts() == 1);  // the store's sizes stay
@@ -306,7 +300,7 @@ TEST_CASE("a read token's compile is served but stores nothing", "[integration][
   REQUIRE(CompileStatus(*reader, AliasedSaxpy("rk"), &r).ok());
   CHECK(r.status() == v1::CACHE_STATUS_COMPILED);
   CHECK(IsX86SharedObject(r.artifact().payload()));
-  v1::Stats s = UnixStats(*daemon);
+  v1::Stats s = StatsOf(*daemon);
   CHECK(s.store_artifacts() == 0);
   CHECK(s.store_aliases() == 0);
   CHECK(s.stage_entries() == 0);
@@ -315,10 +309,10 @@ TEST_CASE("a read token's compile is served but stores nothing", "[integration][
   // What a writer stores, a reader hits.
   auto writer = TcpClient(env, *daemon, {true, Cert::kNone, kWriterToken});
   REQUIRE(CompileStatus(*writer, Saxpy()).ok());
-  CHECK(UnixStats(*daemon).store_artifacts() == 1);
+  CHECK(StatsOf(*daemon).store_artifacts() == 1);
   REQUIRE(CompileStatus(*reader, AliasedSaxpy("rk"), &r).ok());
   CHECK(r.status() == v1::CACHE_STATUS_HIT);
-  CHECK(UnixStats(*daemon).store_aliases() == 0);
+  CHECK(StatsOf(*daemon).store_aliases() == 0);
 }
 
 TEST_CASE("with --read-compile refuse a read token's compile is PERMISSION_DENIED",
@@ -350,7 +344,7 @@ TEST_CASE("each tenant sees only its own fast-key aliases", "[integration][auth]
   // The other writer's own alias is its own again.
   REQUIRE(CompileStatus(*other, AliasedSaxpy("shared-name")).ok());
   CHECK(LookupStatus(*other, "shared-name") == v1::CACHE_STATUS_ALIAS_HIT);
-  CHECK(UnixStats(*daemon).store_aliases() == 2);
+  CHECK(StatsOf(*daemon).store_aliases() == 2);
 }
 
 TEST_CASE("mutual TLS refuses peers without a certificate signed by the client CA",
@@ -366,7 +360,7 @@ TEST_CASE("mutual TLS refuses peers without a certificate signed by the client C
       CHECK(s.code() == Code::kUnavailable);  // the TLS handshake fails
     }
   }
-  CHECK(UnixStats(*daemon).requests() == 0);
+  CHECK(StatsOf(*daemon).requests() == 0);
   auto plain = TcpClient(env, *daemon, {false, Cert::kNone, kAdminToken});
   CHECK_FALSE(plain->Ping().ok());
 }
@@ -400,7 +394,7 @@ TEST_CASE("client-certificate peers take the role given by --tls-client-role",
   daemon->Start();
   auto c = TcpClient(env, *daemon, {true, Cert::kSigned, ""});
   REQUIRE(CompileStatus(*c, AliasedSaxpy("k")).ok());
-  CHECK(UnixStats(*daemon).store_artifacts() == 0);
+  CHECK(StatsOf(*daemon).store_artifacts() == 0);
   CHECK(Call(*c, "Verify", "").code() == Code::kPermissionDenied);
 }
 

@@ -23,12 +23,6 @@ v1::KernelDescriptor NumberedKernel(int n) {
   return d;
 }
 
-v1::Stats StatsOf(const DaemonProcess& daemon) {
-  auto s = daemon.Connect()->Stats();
-  REQUIRE(s.ok());
-  return *s;
-}
-
 // Flips one byte in the middle of every stored artifact value (daemon stopped).
 void CorruptArtifacts(const std::string& store_dir) {
   store::testing::RawDb db(store_dir);
@@ -259,8 +253,16 @@ TEST_CASE("an eviction age beyond a century is refused and evicts nothing", "[in
   DaemonProcess daemon(dir.path());
   daemon.Start();
   REQUIRE(CompileOne(*daemon.Connect(), NumberedKernel(1)).has_artifact());
+  // The CLI refuses it before asking (a usage error)...
   RunResult r = Cli(daemon, {"evict", "--older-than", "1000000000w"});
-  CHECK(r.exit_code == 1);
-  CHECK_THAT(r.err, Catch::Contains("century"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("100 years"));
+  // ...and so does the daemon, for any other client.
+  v1::EvictRequest request;
+  request.set_older_than_seconds(604800000000000ull);
+  Expected<v1::EvictResponse> evicted = daemon.Connect()->Evict(request);
+  REQUIRE_FALSE(evicted.ok());
+  CHECK(evicted.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(evicted.status().message(), Catch::Contains("century"));
   CHECK(StatsOf(daemon).store_artifacts() == 1);
 }

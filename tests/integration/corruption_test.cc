@@ -37,24 +37,6 @@ auto Artifacts = [](RawDb& db) { return db.artifacts(); };
 auto Aliases = [](RawDb& db) { return db.aliases(); };
 auto Stages = [](RawDb& db) { return db.stages(); };
 
-v1::Stats StatsOf(const DaemonProcess& daemon) {
-  auto s = daemon.Connect()->Stats();
-  REQUIRE(s.ok());
-  return *s;
-}
-
-v1::CompileResult LookupOne(const DaemonProcess& daemon, const v1::KernelDescriptor& d) {
-  v1::LookupRequest request;
-  v1::FastKeyQuery* q = request.add_queries();
-  q->set_fast_key(d.fast_key());
-  q->set_namespace_(d.namespace_());
-  *q->mutable_target() = d.target();
-  auto response = daemon.Connect()->Lookup(request);
-  REQUIRE(response.ok());
-  REQUIRE(response->results_size() == 1);
-  return response->results(0);
-}
-
 }  // namespace
 
 TEST_CASE(

@@ -26,12 +26,6 @@ v1::KernelDescriptor NumberedKernel(int n) {
   return d;
 }
 
-v1::Stats StatsOf(const DaemonProcess& daemon) {
-  auto s = daemon.Connect()->Stats();
-  REQUIRE(s.ok());
-  return *s;
-}
-
 }  // namespace
 
 TEST_CASE(

@@ -32,9 +32,7 @@ TEST_CASE("IR above --max-ir-bytes is refused RESOURCE_EXHAUSTED", "[integration
   CHECK(r.error().code() == static_cast<int>(Code::kResourceExhausted));
   CHECK_THAT(r.error().message(), Catch::Contains("--max-ir-bytes"));
   CHECK(CompileOne(*daemon.Connect(), Descriptor("cpu/saxpy.ll", "cpu:x86-64")).has_artifact() == false);
-  auto s = daemon.Connect()->Stats();
-  REQUIRE(s.ok());
-  CHECK(s->store_artifacts() == 0);  // saxpy.ll is larger than 1K too
+  CHECK(StatsOf(daemon).store_artifacts() == 0);  // saxpy.ll is larger than 1K too
 }
 
 TEST_CASE("batches above --max-batch are refused as a whole", "[integration][limits]") {
@@ -71,9 +69,7 @@ TEST_CASE("an artifact too large for a response is refused and not stored", "[in
   v1::CompileResult r = CompileOne(*daemon.Connect(), d);
   CHECK(r.error().code() == static_cast<int>(Code::kResourceExhausted));
   CHECK_THAT(r.error().message(), Catch::Contains("--max-message-bytes"));
-  auto s = daemon.Connect()->Stats();
-  REQUIRE(s.ok());
-  CHECK(s->store_artifacts() == 0);
+  CHECK(StatsOf(daemon).store_artifacts() == 0);
 }
 
 TEST_CASE("a full compile queue answers UNAVAILABLE naming --max-queue", "[integration][limits]") {

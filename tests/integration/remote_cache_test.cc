@@ -93,24 +93,6 @@ v1::KernelDescriptor Kernel(int n) {
   return d;
 }
 
-v1::CompileResult LookupFastKey(const DaemonProcess& daemon, const v1::KernelDescriptor& d) {
-  v1::LookupRequest request;
-  v1::FastKeyQuery* q = request.add_queries();
-  q->set_fast_key(d.fast_key());
-  q->set_namespace_(d.namespace_());
-  *q->mutable_target() = d.target();
-  auto response = daemon.Connect()->Lookup(request);
-  REQUIRE(response.ok());
-  REQUIRE(response->results_size() == 1);
-  return response->results(0);
-}
-
-v1::Stats StatsOf(const DaemonProcess& daemon) {
-  auto s = daemon.Connect()->Stats();
-  REQUIRE(s.ok());
-  return *s;
-}
-
 bool SkipWithoutRedis() {
   if (RedisAvailable()) return false;
   WARN("redis-server / redis-cli not on PATH: remote tier tests skipped");
@@ -130,7 +112,7 @@ void SharesArtifactsBetweenDaemons(bool cluster) {
   CHECK(StatsOf(a).remote_writes() >= 2);  // the artifact and its alias
 
   // B has never seen the kernel: the fast key and the IR both find A's artifact.
-  const v1::CompileResult by_fast_key = LookupFastKey(b, d);
+  const v1::CompileResult by_fast_key = LookupOne(b, d);
   REQUIRE(by_fast_key.status() == v1::CACHE_STATUS_ALIAS_HIT);
   CHECK(by_fast_key.artifact().payload() == compiled.artifact().payload());
   const v1::CompileResult by_ir = CompileOne(*b.Connect(), Kernel(1));
@@ -176,7 +158,7 @@ void SurvivesRedisDownAndReconnects(bool cluster) {
   bool shared = false;
   for (int n = 100; !shared && std::chrono::steady_clock::now() < deadline; ++n) {
     REQUIRE(CompileOne(*a.Connect(), Kernel(n)).status() == v1::CACHE_STATUS_COMPILED);
-    shared = LookupFastKey(b, Kernel(n)).status() == v1::CACHE_STATUS_ALIAS_HIT;
+    shared = LookupOne(b, Kernel(n)).status() == v1::CACHE_STATUS_ALIAS_HIT;
     if (!shared) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   REQUIRE(shared);
@@ -227,7 +209,7 @@ void ReadOnlyNeverWrites(bool cluster) {
   const v1::CompileResult hit = CompileOne(*reader.Connect(), Kernel(4));
   CHECK(hit.status() == v1::CACHE_STATUS_HIT);
   CHECK(hit.artifact().payload() == compiled.artifact().payload());
-  CHECK(LookupFastKey(reader, Kernel(4)).status() == v1::CACHE_STATUS_ALIAS_HIT);
+  CHECK(LookupOne(reader, Kernel(4)).status() == v1::CACHE_STATUS_ALIAS_HIT);
   CHECK(DbSize(backend.Nodes()) == written);
   const v1::Stats s = StatsOf(reader);
   CHECK(s.remote_writes() == 0);

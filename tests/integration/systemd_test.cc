@@ -74,12 +74,12 @@ TEST_CASE("the daemon notifies READY=1 once serving, pings the watchdog, and STO
   daemon.set_env({"NOTIFY_SOCKET=" + (dir / "notify"), "WATCHDOG_USEC=2000000", "WATCHDOG_PID"});
   daemon.Start();
   std::string seen;
+  CAPTURE(seen);  // every message so far, shown with any failure below
   CHECK(notify.AwaitMessage("READY=1", seen));
   CHECK_THAT(seen, Catch::Contains("STATUS=serving unix:" + daemon.socket_path()));
   CHECK(notify.AwaitMessage("WATCHDOG=1", seen));
   CHECK(daemon.Stop() == 0);
   CHECK(notify.AwaitMessage("STOPPING=1", seen));
-  INFO(seen);
 }
 
 TEST_CASE("the daemon pings no watchdog meant for another process", "[integration][systemd]") {

@@ -46,12 +46,6 @@ v1::CompileResult CompileWith(const DaemonProcess& daemon, const v1::KernelDescr
   return response->results(0);
 }
 
-v1::Stats StatsOf(const DaemonProcess& daemon) {
-  auto s = daemon.Connect()->Stats();
-  REQUIRE(s.ok());
-  return *s;
-}
-
 // Worker processes of the daemon: the children of any of its threads (a
 // supervisor thread starts them).
 std::vector<pid_t> Children(pid_t pid) {

@@ -102,6 +102,13 @@ class KillAndJoin {
 // without reaping it: true once it has (or no such process exists).
 bool WaitForProcessExit(pid_t pid, std::chrono::milliseconds deadline);
 
+// The daemon's stats over its unix socket; throws if the call fails.
+v1::Stats StatsOf(const DaemonProcess& daemon);
+
+// Looks up `d`'s fast key (with its namespace and target); throws if the call
+// itself fails.
+v1::CompileResult LookupOne(const DaemonProcess& daemon, const v1::KernelDescriptor& d);
+
 // Paths of the built binaries (set by CMake).
 std::string DaemonBinary();
 std::string CliBinary();

@@ -48,21 +48,6 @@ remote::ConnectOptions TestConnectOptions() {
 
 }  // namespace
 
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  std::size_t begin = 0;
-  while (begin <= dirs.size()) {
-    const std::size_t colon = dirs.find(':', begin);
-    const std::string dir = dirs.substr(begin, colon - begin);
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string::npos) break;
-    begin = colon + 1;
-  }
-  return "";
-}
-
 bool RedisAvailable() { return !FindOnPath("redis-server").empty() && !FindOnPath("redis-cli").empty(); }
 
 RedisServer::RedisServer(std::string dir, bool cluster) : dir_(std::move(dir)), cluster_(cluster) {}

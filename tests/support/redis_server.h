@@ -15,13 +15,12 @@
 
 #include "remote/redis_connection.h"
 #include "remote/redis_url.h"
+#include "tests/support/subprocess.h"
 
 namespace qdcache::testing {
 
 // True when redis-server and redis-cli are on PATH.
 bool RedisAvailable();
-// Full path of `name` on PATH; empty when absent.
-std::string FindOnPath(const std::string& name);
 
 class RedisServer {
  public:

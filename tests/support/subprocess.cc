@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
+#include <signal.h>
 #include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,12 +41,17 @@ RunResult RunWith(const std::vector<std::string>& argv, std::optional<uid_t> as_
   std::vector<char*> envp;
   for (const std::string& e : environment) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
-    // Only async-signal-safe calls between fork and exec.
+    // Only async-signal-safe calls between fork and exec. The child dies
+    // with the test: a daemon expected to refuse to start but running
+    // instead must not outlive a test killed for its timeout.
     if (dup2(out_pipe[1], 1) < 0 || dup2(err_pipe[1], 2) < 0) _exit(127);
     if (as_uid && (setgroups(0, nullptr) != 0 || setgid(*as_uid) != 0 || setuid(*as_uid) != 0)) _exit(126);
+    // After setuid, which clears the death signal.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
     execve(args[0], args.data(), envp.data());
     _exit(127);
   }
@@ -84,6 +91,21 @@ RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid)
 
 RunResult Run(const std::vector<std::string>& argv, const EnvChanges& env) {
   return RunWith(argv, std::nullopt, EnvironmentWith(env));
+}
+
+std::string FindOnPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t begin = 0;
+  while (begin <= dirs.size()) {
+    const std::size_t colon = dirs.find(':', begin);
+    const std::string dir = dirs.substr(begin, colon - begin);
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string::npos) break;
+    begin = colon + 1;
+  }
+  return "";
 }
 
 TempDir::TempDir() {

@@ -30,6 +30,10 @@ RunResult Run(const std::vector<std::string>& argv, const EnvChanges& env);
 // (build it before fork: execve in the child needs no allocation then).
 std::vector<std::string> EnvironmentWith(const EnvChanges& changes);
 
+// Full path of an executable `name` on $PATH, like a shell finds it; empty
+// when absent.
+std::string FindOnPath(const std::string& name);
+
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it on
 // destruction.
 class TempDir {

@@ -143,7 +143,7 @@ TEST_CASE("probing a file that is not a socket is an error, never 'stale'", "[cl
   CHECK_THAT(r.status().message(), Catch::Contains("not a socket"));
 }
 
-TEST_CASE("the start lock is exclusive and passes to a waiter when released",
+TEST_CASE("the start lock is exclusive, 0600, and free again once its holders are gone",
           "[client][autospawn]") {
   ScratchDir dir;
   const auto far = std::chrono::steady_clock::now() + std::chrono::minutes(5);

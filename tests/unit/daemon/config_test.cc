@@ -158,6 +158,23 @@ TEST_CASE("a config file that was named must exist, the default one need not", "
   CHECK_THAT(Parse({}, {{"QDCACHED_CONFIG", "/nonexistent/y.toml"}}).status().message(),
              Catch::Contains("QDCACHED_CONFIG") && Catch::Contains("does not exist"));
   CHECK(Parse({}).ok());  // the default path does not exist
+  // A directory would read as an empty file: refused, not run on defaults.
+  Expected<DaemonOptions> dir = Parse({"--config", "/tmp"});
+  REQUIRE_FALSE(dir.ok());
+  CHECK_THAT(dir.status().message(), Catch::Contains("is a directory"));
+}
+
+TEST_CASE("durations past 100 years are refused (a deadline from them would overflow)", "[daemon][config]") {
+  CHECK_THAT(Parse({"--idle-exit", "20000w"}).status().message(),
+             Catch::Contains("--idle-exit") && Catch::Contains("100 years"));
+  CHECK_FALSE(Parse({"--remote", "redis://h:1", "--remote-timeout", "9223372036854775807ms"}).ok());
+  CHECK(Parse({"--idle-exit", "5200w"}).ok());
+}
+
+TEST_CASE("booleans read in any case, from flags' environment variables too", "[daemon][config]") {
+  CHECK(Parse({}, {{"QDCACHED_SYNC_WRITES", "TRUE"}})->sync_writes);
+  CHECK_FALSE(Parse({}, {{"QDCACHED_SYNC_WRITES", "Off"}})->sync_writes);
+  CHECK_FALSE(Parse({}, {{"QDCACHED_SYNC_WRITES", "maybe"}}).ok());
 }
 
 TEST_CASE("ready-fd is a flag only, never a file key or environment variable", "[daemon][config]") {
