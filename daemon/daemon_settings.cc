@@ -30,6 +30,8 @@ std::vector<Setting> MakeSettings() {
                             &O::libdevice_path));
   s.push_back(SizeSetting("max-size", "Store byte cap, K/M/G/T suffix; least recently used entries are evicted (0: none)",
                           &O::max_bytes, 0, kNoMax, true));
+  s.push_back(SizeSetting("memory-cache", "Verified artifacts kept in memory for hits, K/M/G suffix (0: none)",
+                          &O::memory_cache_bytes, 0, kNoMax, true));
   s.push_back(BoolSetting("sync-writes", "fsync every store write (survive power loss, slower)", &O::sync_writes));
   s.push_back(DurationSetting("idle-exit", "Exit after this long without requests, e.g. 10m (0: never)",
                               &O::idle_exit));

@@ -246,6 +246,7 @@ store::StoreOptions MakeStoreOptions(const DaemonOptions& options) {
   s.path = options.store_dir;
   s.sync_writes = options.sync_writes;
   s.max_bytes = options.max_bytes;
+  s.memory_cache_bytes = options.memory_cache_bytes;
   return s;
 }
 

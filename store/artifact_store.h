@@ -63,6 +63,11 @@ struct StoreOptions {
   // only at those moments, never on a timer.
   std::chrono::milliseconds access_flush_interval{1000};
 
+  // Verified artifact records kept in memory (record_cache.h): a hit on one
+  // reads neither RocksDB nor re-hashes its payload. Bytes; 0 = none. Not
+  // counted against max_bytes (it is memory, not disk).
+  std::uint64_t memory_cache_bytes = 256ull << 20;
+
   // Wall clock for creation and access times; null = the system clock. Tests
   // inject a fake one. Access times never go backwards even if this does.
   std::function<std::chrono::system_clock::time_point()> clock = nullptr;
@@ -78,6 +83,8 @@ struct StoreStats {
   std::uint64_t corrupt_dropped = 0;  // entries dropped on failed verification since open
   std::uint64_t evictions = 0;        // entries evicted (cap, EvictOlderThan, TrimTo) since open
   std::uint64_t evicted_bytes = 0;    // their accounted bytes
+  std::uint64_t memory_cache_entries = 0;  // records held in memory (StoreOptions::memory_cache_bytes)
+  std::uint64_t memory_cache_bytes = 0;    // their cost
 };
 
 // One artifact as List reports it (no payload).

@@ -27,7 +27,8 @@ RocksDbStore::RocksDbStore(const StoreOptions& options)
       sync_writes_(options.sync_writes),
       max_bytes_(options.max_bytes),
       access_flush_interval_(options.access_flush_interval),
-      clock_(options.clock) {}
+      clock_(options.clock),
+      record_cache_(options.memory_cache_bytes) {}
 
 Expected<std::unique_ptr<ArtifactStore>> RocksDbStore::Open(const StoreOptions& options) {
   if (options.path.empty()) return InvalidArgument("store path is empty");
@@ -264,10 +265,13 @@ Status RocksDbStore::AddCounters(rocksdb::WriteBatch* batch, const Counters& nex
 }
 
 Status RocksDbStore::CommitLocked(rocksdb::WriteBatch* batch, const Counters& next) {
-  QDC_RETURN_IF_ERROR(AddCounters(batch, next));
-  QDC_RETURN_IF_ERROR(WriteLocked(batch, sync_writes_, "store write"));
-  counters_ = next;
-  return Status::Ok();
+  Status status = AddCounters(batch, next);
+  if (status.ok()) status = WriteLocked(batch, sync_writes_, "store write");
+  if (status.ok()) counters_ = next;
+  // Written, deleted or in doubt: either way no longer what the cache holds.
+  for (const std::string& key : uncached_after_commit_) record_cache_.Erase(key);
+  uncached_after_commit_.clear();
+  return status;
 }
 
 Status RocksDbStore::WriteLocked(rocksdb::WriteBatch* batch, bool sync, std::string_view what) {
@@ -317,6 +321,8 @@ StoreStats RocksDbStore::Stats() {
   stats.corrupt_dropped = corrupt_dropped_;
   stats.evictions = evictions_;
   stats.evicted_bytes = evicted_bytes_;
+  stats.memory_cache_entries = record_cache_.entries();
+  stats.memory_cache_bytes = record_cache_.bytes();
   return stats;
 }
 

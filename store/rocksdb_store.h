@@ -39,6 +39,7 @@
 #include "store/access_tracker.h"
 #include "store/artifact_store.h"
 #include "store/entry_index.h"
+#include "store/record_cache.h"
 #include "store/housekeeper.h"
 #include "store/write_recovery.h"
 
@@ -101,7 +102,8 @@ class RocksDbStore final : public ArtifactStore {
 
   [[nodiscard]] rocksdb::ColumnFamilyHandle* ValuesCf(EntryKind kind) const;
   [[nodiscard]] Status AddCounters(rocksdb::WriteBatch* batch, const Counters& next);
-  // Adds the counter updates to `batch`, writes it and publishes `next`.
+  // Adds the counter updates to `batch`, writes it and publishes `next`;
+  // then drops the artifacts it touched from record_cache_.
   [[nodiscard]] Status CommitLocked(rocksdb::WriteBatch* batch, const Counters& next);
   // Writes `batch` through the WAL (fsynced when `sync`). After a resumable
   // failure it resumes the database, when resume_gate_ allows, and retries
@@ -166,12 +168,17 @@ class RocksDbStore final : public ArtifactStore {
 
   AccessClock clock_;
   AccessTracker accesses_;
+  RecordCache record_cache_;
 
   std::mutex write_mu_;
   Counters counters_;                  // guarded by write_mu_
   std::uint64_t corrupt_dropped_ = 0;  // guarded by write_mu_
   std::uint64_t evictions_ = 0;        // guarded by write_mu_
   std::uint64_t evicted_bytes_ = 0;    // guarded by write_mu_
+  // Artifact keys written or deleted by the batch being built: CommitLocked
+  // erases them from record_cache_ once the batch is written (or failed).
+  // Guarded by write_mu_.
+  std::vector<std::string> uncached_after_commit_;
   // When a failed write may try DB::Resume() (write_recovery.h). Guarded by
   // write_mu_.
   ResumeGate resume_gate_{std::chrono::seconds(1)};

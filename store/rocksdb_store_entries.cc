@@ -37,6 +37,7 @@ Status RocksDbStore::PutEntryLocked(EntryKind kind, const std::string& key,
     ++count;
   }
   total += bytes;
+  if (!stage) uncached_after_commit_.push_back(key);
   const EntryInfo info{bytes, clock_.Tick()};
   QDC_RETURN_IF_ERROR(FromRocks(batch->Put(ValuesCf(kind), key, value), "batch"));
   QDC_RETURN_IF_ERROR(
@@ -54,6 +55,7 @@ Status RocksDbStore::PutEntryLocked(EntryKind kind, const std::string& key,
 
 Status RocksDbStore::RemoveEntryLocked(EntryKind kind, std::string_view key, const EntryInfo& info,
                                        rocksdb::WriteBatch* batch, Counters* next) {
+  if (kind == EntryKind::kArtifact) uncached_after_commit_.emplace_back(key);
   QDC_RETURN_IF_ERROR(FromRocks(batch->Delete(ValuesCf(kind), key), "batch"));
   QDC_RETURN_IF_ERROR(FromRocks(batch->Delete(meta_, EntryInfoKey(kind, key)), "batch"));
   QDC_RETURN_IF_ERROR(
@@ -112,8 +114,16 @@ Expected<std::optional<ArtifactRecord>> RocksDbStore::ReadArtifact(
 }
 
 Expected<std::optional<ArtifactRecord>> RocksDbStore::Get(const ArtifactKey& key) {
+  if (std::shared_ptr<const ArtifactRecord> cached = record_cache_.Find(key)) {
+    accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
+    return std::optional<ArtifactRecord>(*cached);
+  }
+  const std::uint64_t generation = record_cache_.generation();
   Expected<std::optional<ArtifactRecord>> got = ReadArtifact(key, rocksdb::ReadOptions());
-  if (got.ok() && got->has_value()) accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
+  if (got.ok() && got->has_value()) {
+    accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
+    record_cache_.Insert(std::make_shared<const ArtifactRecord>(**got), generation);
+  }
   return got;
 }
 
@@ -218,6 +228,7 @@ Status RocksDbStore::Delete(const ArtifactKey& key) {
   if (info) {
     QDC_RETURN_IF_ERROR(RemoveEntryLocked(EntryKind::kArtifact, key, *info, &batch, &next));
   } else {
+    uncached_after_commit_.push_back(key);
     QDC_RETURN_IF_ERROR(FromRocks(batch.Delete(artifacts_, key), "batch"));
   }
   return CommitLocked(&batch, next);
@@ -245,6 +256,7 @@ bool RocksDbStore::DropCorruptEntry(EntryKind kind, const std::string& key,
   if (info.ok() && info->has_value()) {
     status = RemoveEntryLocked(kind, key, **info, &batch, &next);
   } else {
+    if (kind == EntryKind::kArtifact) uncached_after_commit_.push_back(key);
     status = FromRocks(batch.Delete(ValuesCf(kind), key), "batch");
   }
   if (status.ok()) status = CommitLocked(&batch, next);
