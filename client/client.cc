@@ -124,6 +124,28 @@ Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request) {
 }
 
 Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
+  if (request.queries_size() >= kStreamedLookupMin) {
+    grpc::ClientContext context;
+    Prepare(&context, request.mutable_header());
+    std::unique_ptr<grpc::ClientReader<v1::LookupResponse>> reader =
+        stub_->LookupStream(&context, request);
+    v1::LookupResponse all, part;
+    all.mutable_results()->Reserve(request.queries_size());
+    while (reader->Read(&part)) {
+      for (v1::CompileResult& r : *part.mutable_results()) all.mutable_results()->Add(std::move(r));
+    }
+    const grpc::Status s = reader->Finish();
+    // A daemon older than LookupStream: ask it the unary way.
+    const bool unimplemented = s.error_code() == grpc::StatusCode::UNIMPLEMENTED && all.results_size() == 0;
+    if (!unimplemented) {
+      if (!s.ok()) return FromGrpc(s).WithContext(target_);
+      if (all.results_size() != request.queries_size()) {
+        return Internal(target_ + " answered " + std::to_string(all.results_size()) + " of " +
+                        std::to_string(request.queries_size()) + " lookups");
+      }
+      return all;
+    }
+  }
   return Call<v1::LookupResponse>(&v1::CompileCache::Stub::Lookup, std::move(request));
 }
 

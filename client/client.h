@@ -61,7 +61,12 @@ class Client {
   // Per-item results are in the response; a non-OK Status means the whole
   // call failed (daemon unreachable, deadline, protocol refusal).
   [[nodiscard]] Expected<v1::CompileResponse> Compile(v1::CompileRequest request);
+  // A batch of kStreamedLookupMin queries or more goes through LookupStream
+  // (faster for a warm start: the daemon pipelines the results), falling
+  // back to the unary Lookup when the daemon does not have it; the answer is
+  // the same either way.
   [[nodiscard]] Expected<v1::LookupResponse> Lookup(v1::LookupRequest request);
+  static constexpr int kStreamedLookupMin = 16;
   // With `reset`, the daemon zeroes its counters after reading them (admin).
   [[nodiscard]] Expected<v1::Stats> Stats(bool reset = false);
   [[nodiscard]] Expected<v1::ExplainResponse> Explain(v1::ExplainRequest request);

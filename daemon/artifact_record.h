@@ -16,9 +16,10 @@ namespace qdcache::daemon {
                                                const std::string& toolchain,
                                                compiler::CompileOutput output, double total_seconds);
 
-// Fills `out` from a verified record. Returns DATA_LOSS if the metadata blob
-// cannot be decoded (the caller treats the record as corrupt).
-[[nodiscard]] Status ToWireArtifact(const store::ArtifactRecord& record, bool include_ptx,
+// Fills `out` from a verified record (moved from, when the caller passes an
+// rvalue: a hit then copies its payload once less). Returns DATA_LOSS if the
+// metadata blob cannot be decoded (the caller treats the record as corrupt).
+[[nodiscard]] Status ToWireArtifact(store::ArtifactRecord record, bool include_ptx,
                                     v1::Artifact* out);
 
 // Stage outputs (PTX with its entries; a linked cubin with entries and log)

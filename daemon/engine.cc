@@ -47,22 +47,16 @@ Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor) {
   QDC_ASSIGN_OR_RETURN(k.kernel, DecodeKernel(descriptor, config_.limits));
   const bool keep_debug = KeepsDebugInfo(k.kernel);
   const std::string raw = IrDigestMemo::RawKey(k.kernel.input.ir, k.kernel.target, keep_debug);
-  if (std::optional<Digest> known = ir_digests_.Find(raw)) {
-    k.canonical_ir = *known;
-  } else {
+  QDC_ASSIGN_OR_RETURN(k.canonical_ir, ir_digests_.FindOrCompute(raw, [&]() -> Expected<Digest> {
     if (std::optional<Status> remembered = failures_.Find(raw)) {
       ++remembered_failures_;
       return *remembered;
     }
     Expected<Digest> digest =
         compiler_.CanonicalIrDigest(k.kernel.input.ir, k.kernel.input.target, keep_debug);
-    if (!digest.ok()) {
-      failures_.Remember(raw, digest.status());
-      return digest.status();
-    }
-    k.canonical_ir = *digest;
-    ir_digests_.Remember(raw, k.canonical_ir);
-  }
+    if (!digest.ok()) failures_.Remember(raw, digest.status());
+    return digest;
+  }));
   k.components = ArtifactKeyComponents(k.kernel, k.canonical_ir, toolchain_);
   k.key = DigestBytes(KeyFromComponents("artifact", k.components));
   return k;
@@ -388,7 +382,7 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
     // An alias made under another toolchain (daemon, LLVM, CUDA upgrade) must
     // not serve its old artifact: the client will compile and re-alias.
     if (record->has_value() && (*record)->toolchain == toolchain_) {
-      Status s = ToWireArtifact(**record, include_ptx, result.mutable_artifact());
+      Status s = ToWireArtifact(std::move(**record), include_ptx, result.mutable_artifact());
       if (!s.ok()) return Fail(s);
       ++alias_hits_;
       result.set_status(v1::CACHE_STATUS_ALIAS_HIT);
@@ -438,6 +432,8 @@ v1::Stats Engine::Stats() {
   s.set_evicted_bytes(st.evicted_bytes);
   s.set_stage_entries(st.stage_entries);
   s.set_stage_bytes(st.stage_bytes);
+  s.set_memory_cache_entries(st.memory_cache_entries);
+  s.set_memory_cache_bytes(st.memory_cache_bytes);
   s.set_total_bytes(st.total_bytes);
   s.set_max_bytes(config_.max_bytes);
   s.set_toolchain(toolchain_);

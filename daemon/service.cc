@@ -11,14 +11,6 @@
 namespace qdcache::daemon {
 namespace {
 
-Status CheckBatch(int size, std::size_t limit, const char* what) {
-  if (static_cast<std::size_t>(size) > limit) {
-    return ResourceExhausted(std::string(what) + " batch of " + std::to_string(size) +
-                             " exceeds the limit of " + std::to_string(limit) + " (--max-batch)");
-  }
-  return Status::Ok();
-}
-
 // A Compile call: finishes when every item has its answer; a cancelled
 // call (client gone, deadline passed) releases its items' compiles.
 class CompileReactor final : public grpc::ServerUnaryReactor {

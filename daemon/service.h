@@ -49,8 +49,10 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   grpc::ServerUnaryReactor* Verify(grpc::CallbackServerContext* context,
                                    const v1::VerifyRequest* request,
                                    v1::VerifyResponse* response) override;
-  // Streaming calls (service_bundle.cc). A call holds its per-peer slot
-  // until it is done.
+  // Streaming calls (service_lookup_stream.cc, service_bundle.cc). A call
+  // holds its per-peer slot until it is done.
+  grpc::ServerWriteReactor<v1::LookupResponse>* LookupStream(grpc::CallbackServerContext* context,
+                                                             const v1::LookupRequest* request) override;
   grpc::ServerWriteReactor<v1::ExportChunk>* Export(grpc::CallbackServerContext* context,
                                                     const v1::ExportRequest* request) override;
   grpc::ServerReadReactor<v1::ImportChunk>* Import(grpc::CallbackServerContext* context,

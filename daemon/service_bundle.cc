@@ -25,14 +25,6 @@ constexpr std::size_t kExportChunkBytes = 1u << 20;
 // Room for the chunk's own fields next to its entries.
 constexpr std::size_t kChunkOverhead = 64u << 10;
 
-// A streaming call refused before it started: finishes at once.
-template <typename Reactor>
-class Refused final : public Reactor {
- public:
-  explicit Refused(grpc::Status status) { this->Finish(std::move(status)); }
-  void OnDone() override { delete this; }
-};
-
 class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportChunk> {
  public:
   ExportReactor(std::unique_ptr<BundleExporter> exporter, PeerLimiter::Slot slot,

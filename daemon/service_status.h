@@ -26,4 +26,21 @@ inline grpc::Status ToGrpc(const Status& s) {
                 : grpc::Status(static_cast<grpc::StatusCode>(s.code()), s.message());
 }
 
+// RESOURCE_EXHAUSTED when a batch of `size` items is over --max-batch.
+inline Status CheckBatch(int size, std::size_t limit, const char* what) {
+  if (static_cast<std::size_t>(size) > limit) {
+    return ResourceExhausted(std::string(what) + " batch of " + std::to_string(size) +
+                             " exceeds the limit of " + std::to_string(limit) + " (--max-batch)");
+  }
+  return Status::Ok();
+}
+
+// A streaming call refused before it started: finishes at once.
+template <typename Reactor>
+class Refused final : public Reactor {
+ public:
+  explicit Refused(grpc::Status status) { this->Finish(std::move(status)); }
+  void OnDone() override { delete this; }
+};
+
 }  // namespace qdcache::daemon
