@@ -35,4 +35,40 @@ void IrDigestMemo::Remember(const std::string& raw_key, const Digest& canonical)
   }
 }
 
+Expected<Digest> IrDigestMemo::FindOrCompute(const std::string& raw_key,
+                                             const std::function<Expected<Digest>()>& compute) {
+  std::shared_ptr<Pending> pending;
+  bool leader = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(raw_key);
+    if (it != entries_.end()) {
+      order_.splice(order_.begin(), order_, it->second.position);
+      return it->second.digest;
+    }
+    auto [slot, inserted] = pending_.try_emplace(raw_key);
+    if (inserted) slot->second = std::make_shared<Pending>();
+    pending = slot->second;
+    leader = inserted;
+  }
+  if (!leader) {
+    std::unique_lock wait(pending->mu);
+    pending->cv.wait(wait, [&] { return pending->done; });
+    return pending->result;
+  }
+  Expected<Digest> result = compute();
+  if (result.ok()) Remember(raw_key, *result);
+  {
+    std::lock_guard lock(mu_);
+    pending_.erase(raw_key);
+  }
+  {
+    std::lock_guard lock(pending->mu);
+    pending->result = result;
+    pending->done = true;
+  }
+  pending->cv.notify_all();
+  return result;
+}
+
 }  // namespace qdcache::daemon

@@ -1,0 +1,90 @@
+// IrDigestMemo: remembered digests, bounded; one computation per raw key at
+// a time; errors reach every waiter and are not remembered.
+#include "daemon/ir_digest_memo.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+namespace qdcache::daemon {
+namespace {
+
+Digest DigestOf(const std::string& s) { return Sha256(s); }
+
+TEST_CASE("a computed digest is remembered and not computed again", "[daemon][ir_digest_memo]") {
+  IrDigestMemo memo(8);
+  int computed = 0;
+  auto compute = [&]() -> Expected<Digest> {
+    ++computed;
+    return DigestOf("canonical");
+  };
+  const std::string raw = IrDigestMemo::RawKey("ir", "cpu:x86-64", false);
+  REQUIRE(*memo.FindOrCompute(raw, compute) == DigestOf("canonical"));
+  REQUIRE(*memo.FindOrCompute(raw, compute) == DigestOf("canonical"));
+  CHECK(computed == 1);
+  CHECK(memo.Find(raw).has_value());
+}
+
+TEST_CASE("a failed digest is returned and computed again next time", "[daemon][ir_digest_memo]") {
+  IrDigestMemo memo(8);
+  int computed = 0;
+  auto failing = [&]() -> Expected<Digest> {
+    ++computed;
+    return InvalidArgument("parse error");
+  };
+  const std::string raw = IrDigestMemo::RawKey("bad", "cpu:x86-64", false);
+  CHECK(memo.FindOrCompute(raw, failing).status().code() == Code::kInvalidArgument);
+  CHECK(memo.FindOrCompute(raw, failing).status().code() == Code::kInvalidArgument);
+  CHECK(computed == 2);
+  CHECK_FALSE(memo.Find(raw).has_value());
+}
+
+TEST_CASE("a raw key asked for while it is being computed is not computed twice",
+          "[daemon][ir_digest_memo]") {
+  IrDigestMemo memo(8);
+  const std::string raw = IrDigestMemo::RawKey("same kernel", "cuda:sm_90", false);
+  std::promise<void> started, release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> computed{0};
+  // The leader computes until the test releases it.
+  std::future<Expected<Digest>> leader = std::async(std::launch::async, [&] {
+    return memo.FindOrCompute(raw, [&]() -> Expected<Digest> {
+      ++computed;
+      started.set_value();
+      released.wait();
+      return DigestOf("leader's");
+    });
+  });
+  started.get_future().wait();
+  // Followers asking now either wait for the leader or, if they run after
+  // it, find its result; none of them computes.
+  std::vector<std::future<Expected<Digest>>> followers;
+  for (int i = 0; i < 8; ++i) {
+    followers.push_back(std::async(std::launch::async, [&] {
+      return memo.FindOrCompute(raw, [&]() -> Expected<Digest> {
+        ++computed;
+        return DigestOf("follower's");
+      });
+    }));
+  }
+  release.set_value();
+  REQUIRE(*leader.get() == DigestOf("leader's"));
+  for (auto& f : followers) CHECK(*f.get() == DigestOf("leader's"));
+  CHECK(computed == 1);
+}
+
+TEST_CASE("the memo forgets its least recently used digest beyond capacity", "[daemon][ir_digest_memo]") {
+  IrDigestMemo memo(2);
+  memo.Remember("a", DigestOf("a"));
+  memo.Remember("b", DigestOf("b"));
+  REQUIRE(memo.Find("a").has_value());  // a is the most recent now
+  memo.Remember("c", DigestOf("c"));
+  CHECK_FALSE(memo.Find("b").has_value());
+  CHECK(memo.Find("a").has_value());
+  CHECK(memo.Find("c").has_value());
+}
+
+}  // namespace
+}  // namespace qdcache::daemon
