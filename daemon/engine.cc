@@ -92,7 +92,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
       spdlog::warn("store read failed for {}: {} (compiling instead)", ShortKey(key),
                    got.status().ToString());
     } else if (got->has_value()) {
-      v1::CompileResult result = Serve(**got, waiter, v1::CACHE_STATUS_HIT);
+      v1::CompileResult result = Serve(std::move(**got), waiter, v1::CACHE_STATUS_HIT);
       if (result.status() == v1::CACHE_STATUS_HIT) ++hits_;
       waiter.done(std::move(result));
       return;
@@ -285,7 +285,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
     if (got.ok() && got->has_value()) {
       ++hits_;  // the leader's; the others were counted as coalesced
       std::vector<Waiter> waiters = take_waiters();
-      for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));
+      for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));  // a copy each
       return;
     }
   }
@@ -333,14 +333,14 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   }
 }
 
-v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waiter& waiter,
+v1::CompileResult Engine::Serve(store::ArtifactRecord record, const Waiter& waiter,
                                 v1::CacheStatus status) {
   v1::CompileResult result;
   result.set_status(status);
-  Status s = ToWireArtifact(record, waiter.include_ptx, result.mutable_artifact());
+  Status s = ToWireArtifact(std::move(record), waiter.include_ptx, result.mutable_artifact());
   if (s.ok()) s = CheckEntryPoints(result.artifact(), waiter.descriptor->entry_points());
   if (!s.ok()) return Fail(s);
-  RecordAlias(waiter, record.target, record.key);
+  RecordAlias(waiter, result.artifact().target(), result.artifact().artifact_key());
   return result;
 }
 

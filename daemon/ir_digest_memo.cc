@@ -56,18 +56,29 @@ Expected<Digest> IrDigestMemo::FindOrCompute(const std::string& raw_key,
     pending->cv.wait(wait, [&] { return pending->done; });
     return pending->result;
   }
-  Expected<Digest> result = compute();
+  // Whatever happens in compute (an exception included), the waiters get an
+  // answer and the raw key is free for the next request.
+  Expected<Digest> result = Internal("IR digest computation failed");
+  struct Publish {
+    IrDigestMemo& memo;
+    const std::string& raw_key;
+    Pending& pending;
+    const Expected<Digest>& result;
+    ~Publish() {
+      {
+        std::lock_guard lock(memo.mu_);
+        memo.pending_.erase(raw_key);
+      }
+      {
+        std::lock_guard lock(pending.mu);
+        pending.result = result;
+        pending.done = true;
+      }
+      pending.cv.notify_all();
+    }
+  } publish{*this, raw_key, *pending, result};
+  result = compute();
   if (result.ok()) Remember(raw_key, *result);
-  {
-    std::lock_guard lock(mu_);
-    pending_.erase(raw_key);
-  }
-  {
-    std::lock_guard lock(pending->mu);
-    pending->result = result;
-    pending->done = true;
-  }
-  pending->cv.notify_all();
   return result;
 }
 

@@ -37,6 +37,10 @@ class RecordCache {
   // Keeps `record` (verified by the caller) unless larger than the whole
   // cache or an Erase happened since `generation_before_read`.
   void Insert(std::shared_ptr<const ArtifactRecord> record, std::uint64_t generation_before_read);
+  // Whether Insert would keep `record` at all (worth copying it for).
+  [[nodiscard]] bool Admits(const ArtifactRecord& record) const {
+    return capacity_ != 0 && CostOf(record) <= capacity_;
+  }
   // Forgets `key`; call after every committed write or delete of it.
   void Erase(const std::string& key);
 

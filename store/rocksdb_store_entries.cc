@@ -122,7 +122,9 @@ Expected<std::optional<ArtifactRecord>> RocksDbStore::Get(const ArtifactKey& key
   Expected<std::optional<ArtifactRecord>> got = ReadArtifact(key, rocksdb::ReadOptions());
   if (got.ok() && got->has_value()) {
     accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
-    record_cache_.Insert(std::make_shared<const ArtifactRecord>(**got), generation);
+    if (record_cache_.Admits(**got)) {
+      record_cache_.Insert(std::make_shared<const ArtifactRecord>(**got), generation);
+    }
   }
   return got;
 }
