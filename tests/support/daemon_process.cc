@@ -60,7 +60,7 @@ void DaemonProcess::Start() {
   const int ready_target = activated ? 4 : 3;
   std::vector<std::string> argv = {DaemonBinary()};
   if (paths_on_command_line_) argv.insert(argv.end(), {"--socket", socket_, "--store", store_});
-  argv.insert(argv.end(), {"--ready-fd", std::to_string(ready_target), "--log-level", "debug"});
+  argv.insert(argv.end(), {"--ready-fd", std::to_string(ready_target), "--log-level", log_level_});
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());

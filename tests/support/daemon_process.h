@@ -41,6 +41,8 @@ class DaemonProcess {
   // Leaves --socket and --store off the command line: the config file or
   // environment given to the daemon must name socket_path() and store_dir().
   void set_paths_from_config() { paths_on_command_line_ = false; }
+  // The daemon's --log-level (default "debug": tests read its log).
+  void set_log_level(std::string level) { log_level_ = std::move(level); }
   // SIGTERM and wait; returns the exit status (-1 when killed by a signal).
   int Stop();
   // SIGKILL and wait.
@@ -74,6 +76,7 @@ class DaemonProcess {
   EnvChanges env_;
   int activation_fd_ = -1;
   bool paths_on_command_line_ = true;
+  std::string log_level_ = "debug";
   pid_t pid_ = -1;
 };
 

@@ -30,6 +30,36 @@ v1::CompileResult CompileOne(client::Client& client, const v1::KernelDescriptor&
   return response->results(0);
 }
 
+std::uint64_t SplitMix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::string PaddedCpuKernel(std::uint64_t index, std::size_t table_bytes) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string ir = "target triple = \"x86_64-unknown-linux-gnu\"\n\n@table = internal constant [" +
+                   std::to_string(table_bytes) + " x i8] c\"";
+  ir.reserve(ir.size() + table_bytes * 3 + 512);
+  std::uint64_t state = SplitMix64(index);
+  for (std::size_t i = 0; i < table_bytes; ++i) {
+    if (i % 8 == 0) state = SplitMix64(state);
+    const auto byte = static_cast<unsigned>((state >> (8 * (i % 8))) & 0xff);
+    ir += '\\';
+    ir += kHex[byte >> 4];
+    ir += kHex[byte & 15];
+  }
+  const std::string name = "bench_k" + std::to_string(index);
+  ir += "\"\n\ndefine i8 @" + name + "(i64 %i) {\n"
+        "entry:\n"
+        "  %p = getelementptr inbounds [" + std::to_string(table_bytes) + " x i8], ptr @table, i64 0, i64 %i\n"
+        "  %v = load i8, ptr %p, align 1\n"
+        "  ret i8 %v\n"
+        "}\n";
+  return ir;
+}
+
 v1::KernelDescriptor SlowCpuKernel(int n, const std::string& name) {
   std::ostringstream ir;
   ir << "define void @" << name << "(ptr %p, float %x) {\nentry:\n  %v0 = fadd float %x, 1.0\n";

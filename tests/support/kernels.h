@@ -1,6 +1,8 @@
 // Building requests from tests/data and inspecting the artifacts that come back.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "client/client.h"
@@ -22,6 +24,15 @@ bool CudaBuilt();
 // 7 s for 20,000 and 25 s for 40,000 on a 2-core CI machine), a compile that
 // is slow for real, for time-limit and cancellation tests.
 v1::KernelDescriptor SlowCpuKernel(int n, const std::string& name = "slow");
+
+// Deterministic pseudo-random 64-bit values (splitmix64's mixing step).
+std::uint64_t SplitMix64(std::uint64_t x);
+
+// An x86-64 kernel `bench_k<index>` returning a byte of a private constant
+// table of `table_bytes` pseudo-random bytes seeded by `index`: its shared
+// object is table_bytes plus the ELF's own ~2 KiB, and no two indexes give
+// the same one. For artifacts of a chosen size (benchmarks, large batches).
+std::string PaddedCpuKernel(std::uint64_t index, std::size_t table_bytes);
 
 // The SM number a CUDA ELF (cubin) is built for (90 for sm_90), or -1 if the
 // bytes are not a CUDA ELF.
