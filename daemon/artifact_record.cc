@@ -79,7 +79,10 @@ store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::str
   return r;
 }
 
-Status ToWireArtifact(store::ArtifactRecord r, bool include_ptx, v1::Artifact* out) {
+namespace {
+
+// Everything of the wire artifact but its payload and PTX.
+Status FillWireMetadata(const store::ArtifactRecord& r, v1::Artifact* out) {
   v1::Artifact meta;
   if (!meta.ParseFromString(r.metadata)) return DataLoss("artifact metadata does not decode");
   switch (r.kind) {
@@ -92,16 +95,30 @@ Status ToWireArtifact(store::ArtifactRecord r, bool include_ptx, v1::Artifact* o
     default:
       return DataLoss("artifact kind " + std::to_string(r.kind) + " is unknown");
   }
-  out->set_artifact_key(std::move(r.key));
-  out->set_payload(std::move(r.payload));
-  out->set_payload_digest(std::move(r.payload_digest));
-  if (include_ptx) out->set_ptx(std::move(r.ptx));
-  out->set_target(std::move(r.target));
-  out->set_toolchain(std::move(r.toolchain));
+  out->set_artifact_key(r.key);
+  out->set_payload_digest(r.payload_digest);
+  out->set_target(r.target);
+  out->set_toolchain(r.toolchain);
   *out->mutable_entries() = std::move(*meta.mutable_entries());
   *out->mutable_timings() = meta.timings();
   out->set_compile_log(ValidUtf8(r.compile_log));
   out->set_created_unix_ms(r.created_unix_ms);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ToWireArtifact(const store::ArtifactRecord& r, bool include_ptx, v1::Artifact* out) {
+  QDC_RETURN_IF_ERROR(FillWireMetadata(r, out));
+  out->set_payload(r.payload);
+  if (include_ptx) out->set_ptx(r.ptx);
+  return Status::Ok();
+}
+
+Status ToWireArtifact(store::ArtifactRecord&& r, bool include_ptx, v1::Artifact* out) {
+  QDC_RETURN_IF_ERROR(FillWireMetadata(r, out));
+  out->set_payload(std::move(r.payload));
+  if (include_ptx) out->set_ptx(std::move(r.ptx));
   return Status::Ok();
 }
 

@@ -16,10 +16,13 @@ namespace qdcache::daemon {
                                                const std::string& toolchain,
                                                compiler::CompileOutput output, double total_seconds);
 
-// Fills `out` from a verified record (moved from, when the caller passes an
-// rvalue: a hit then copies its payload once less). Returns DATA_LOSS if the
-// metadata blob cannot be decoded (the caller treats the record as corrupt).
-[[nodiscard]] Status ToWireArtifact(store::ArtifactRecord record, bool include_ptx,
+// Fills `out` from a verified record, copying its payload (and its PTX only
+// with include_ptx). Returns DATA_LOSS if the metadata blob cannot be
+// decoded (the caller treats the record as corrupt).
+[[nodiscard]] Status ToWireArtifact(const store::ArtifactRecord& record, bool include_ptx,
+                                    v1::Artifact* out);
+// The same, moving the payload and PTX out of `record`.
+[[nodiscard]] Status ToWireArtifact(store::ArtifactRecord&& record, bool include_ptx,
                                     v1::Artifact* out);
 
 // Stage outputs (PTX with its entries; a linked cubin with entries and log)

@@ -86,13 +86,13 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
   Waiter waiter{std::move(done), &descriptor, peer, include_ptx, call};
 
   if (!no_store && !keyed->kernel.recache) {
-    Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
+    Expected<std::shared_ptr<const store::ArtifactRecord>> got = store_.GetShared(key);
     if (!got.ok()) {
       ++store_errors_;
       spdlog::warn("store read failed for {}: {} (compiling instead)", ShortKey(key),
                    got.status().ToString());
-    } else if (got->has_value()) {
-      v1::CompileResult result = Serve(std::move(**got), waiter, v1::CACHE_STATUS_HIT);
+    } else if (*got != nullptr) {
+      v1::CompileResult result = Serve(**got, waiter, v1::CACHE_STATUS_HIT);
       if (result.status() == v1::CACHE_STATUS_HIT) ++hits_;
       waiter.done(std::move(result));
       return;
@@ -285,7 +285,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
     if (got.ok() && got->has_value()) {
       ++hits_;  // the leader's; the others were counted as coalesced
       std::vector<Waiter> waiters = take_waiters();
-      for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));  // a copy each
+      for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));
       return;
     }
   }
@@ -333,14 +333,14 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   }
 }
 
-v1::CompileResult Engine::Serve(store::ArtifactRecord record, const Waiter& waiter,
+v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waiter& waiter,
                                 v1::CacheStatus status) {
   v1::CompileResult result;
   result.set_status(status);
-  Status s = ToWireArtifact(std::move(record), waiter.include_ptx, result.mutable_artifact());
+  Status s = ToWireArtifact(record, waiter.include_ptx, result.mutable_artifact());
   if (s.ok()) s = CheckEntryPoints(result.artifact(), waiter.descriptor->entry_points());
   if (!s.ok()) return Fail(s);
-  RecordAlias(waiter, result.artifact().target(), result.artifact().artifact_key());
+  RecordAlias(waiter, record.target, record.key);
   return result;
 }
 
@@ -374,15 +374,15 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
   }
   v1::CompileResult result;
   if (key->has_value()) {
-    Expected<std::optional<store::ArtifactRecord>> record = store_.Get(**key);
+    Expected<std::shared_ptr<const store::ArtifactRecord>> record = store_.GetShared(**key);
     if (!record.ok()) {
       ++store_errors_;
       return Fail(record.status().WithContext("artifact read"));
     }
     // An alias made under another toolchain (daemon, LLVM, CUDA upgrade) must
     // not serve its old artifact: the client will compile and re-alias.
-    if (record->has_value() && (*record)->toolchain == toolchain_) {
-      Status s = ToWireArtifact(std::move(**record), include_ptx, result.mutable_artifact());
+    if (*record != nullptr && (*record)->toolchain == toolchain_) {
+      Status s = ToWireArtifact(**record, include_ptx, result.mutable_artifact());
       if (!s.ok()) return Fail(s);
       ++alias_hits_;
       result.set_status(v1::CACHE_STATUS_ALIAS_HIT);

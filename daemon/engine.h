@@ -153,9 +153,8 @@ class Engine {
                                                               bool* stage_hit);
   void PutStage(const Digest& key, const compiler::CompileOutput& output);
 
-  // Serves `record` to a waiter: entry-point check, alias upkeep, wire
-  // artifact (pass an rvalue when the record is not needed afterwards).
-  v1::CompileResult Serve(store::ArtifactRecord record, const Waiter& waiter,
+  // Serves `record` to a waiter: entry-point check, alias upkeep, wire artifact.
+  v1::CompileResult Serve(const store::ArtifactRecord& record, const Waiter& waiter,
                           v1::CacheStatus status);
   void RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key);
   void RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result);

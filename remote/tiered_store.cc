@@ -29,6 +29,12 @@ Expected<std::optional<store::ArtifactRecord>> TieredStore::Get(const store::Art
   return remote;
 }
 
+Expected<std::shared_ptr<const store::ArtifactRecord>> TieredStore::GetShared(const store::ArtifactKey& key) {
+  Expected<std::shared_ptr<const store::ArtifactRecord>> local = local_->GetShared(key);
+  if (!local.ok() || *local != nullptr) return local;
+  return ArtifactStore::GetShared(key);  // Get: the remote, with back-fill
+}
+
 Status TieredStore::Put(const store::ArtifactRecord& record, const std::optional<store::AliasKey>& alias) {
   if (remote_->read_only()) return local_->Put(record, alias);
   // The remote copy needs the digest and creation time the local store

@@ -37,6 +37,8 @@ class TieredStore final : public store::ArtifactStore {
                            const std::optional<store::AliasKey>& alias = std::nullopt) override;
   [[nodiscard]] Expected<std::optional<store::ArtifactKey>> GetAlias(const store::AliasKey& alias) override;
   [[nodiscard]] Status PutAlias(const store::AliasKey& alias, const store::ArtifactKey& key) override;
+  [[nodiscard]] Expected<std::shared_ptr<const store::ArtifactRecord>> GetShared(
+      const store::ArtifactKey& key) override;
   [[nodiscard]] Status Delete(const store::ArtifactKey& key) override;
   [[nodiscard]] Expected<std::optional<std::string>> GetStage(const std::string& key) override;
   [[nodiscard]] Status PutStage(const std::string& key, std::string_view value) override;

@@ -8,4 +8,10 @@ Expected<std::unique_ptr<ArtifactStore>> ArtifactStore::Open(const StoreOptions&
   return RocksDbStore::Open(options);
 }
 
+Expected<std::shared_ptr<const ArtifactRecord>> ArtifactStore::GetShared(const ArtifactKey& key) {
+  QDC_ASSIGN_OR_RETURN(std::optional<ArtifactRecord> record, Get(key));
+  if (!record) return std::shared_ptr<const ArtifactRecord>();
+  return std::shared_ptr<const ArtifactRecord>(std::make_shared<ArtifactRecord>(std::move(*record)));
+}
+
 }  // namespace qdcache::store

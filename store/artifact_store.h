@@ -171,6 +171,10 @@ class ArtifactStore {
 
   // A hit counts as an access for LRU eviction.
   [[nodiscard]] virtual Expected<std::optional<ArtifactRecord>> Get(const ArtifactKey& key) = 0;
+  // Get, sharing the record instead of copying it out: a record the store
+  // holds in memory (StoreOptions::memory_cache_bytes) costs no copy of its
+  // payload. Null on a miss. The default wraps Get.
+  [[nodiscard]] virtual Expected<std::shared_ptr<const ArtifactRecord>> GetShared(const ArtifactKey& key);
 
   // Writes the record and, if given, the alias pointing to it, in one atomic
   // WriteBatch. Overwrites an existing record with the same key. The write

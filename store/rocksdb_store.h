@@ -60,6 +60,7 @@ class RocksDbStore final : public ArtifactStore {
   RocksDbStore& operator=(const RocksDbStore&) = delete;
 
   [[nodiscard]] Expected<std::optional<ArtifactRecord>> Get(const ArtifactKey& key) override;
+  [[nodiscard]] Expected<std::shared_ptr<const ArtifactRecord>> GetShared(const ArtifactKey& key) override;
   [[nodiscard]] Status Put(const ArtifactRecord& record,
                            const std::optional<AliasKey>& alias) override;
   [[nodiscard]] Expected<std::optional<ArtifactKey>> GetAlias(const AliasKey& alias) override;

@@ -113,20 +113,24 @@ Expected<std::optional<ArtifactRecord>> RocksDbStore::ReadArtifact(
   return std::optional<ArtifactRecord>(std::move(record));
 }
 
-Expected<std::optional<ArtifactRecord>> RocksDbStore::Get(const ArtifactKey& key) {
+Expected<std::shared_ptr<const ArtifactRecord>> RocksDbStore::GetShared(const ArtifactKey& key) {
   if (std::shared_ptr<const ArtifactRecord> cached = record_cache_.Find(key)) {
     accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
-    return std::optional<ArtifactRecord>(*cached);
+    return cached;
   }
   const std::uint64_t generation = record_cache_.generation();
-  Expected<std::optional<ArtifactRecord>> got = ReadArtifact(key, rocksdb::ReadOptions());
-  if (got.ok() && got->has_value()) {
-    accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
-    if (record_cache_.Admits(**got)) {
-      record_cache_.Insert(std::make_shared<const ArtifactRecord>(**got), generation);
-    }
-  }
-  return got;
+  QDC_ASSIGN_OR_RETURN(std::optional<ArtifactRecord> got, ReadArtifact(key, rocksdb::ReadOptions()));
+  if (!got) return std::shared_ptr<const ArtifactRecord>();
+  accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
+  auto shared = std::make_shared<const ArtifactRecord>(std::move(*got));
+  if (record_cache_.Admits(*shared)) record_cache_.Insert(shared, generation);
+  return shared;
+}
+
+Expected<std::optional<ArtifactRecord>> RocksDbStore::Get(const ArtifactKey& key) {
+  QDC_ASSIGN_OR_RETURN(std::shared_ptr<const ArtifactRecord> shared, GetShared(key));
+  if (!shared) return std::optional<ArtifactRecord>();
+  return std::optional<ArtifactRecord>(*shared);
 }
 
 Status RocksDbStore::Put(const ArtifactRecord& record, const std::optional<AliasKey>& alias) {
