@@ -26,7 +26,7 @@ struct BenchOptions {
   std::size_t scale_entries = 1000000;  // scenario 6's large store
   std::size_t artifact_bytes = 16384;   // scenarios 1-3: size of the artifact served
   double throughput_seconds = 1.0;    // per variant, thread count and round
-  int compile_rounds = 5;             // scenarios 4 and 5
+  int compile_rounds = 10;            // scenarios 4 and 5
   std::string cuda_sm = "sm_80";
   std::vector<int> only;              // scenario numbers to run (empty: all)
   std::string json_path;              // also write the report here
