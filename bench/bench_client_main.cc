@@ -5,8 +5,8 @@
 //             every fast key of FILE (hex, one per line) in one Lookup
 //             batch; all must hit.
 //   files     --dir D --keys FILE
-//             the baseline: each key's artifact read from D/<hex>, a
-//             file-per-entry cache.
+//             the baseline: FILE names files (one per line) of D, a
+//             file-per-entry cache, each read whole.
 //   first-hit --socket S --namespace NS --target T --keys FILE
 //             the first key of FILE only: start-up plus one hit.
 // Prints one JSON line: {"items":N,"bytes":B,"peak_rss_kib":K}. Exit 1 on any miss or error.

@@ -4,6 +4,7 @@
 #include <spawn.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -60,7 +62,7 @@ bool ReadUntil(int fd, std::chrono::steady_clock::time_point deadline, std::stri
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return ready == 0 ? false : true;
+    if (ready <= 0) return false;  // the deadline, or poll itself failed
     // One byte at a time when looking for a line end, so nothing after it is consumed.
     const ssize_t n = ::read(fd, buffer, stop_at != '\0' ? 1 : sizeof(buffer));
     if (n < 0 && errno == EINTR) continue;
@@ -74,6 +76,27 @@ void KillAndReap(pid_t pid) {
   ::kill(pid, SIGKILL);
   while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
+}
+
+// Reaps `pid` if it exits before `deadline`: its wait status, or nullopt.
+std::optional<int> ReapBy(pid_t pid, std::chrono::steady_clock::time_point deadline) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd >= 0) {
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      pollfd p{pidfd, POLLIN, 0};
+      const int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
+      if (ready < 0 && errno == EINTR) continue;
+      ::close(pidfd);
+      if (ready <= 0) return std::nullopt;
+      break;
+    }
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
 }
 
 }  // namespace
@@ -92,15 +115,13 @@ Expected<TimedRun> RunTimed(const std::vector<std::string>& argv, const std::vec
   TimedRun run;
   const bool ended = ReadUntil(out[0], t0 + limit, &run.out);
   ::close(out[0]);
-  if (!ended) {
+  const std::optional<int> status = ended ? ReapBy(*pid, t0 + limit) : std::nullopt;
+  if (!status) {
     KillAndReap(*pid);
     return DeadlineExceeded("`" + CommandLine(argv) + "` ran past " + std::to_string(limit.count()) + " s");
   }
-  int status = 0;
-  while (::waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
-  }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.exit_code = WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
   return run;
 }
 

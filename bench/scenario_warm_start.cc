@@ -81,7 +81,7 @@ Status RunWarmStart(BenchEnv& env, Report& report) {
   const std::string files = env.dir / "file-cache";
   ::mkdir(files.c_str(), 0700);
   std::vector<std::string> paths;
-  std::string keys;
+  std::string keys, names;
   std::size_t bytes = 0;
   const std::size_t table = TableBytesFor(env.options.artifact_bytes);
   // The kernels are compiled for real, in batches; each artifact also goes
@@ -97,18 +97,23 @@ Status RunWarmStart(BenchEnv& env, Report& report) {
       if (r.has_error()) return Internal("warm kernel compile failed: " + r.error().message());
       const std::string hex = ToHex(request.kernels(j).fast_key());
       keys += hex + "\n";
-      paths.push_back(files + "/" + hex);
+      // The file cache's name for it: a hash of the key, as such caches do.
+      const std::string name = ToHex(Sha256(request.kernels(j).fast_key()));
+      names += name + "\n";
+      paths.push_back(files + "/" + name);
       bytes += r.artifact().payload().size();
       QDC_RETURN_IF_ERROR(WriteSynced(paths.back(), r.artifact().payload()));
     }
   }
   const std::string keys_file = env.dir / "warm-keys.txt";
   testing::WriteFileOrDie(keys_file, keys);
+  const std::string names_file = env.dir / "warm-files.txt";
+  testing::WriteFileOrDie(names_file, names);
 
   const std::vector<std::string> lookup = {BenchClientBinary(), "lookup", "--socket",
                                            env.daemon->socket_path(), "--namespace", "bench",
                                            "--target", "cpu:x86-64", "--keys", keys_file};
-  const std::vector<std::string> read = {BenchClientBinary(), "files", "--dir", files, "--keys", keys_file};
+  const std::vector<std::string> read = {BenchClientBinary(), "files", "--dir", files, "--keys", names_file};
   std::vector<double> daemon_ms, warm_ms, cold_ms;
   double max_resident = 0;
   const int rounds = std::max(5, env.options.rounds / 2);

@@ -115,13 +115,6 @@ Status ToWireArtifact(const store::ArtifactRecord& r, bool include_ptx, v1::Arti
   return Status::Ok();
 }
 
-Status ToWireArtifact(store::ArtifactRecord&& r, bool include_ptx, v1::Artifact* out) {
-  QDC_RETURN_IF_ERROR(FillWireMetadata(r, out));
-  out->set_payload(std::move(r.payload));
-  if (include_ptx) out->set_ptx(std::move(r.ptx));
-  return Status::Ok();
-}
-
 Status CheckEntryPoints(const v1::Artifact& artifact,
                         const google::protobuf::RepeatedPtrField<std::string>& wanted) {
   for (const std::string& name : wanted) {

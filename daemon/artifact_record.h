@@ -21,9 +21,6 @@ namespace qdcache::daemon {
 // decoded (the caller treats the record as corrupt).
 [[nodiscard]] Status ToWireArtifact(const store::ArtifactRecord& record, bool include_ptx,
                                     v1::Artifact* out);
-// The same, moving the payload and PTX out of `record`.
-[[nodiscard]] Status ToWireArtifact(store::ArtifactRecord&& record, bool include_ptx,
-                                    v1::Artifact* out);
 
 // Stage outputs (PTX with its entries; a linked cubin with entries and log)
 // kept in the store's stage column family, encoded as a v1::Artifact.

@@ -21,18 +21,25 @@ TieredStore::TieredStore(std::unique_ptr<store::ArtifactStore> local, std::uniqu
 Expected<std::optional<store::ArtifactRecord>> TieredStore::Get(const store::ArtifactKey& key) {
   Expected<std::optional<store::ArtifactRecord>> local = local_->Get(key);
   if (!local.ok() || local->has_value()) return local;
+  return FromRemote(key);
+}
+
+std::optional<store::ArtifactRecord> TieredStore::FromRemote(const store::ArtifactKey& key) {
   Expected<std::optional<store::ArtifactRecord>> remote = remote_->GetArtifact(key);
-  if (!remote.ok() || !remote->has_value()) return local;  // a miss either way
+  if (!remote.ok() || !remote->has_value()) return std::nullopt;  // a miss either way
   if (Status s = local_->Put(**remote); !s.ok()) {
     spdlog::warn("back-fill of a remote artifact into the local store failed: {}", s.ToString());
   }
-  return remote;
+  return std::move(remote).value();
 }
 
 Expected<std::shared_ptr<const store::ArtifactRecord>> TieredStore::GetShared(const store::ArtifactKey& key) {
   Expected<std::shared_ptr<const store::ArtifactRecord>> local = local_->GetShared(key);
   if (!local.ok() || *local != nullptr) return local;
-  return ArtifactStore::GetShared(key);  // Get: the remote, with back-fill
+  std::optional<store::ArtifactRecord> remote = FromRemote(key);
+  if (!remote) return local;  // the miss
+  return std::shared_ptr<const store::ArtifactRecord>(
+      std::make_shared<const store::ArtifactRecord>(std::move(*remote)));
 }
 
 Status TieredStore::Put(const store::ArtifactRecord& record, const std::optional<store::AliasKey>& alias) {

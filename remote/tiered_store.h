@@ -54,6 +54,10 @@ class TieredStore final : public store::ArtifactStore {
   [[nodiscard]] RemoteTier& remote() { return *remote_; }
 
  private:
+  // A local miss: the remote's verified record, written back into the local
+  // store; nullopt when the remote has none or fails (a miss either way).
+  [[nodiscard]] std::optional<store::ArtifactRecord> FromRemote(const store::ArtifactKey& key);
+
   const std::unique_ptr<store::ArtifactStore> local_;
   const std::unique_ptr<RemoteTier> remote_;
 };

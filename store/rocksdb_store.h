@@ -128,6 +128,12 @@ class RocksDbStore final : public ArtifactStore {
   // Backpressure after a write of `entry_bytes` left `total_after` bytes.
   void AfterWrite(std::uint64_t total_after, std::uint64_t entry_bytes);
 
+  // The memory cache's record in *shared, or one read and verified from
+  // disk: in *shared once the cache keeps it, else in *owned (not copied for
+  // a cache that would not keep it). A miss leaves both empty. A hit counts
+  // as an access.
+  [[nodiscard]] Status ReadRecord(const ArtifactKey& key, std::shared_ptr<const ArtifactRecord>* shared,
+                                  std::optional<ArtifactRecord>* owned);
   // Reads and verifies an artifact; a corrupt one is dropped and is a miss.
   [[nodiscard]] Expected<std::optional<ArtifactRecord>> ReadArtifact(
       const ArtifactKey& key, const rocksdb::ReadOptions& read_options);

@@ -113,24 +113,38 @@ Expected<std::optional<ArtifactRecord>> RocksDbStore::ReadArtifact(
   return std::optional<ArtifactRecord>(std::move(record));
 }
 
-Expected<std::shared_ptr<const ArtifactRecord>> RocksDbStore::GetShared(const ArtifactKey& key) {
-  if (std::shared_ptr<const ArtifactRecord> cached = record_cache_.Find(key)) {
+Status RocksDbStore::ReadRecord(const ArtifactKey& key, std::shared_ptr<const ArtifactRecord>* shared,
+                               std::optional<ArtifactRecord>* owned) {
+  if ((*shared = record_cache_.Find(key))) {
     accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
-    return cached;
+    return Status::Ok();
   }
   const std::uint64_t generation = record_cache_.generation();
-  QDC_ASSIGN_OR_RETURN(std::optional<ArtifactRecord> got, ReadArtifact(key, rocksdb::ReadOptions()));
-  if (!got) return std::shared_ptr<const ArtifactRecord>();
+  QDC_ASSIGN_OR_RETURN(*owned, ReadArtifact(key, rocksdb::ReadOptions()));
+  if (!owned->has_value()) return Status::Ok();
   accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
-  auto shared = std::make_shared<const ArtifactRecord>(std::move(*got));
-  if (record_cache_.Admits(*shared)) record_cache_.Insert(shared, generation);
+  if (record_cache_.Admits(**owned)) {
+    *shared = std::make_shared<const ArtifactRecord>(std::move(**owned));
+    owned->reset();
+    record_cache_.Insert(*shared, generation);
+  }
+  return Status::Ok();
+}
+
+Expected<std::shared_ptr<const ArtifactRecord>> RocksDbStore::GetShared(const ArtifactKey& key) {
+  std::shared_ptr<const ArtifactRecord> shared;
+  std::optional<ArtifactRecord> owned;
+  QDC_RETURN_IF_ERROR(ReadRecord(key, &shared, &owned));
+  if (owned) shared = std::make_shared<const ArtifactRecord>(std::move(*owned));
   return shared;
 }
 
 Expected<std::optional<ArtifactRecord>> RocksDbStore::Get(const ArtifactKey& key) {
-  QDC_ASSIGN_OR_RETURN(std::shared_ptr<const ArtifactRecord> shared, GetShared(key));
-  if (!shared) return std::optional<ArtifactRecord>();
-  return std::optional<ArtifactRecord>(*shared);
+  std::shared_ptr<const ArtifactRecord> shared;
+  std::optional<ArtifactRecord> owned;
+  QDC_RETURN_IF_ERROR(ReadRecord(key, &shared, &owned));
+  if (shared) return std::optional<ArtifactRecord>(*shared);
+  return owned;
 }
 
 Status RocksDbStore::Put(const ArtifactRecord& record, const std::optional<AliasKey>& alias) {
