@@ -1,13 +1,8 @@
 #include "auth/token_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <map>
+
+#include "common/file_read.h"
 
 namespace qdcache::auth {
 namespace {
@@ -106,39 +101,8 @@ Expected<TokenTable> TokenTable::Parse(std::string_view text, std::string_view o
 }
 
 Expected<TokenTable> TokenTable::Load(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    const std::string why = "cannot open token file " + path + ": " + std::strerror(err);
-    if (err == ENOENT) return NotFound(why);
-    if (err == EACCES) return Status(Code::kPermissionDenied, why);
-    return Unavailable(why);
-  }
-  struct stat st {};
-  std::string text;
-  Status status;
-  if (::fstat(fd, &st) != 0) {
-    status = Unavailable("cannot stat token file " + path + ": " + std::strerror(errno));
-  } else if (!S_ISREG(st.st_mode)) {
-    status = FailedPrecondition("token file " + path + " is not a regular file");
-  } else if ((st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    status = FailedPrecondition("token file " + path +
-                                " is readable or writable by group or others (mode " + mode +
-                                "); tokens are secrets: chmod 600 it");
-  } else if (static_cast<std::size_t>(st.st_size) > kMaxFileBytes) {
-    status = FailedPrecondition("token file " + path + " is larger than 1 MiB");
-  } else {
-    char buf[8192];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0 && text.size() <= kMaxFileBytes) {
-      text.append(buf, static_cast<std::size_t>(n));
-    }
-    if (n < 0) status = Unavailable("cannot read token file " + path + ": " + std::strerror(errno));
-  }
-  ::close(fd);
-  if (!status.ok()) return status;
+  QDC_ASSIGN_OR_RETURN(std::string text,
+                       ReadSmallFile(path, "token file " + path, kMaxFileBytes, FileAccess::kPrivate));
   return Parse(text, path);
 }
 

@@ -2,14 +2,12 @@
 
 #include <toml++/toml.h>  // the packaged library, built with exceptions: caught below
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include "common/file_read.h"
 
 namespace qdcache::daemon {
 namespace {
+
+constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
 std::string_view TypeName(const toml::node& node) {
   switch (node.type()) {
@@ -65,22 +63,10 @@ Status UnknownKey(const std::string& where, std::string_view key, const std::vec
 }  // namespace
 
 Expected<std::vector<ConfigValue>> ReadConfigFile(const std::string& path, const std::vector<Setting>& settings) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    // An ifstream opens a directory and reads nothing: that would be an empty config.
-    return InvalidArgument("config file " + path + " is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    if (err == ENOENT) return NotFound("config file " + path + " does not exist");
-    return Unavailable("cannot read config file " + path + ": " + std::strerror(err));
-  }
-  std::ostringstream content;
-  content << in.rdbuf();
+  QDC_ASSIGN_OR_RETURN(std::string content, ReadSmallFile(path, "config file " + path, kMaxConfigBytes));
   toml::table table;
   try {
-    table = toml::parse(content.str(), path);
+    table = toml::parse(content, path);
   } catch (const toml::parse_error& e) {
     return InvalidArgument(path + ":" + std::to_string(e.source().begin.line) + ":" +
                            std::to_string(e.source().begin.column) + ": " + std::string(e.description()));

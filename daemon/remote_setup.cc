@@ -1,14 +1,11 @@
 #include "daemon/remote_setup.h"
 
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
+
+#include "common/file_read.h"
 
 #include "remote/redis_client.h"
 #include "remote/redis_url.h"
@@ -41,25 +38,8 @@ Expected<std::string> LoadRemotePassword(const std::string& path) {
     return std::string(env == nullptr ? "" : env);
   }
   const std::string what = "--remote-password-file " + path;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return InvalidArgument(what + ": " + std::strerror(errno));
-  struct stat st {};
-  std::string text;
-  Status status;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    status = InvalidArgument(what + ": not a regular file");
-  } else if ((st.st_mode & (S_IROTH | S_IWOTH)) != 0) {
-    status = FailedPrecondition(what + ": readable or writable by others; chmod 600 (or 640) it");
-  } else if (static_cast<std::size_t>(st.st_size) > kMaxPasswordFileBytes) {
-    status = InvalidArgument(what + ": larger than 64 KiB");
-  } else {
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
-    if (n < 0) status = InvalidArgument(what + ": " + std::strerror(errno));
-  }
-  ::close(fd);
-  if (!status.ok()) return status;
+  QDC_ASSIGN_OR_RETURN(std::string text,
+                       ReadSmallFile(path, what, kMaxPasswordFileBytes, FileAccess::kNotWorld));
   text = text.substr(0, text.find('\n'));
   if (!text.empty() && text.back() == '\r') text.pop_back();
   if (text.empty()) return InvalidArgument(what + ": the first line is empty");
