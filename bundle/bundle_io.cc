@@ -1,5 +1,6 @@
 #include "bundle/bundle_io.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,12 +88,19 @@ Status AtomicFile::Commit() {
 }
 
 Expected<std::unique_ptr<InputFile>> InputFile::Open(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return OsError("cannot open " + path, errno);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return OsError("cannot open " + path, errno);
   struct stat st {};
-  if (::fstat(::fileno(file), &st) != 0 || !S_ISREG(st.st_mode)) {
-    std::fclose(file);
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
     return InvalidArgument(path + " is not a regular file");
+  }
+  std::FILE* file = ::fdopen(fd, "rb");  // reads of a regular file never block anyway
+  if (file == nullptr) {
+    const int err = errno;
+    ::close(fd);
+    return OsError("cannot open " + path, err);
   }
   return std::unique_ptr<InputFile>(
       new InputFile(path, file, static_cast<std::uint64_t>(st.st_size)));

@@ -84,6 +84,16 @@ Status BundleReader::ReadBlock() {
   }
   QDC_ASSIGN_OR_RETURN(complete, ReadExactly(stored, &stored_));
   if (!complete) return Fail(DataLoss("the bundle is truncated (in " + where + ")"));
+  // The raw size is allocated only once the frame itself, which is in hand
+  // and checked by zstd, says the same: a header cannot make us allocate
+  // more than the bytes the bundle really holds.
+  if (ZSTD_getFrameContentSize(stored_.data(), stored_.size()) != raw) {
+    block_remaining_ = 0;
+    Skip(count, where + " does not decompress (its frame disagrees with its header): " +
+                    std::to_string(count) + " entries skipped");
+    return Status::Ok();
+  }
+  if (raw_.capacity() > 4 * kReadChunk && raw <= 4 * kReadChunk) raw_ = std::string();  // after a huge block
   raw_.resize(raw);
   const std::size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), raw_.data(),
                                             raw_.size(), stored_.data(), stored_.size());

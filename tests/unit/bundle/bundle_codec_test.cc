@@ -284,6 +284,21 @@ TEST_CASE("a block size within the limit on a short file reads only what is ther
   CHECK_THAT(r.status.message(), Catch::Contains("truncated"));
 }
 
+TEST_CASE("a block header claiming a raw size its frame does not have skips the block unallocated",
+          "[bundle]") {
+  // A true frame of a few bytes behind a header that claims the limit: the
+  // reader must believe the frame, not allocate what the header says.
+  const std::string compressed = Block(Frame(Serialized(Alias(1))), 1).substr(kBlockHeaderSize);
+  const std::string lying =
+      BlockHeader(kEntriesBlock, static_cast<std::uint32_t>(compressed.size()), kMaxBlockBytes, 1);
+  ReadAll r = Read(FileHeader() + lying + compressed + Block(Frame(Serialized(Alias(2))), 1) +
+                   TrailerBlock(0, 2));
+  CHECK(r.status.ok());
+  CHECK(r.counts.skipped == 1);
+  REQUIRE(r.entries.size() == 1);  // the next block is read as usual
+  CHECK(r.entries[0].alias().fast_key() == Alias(2).alias().fast_key());
+}
+
 TEST_CASE("a damaged block header ends the read with DATA_LOSS", "[bundle]") {
   std::string bytes = Write({Alias(1), Alias(2)}, /*block_bytes=*/1);
   bytes[kFileHeaderSize + 5] =
