@@ -85,7 +85,8 @@ Readiness AwaitReady(int fd, std::chrono::steady_clock::time_point deadline) {
     const int rc =
         ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count() + 1, INT32_MAX)));
     if (rc < 0 && errno == EINTR) continue;
-    if (rc <= 0) continue;  // the deadline is checked above
+    if (rc < 0) return Readiness::kExited;  // poll itself failed: no answer will come
+    if (rc == 0) continue;                  // the deadline is checked above
     char buf[64];
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;

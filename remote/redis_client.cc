@@ -15,15 +15,16 @@ Status ReplyError(const Endpoint& node, const Reply& reply) {
     message += " (a cluster node: use redis-cluster://)";
     return Unavailable(std::move(message));
   }
-  // Errors that make every command fail (authentication, a server loading or
-  // without its cluster) say the remote is down; the rest (OOM under
-  // noeviction, WRONGTYPE on a foreign key, a bad argument) concern one
-  // command and leave the remote usable.
-  for (const char* down : {"NOAUTH", "WRONGPASS", "NOPERM", "LOADING", "CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN",
-                           "BUSY"}) {
-    if (reply.str.starts_with(down)) return Unavailable(std::move(message));
+  // Only the errors known to concern one command (OOM under noeviction,
+  // WRONGTYPE on a foreign key) leave the remote usable. Every other one
+  // (NOAUTH, LOADING, READONLY on a replica, MISCONF, too many clients, or
+  // one we do not know) says the remote is not serving us: the breaker
+  // counts it, so a broken Redis costs a round trip per call only until it
+  // opens.
+  for (const char* one_command : {"OOM", "WRONGTYPE"}) {
+    if (reply.str.starts_with(one_command)) return FailedPrecondition(std::move(message));
   }
-  return FailedPrecondition(std::move(message));
+  return Unavailable(std::move(message));
 }
 
 StandaloneClient::StandaloneClient(Endpoint node, ConnectOptions options)
