@@ -114,6 +114,4 @@ Status EchoCall(bench_echo::Echo::Stub& stub, const bench_echo::EchoMessage& req
   return Status::Ok();
 }
 
-Expected<v1::Stats> StatsOf(client::Client& client) { return client.Stats(); }
-
 }  // namespace qdcache::bench

@@ -77,7 +77,4 @@ class BenchEnv {
 // One bare gRPC call (10 s deadline); an error unless the reply has the size asked for.
 [[nodiscard]] Status EchoCall(bench_echo::Echo::Stub& stub, const bench_echo::EchoMessage& request);
 
-// The daemon's counters.
-[[nodiscard]] Expected<v1::Stats> StatsOf(client::Client& client);
-
 }  // namespace qdcache::bench

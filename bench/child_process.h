@@ -43,7 +43,6 @@ class ServerProcess {
   ~ServerProcess();
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
-  [[nodiscard]] pid_t pid() const { return pid_; }
 
  private:
   explicit ServerProcess(pid_t pid) : pid_(pid) {}

@@ -53,7 +53,6 @@ class Report {
   // The figures, then the comparisons with their targets, then notes.
   void Print(std::FILE* out) const;
   [[nodiscard]] nlohmann::json Json() const;
-  [[nodiscard]] const std::vector<Figure>& figures() const { return figures_; }
 
  private:
   std::vector<Figure> figures_;

@@ -146,7 +146,7 @@ Status RunCoalescing(BenchEnv& env, Report& report) {
   };
   std::vector<double> together_ms, first_ms, single_ms, compiles;
   for (int round = 0; round <= env.options.compile_rounds; ++round) {
-    QDC_ASSIGN_OR_RETURN(v1::Stats before, StatsOf(*env.uds));
+    QDC_ASSIGN_OR_RETURN(v1::Stats before, env.uds->Stats());
     const v1::KernelDescriptor d = fresh();
     std::barrier start(kClients + 1);
     std::atomic<int> failures{0};
@@ -167,7 +167,7 @@ Status RunCoalescing(BenchEnv& env, Report& report) {
     const double first =
         std::chrono::duration<double>(*std::min_element(answered.begin(), answered.end()) - t0).count();
     if (failures > 0) return Internal(std::to_string(failures.load()) + " coalesced compiles failed");
-    QDC_ASSIGN_OR_RETURN(v1::Stats after, StatsOf(*env.uds));
+    QDC_ASSIGN_OR_RETURN(v1::Stats after, env.uds->Stats());
     const v1::KernelDescriptor other = fresh();
     Status single_status;
     const double single = SecondsOf([&] { single_status = CompileOne(*env.uds, other).status(); });

@@ -71,4 +71,6 @@ Digest CubinStageKey(std::string_view ptx, const compiler::Target& target,
                                      {"toolchain", std::string(toolchain_fingerprint)}});
 }
 
+std::string ShortKey(std::string_view key) { return ToHex(key).substr(0, 16); }
+
 }  // namespace qdcache::daemon

@@ -39,6 +39,9 @@ struct KeyComponent {
 // SHA-256 over "qdcache-<kind>-key", the schema version and the components.
 [[nodiscard]] Digest KeyFromComponents(std::string_view kind, const std::vector<KeyComponent>& components);
 
+// The first 16 hex digits of a raw key, for log lines.
+[[nodiscard]] std::string ShortKey(std::string_view key);
+
 // Stage keys: each covers its own input plus exactly the options that stage
 // reads (compiler::PtxOptionsKey / LinkOptionsKey), so a change that only
 // affects linking (max registers) reuses the PTX. The PTX stage is keyed by

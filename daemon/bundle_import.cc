@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/digest.h"
+#include "daemon/artifact_key.h"
 #include "daemon/artifact_record.h"
 
 namespace qdcache::daemon {
@@ -12,7 +13,6 @@ constexpr std::size_t kKeyBytes = 32;
 constexpr std::size_t kMaxNameBytes = 256;  // targets, toolchains, tenants
 constexpr int kMaxRejections = 16;
 
-std::string ShortKey(const std::string& key) { return ToHex(key).substr(0, 16); }
 
 store::ArtifactRecord ToRecord(const v1::BundleArtifact& a) {
   store::ArtifactRecord r;

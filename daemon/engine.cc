@@ -16,7 +16,6 @@ double SecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-std::string ShortKey(const std::string& key) { return ToHex(key).substr(0, 16); }
 
 }  // namespace
 

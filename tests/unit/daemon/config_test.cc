@@ -11,10 +11,12 @@
 #include "daemon/config_file.h"
 #include "daemon/config_print.h"
 #include "daemon/daemon_options.h"
+#include "tests/unit/daemon/options_test_util.h"
 #include "daemon/setting.h"
 
 using namespace qdcache;
 using namespace qdcache::daemon;
+using qdcache::daemon::testing::Parse;
 
 namespace {
 
@@ -35,20 +37,6 @@ class ConfigFile {
   std::string dir_, path_;
 };
 
-// Parses `args` with a fake environment and no default config file.
-Expected<DaemonOptions> Parse(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-  args.insert(args.begin(), "qdcached");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  ConfigSources sources;
-  sources.getenv = [env](const std::string& name) -> std::optional<std::string> {
-    auto it = env.find(name);
-    if (it == env.end()) return std::nullopt;
-    return it->second;
-  };
-  sources.default_config_path = "/nonexistent/qdcached.toml";
-  return ParseDaemonFlags(static_cast<int>(argv.size()), argv.data(), sources);
-}
 
 }  // namespace
 

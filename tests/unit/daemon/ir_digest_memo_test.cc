@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <future>
+#include <latch>
 #include <thread>
 
 namespace qdcache::daemon {
@@ -58,17 +59,22 @@ TEST_CASE("a raw key asked for while it is being computed is not computed twice"
     });
   });
   started.get_future().wait();
-  // Followers asking now either wait for the leader or, if they run after
-  // it, find its result; none of them computes.
+  // The followers ask while the leader is still computing (the latch holds
+  // the release until every one of them is about to call). Without
+  // single-flight each would compute its own digest and return at once.
+  constexpr int kFollowers = 8;
+  std::latch asking(kFollowers);
   std::vector<std::future<Expected<Digest>>> followers;
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < kFollowers; ++i) {
     followers.push_back(std::async(std::launch::async, [&] {
+      asking.count_down();
       return memo.FindOrCompute(raw, [&]() -> Expected<Digest> {
         ++computed;
         return DigestOf("follower's");
       });
     }));
   }
+  asking.wait();
   release.set_value();
   REQUIRE(*leader.get() == DigestOf("leader's"));
   for (auto& f : followers) CHECK(*f.get() == DigestOf("leader's"));

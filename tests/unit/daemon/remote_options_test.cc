@@ -9,18 +9,14 @@
 
 #include "daemon/daemon_options.h"
 #include "daemon/remote_setup.h"
+#include "tests/unit/daemon/options_test_util.h"
 
 using namespace qdcache;
 using namespace qdcache::daemon;
+using qdcache::daemon::testing::Parse;
 
 namespace {
 
-Expected<DaemonOptions> Parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "qdcached");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  return ParseDaemonFlags(static_cast<int>(argv.size()), argv.data());
-}
 
 struct TempDir {
   TempDir() {

@@ -20,7 +20,7 @@ TEST_CASE("keys with the same hash tag share a slot", "[remote][slot]") {
   CHECK(KeySlot("{user1000}.following") == KeySlot("user1000"));
   // Only the first tag counts; an empty tag means the whole key is hashed.
   CHECK(KeySlot("foo{bar}{zap}") == KeySlot("bar"));
-  CHECK(KeySlot("foo{}{bar}") == KeySlot(std::string("foo{}{bar}")));
+  CHECK(KeySlot("foo{}{bar}") == Crc16("foo{}{bar}") % kSlotCount);  // 8363: the whole key
   CHECK(KeySlot("foo{}{bar}") != KeySlot("bar"));
   CHECK(KeySlot("foo{{bar}}zap") == KeySlot("{bar"));
 }
