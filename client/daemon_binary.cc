@@ -1,4 +1,5 @@
 // FindDaemonBinary (declared in daemon_launcher.h).
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,6 +15,17 @@ namespace {
 bool IsExecutableFile(const std::filesystem::path& path) {
   std::error_code ec;
   return std::filesystem::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// The real path of the shared object holding this code, when that is not
+// the executable itself (then empty).
+std::filesystem::path ThisSharedObject(const std::filesystem::path& executable) {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&FindDaemonBinary), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::error_code ec;
+  std::filesystem::path object = std::filesystem::canonical(info.dli_fname, ec);
+  if (ec || object == executable) return {};
+  return object;
 }
 
 }  // namespace
@@ -34,6 +46,12 @@ Expected<std::string> FindDaemonBinary() {
   if (!ec) {
     const std::filesystem::path dir = self.parent_path();
     tried.push_back(dir / "qdcached");
+    tried.push_back((dir / "../../daemon/qdcached").lexically_normal());
+  }
+  const std::filesystem::path library = ThisSharedObject(ec ? std::filesystem::path() : self);
+  if (!library.empty()) {
+    const std::filesystem::path dir = library.parent_path();
+    tried.push_back((dir / QDCACHE_LIBDIR_TO_BINDIR / "qdcached").lexically_normal());
     tried.push_back((dir / "../../daemon/qdcached").lexically_normal());
   }
   for (const std::filesystem::path& candidate : tried) {

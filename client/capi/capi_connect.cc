@@ -1,0 +1,134 @@
+// Options, connecting, health and statistics of the C ABI.
+#include <chrono>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "client/capi/capi_internal.h"
+#include "client/proto_json.h"
+#include "common/units.h"
+
+namespace qdcache::capi {
+namespace {
+
+Status SetOption(client::ClientOptions& o, std::string_view name, std::string_view value) {
+  auto text = [&](std::string& field) {
+    field = std::string(value);
+    return Status::Ok();
+  };
+  if (name == "socket") return text(o.socket_path);
+  if (name == "address") return text(o.address);
+  if (name == "client-name") return text(o.client_name);
+  if (name == "tls-ca") return text(o.tls_ca_file);
+  if (name == "tls-cert") return text(o.tls_cert_file);
+  if (name == "tls-key") return text(o.tls_key_file);
+  if (name == "tls-server-name") return text(o.tls_server_name);
+  if (name == "token") return text(o.token);
+  if (name == "daemon") return text(o.spawn_options.daemon_binary);
+  if (name == "spawn-arg") {
+    o.spawn_options.extra_args.emplace_back(value);
+    return Status::Ok();
+  }
+  if (name == "timeout") {
+    Expected<std::chrono::milliseconds> ms = ParseDurationMillis(value);
+    if (!ms.ok()) return ms.status();
+    if (ms->count() <= 0) return InvalidArgument("must be positive");
+    o.timeout = *ms;
+    return Status::Ok();
+  }
+  if (name == "max-message-bytes") {
+    Expected<std::uint64_t> bytes = ParseByteSize(value);
+    if (!bytes.ok()) return bytes.status();
+    if (*bytes < 1024 || *bytes > std::numeric_limits<int>::max()) {
+      return InvalidArgument("must be between 1K and 2047M");
+    }
+    o.max_message_bytes = *bytes;
+    return Status::Ok();
+  }
+  if (name == "spawn") {
+    Expected<bool> on = ParseBool(value);
+    if (!on.ok()) return on.status();
+    o.spawn = *on;
+    return Status::Ok();
+  }
+  if (name == "spawn-idle-exit") {
+    Expected<std::chrono::seconds> idle = ParseDuration(value);
+    if (!idle.ok()) return idle.status();
+    o.spawn_options.idle_exit = *idle;
+    return Status::Ok();
+  }
+  return InvalidArgument("unknown option");
+}
+
+}  // namespace
+}  // namespace qdcache::capi
+
+using qdcache::Status;
+using qdcache::capi::Guard;
+using qdcache::capi::Required;
+
+extern "C" {
+
+qdcache_status qdcache_options_create(qdcache_options** out) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(out, "out"));
+    *out = new qdcache_options;
+    (*out)->client.client_name = "qdcache-c";
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_options_set(qdcache_options* options, const char* name, const char* value) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(options, "options"));
+    QDC_RETURN_IF_ERROR(Required(name, "name"));
+    QDC_RETURN_IF_ERROR(Required(value, "value"));
+    // Set a copy, so a refused value leaves the option as it was.
+    qdcache::client::ClientOptions changed = options->client;
+    Status status = qdcache::capi::SetOption(changed, name, value);
+    if (!status.ok()) {
+      return qdcache::InvalidArgument("option " + std::string(name) + ": " + status.message());
+    }
+    options->client = std::move(changed);
+    return Status::Ok();
+  });
+}
+
+void qdcache_options_free(qdcache_options* options) { delete options; }
+
+qdcache_status qdcache_connect(const qdcache_options* options, qdcache_client** out) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(out, "out"));
+    *out = nullptr;
+    qdcache::client::ClientOptions client_options;
+    client_options.client_name = "qdcache-c";
+    if (options != nullptr) client_options = options->client;
+    auto client = qdcache::client::Client::Connect(std::move(client_options));
+    if (!client.ok()) return client.status();
+    *out = new qdcache_client{std::move(client).value()};
+    return Status::Ok();
+  });
+}
+
+void qdcache_client_free(qdcache_client* client) { delete client; }
+
+qdcache_status qdcache_ping(qdcache_client* client) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(client, "client"));
+    return client->client->Ping();
+  });
+}
+
+qdcache_status qdcache_stats_json(qdcache_client* client, int reset, char** json) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(client, "client"));
+    QDC_RETURN_IF_ERROR(Required(json, "json"));
+    *json = nullptr;
+    auto stats = client->client->Stats(reset != 0);
+    if (!stats.ok()) return stats.status();
+    *json = qdcache::capi::NewCString(qdcache::client::ProtoToJson(*stats).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    return Status::Ok();
+  });
+}
+
+}  // extern "C"

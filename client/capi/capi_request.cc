@@ -1,0 +1,227 @@
+// Building compile requests, compiling and looking up, for the C ABI.
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "client/capi/capi_internal.h"
+#include "client/wire_target.h"
+#include "common/digest.h"
+#include "common/units.h"
+
+namespace qdcache::capi {
+namespace {
+
+Expected<v1::KernelDescriptor*> KernelAt(qdcache_request* request, std::size_t index) {
+  if (request == nullptr) return InvalidArgument("request is NULL");
+  if (index >= static_cast<std::size_t>(request->proto.kernels_size())) {
+    return Status(Code::kOutOfRange, "no kernel " + std::to_string(index) + " in a request of " +
+                                         std::to_string(request->proto.kernels_size()));
+  }
+  return request->proto.mutable_kernels(static_cast<int>(index));
+}
+
+Status SetFlag(std::string_view value, bool* out) {
+  Expected<bool> on = ParseBool(value);
+  if (!on.ok()) return on.status();
+  *out = *on;
+  return Status::Ok();
+}
+
+Status SetNumber(std::string_view value, unsigned max, std::uint32_t* out) {
+  unsigned parsed = 0;
+  if (value.empty() || value.size() > 9) return InvalidArgument("not a number: \"" + std::string(value) + "\"");
+  for (char c : value) {
+    if (c < '0' || c > '9') return InvalidArgument("not a number: \"" + std::string(value) + "\"");
+    parsed = parsed * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (parsed > max) return InvalidArgument("at most " + std::to_string(max));
+  *out = parsed;
+  return Status::Ok();
+}
+
+// One kernel option (qdcache.h lists them).
+Status SetKernelOption(v1::KernelDescriptor& k, std::string_view name, std::string_view value) {
+  v1::CompileOptions& o = *k.mutable_options();
+  bool flag = false;
+  std::uint32_t number = 0;
+  auto with_flag = [&](auto setter) {
+    QDC_RETURN_IF_ERROR(SetFlag(value, &flag));
+    setter(flag);
+    return Status::Ok();
+  };
+  if (name == "opt") {
+    QDC_RETURN_IF_ERROR(SetNumber(value, 3, &number));
+    o.set_opt_level(number);
+    return Status::Ok();
+  }
+  if (name == "max-registers") {
+    QDC_RETURN_IF_ERROR(SetNumber(value, 255, &number));
+    o.set_max_registers(number);
+    return Status::Ok();
+  }
+  if (name == "namespace") {
+    k.set_namespace_(std::string(value));
+    return Status::Ok();
+  }
+  if (name == "fast-math") return with_flag([&](bool b) { o.set_fast_math(b); });
+  if (name == "fmad") return with_flag([&](bool b) { o.set_fmad(b); });
+  if (name == "debug") return with_flag([&](bool b) { o.set_debug(b); });
+  if (name == "lineinfo") return with_flag([&](bool b) { o.set_lineinfo(b); });
+  if (name == "link-libdevice") return with_flag([&](bool b) { o.set_link_libdevice(b); });
+  if (name == "no-store") return with_flag([&](bool b) { k.set_no_store(b); });
+  if (name == "recache") return with_flag([&](bool b) { k.set_recache(b); });
+  return InvalidArgument("unknown option");
+}
+
+}  // namespace
+}  // namespace qdcache::capi
+
+using qdcache::Status;
+using qdcache::capi::Guard;
+using qdcache::capi::KernelAt;
+using qdcache::capi::Required;
+
+extern "C" {
+
+qdcache_status qdcache_request_create(qdcache_request** out) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(out, "out"));
+    *out = new qdcache_request;
+    return Status::Ok();
+  });
+}
+
+void qdcache_request_free(qdcache_request* request) { delete request; }
+
+size_t qdcache_request_count(const qdcache_request* request) {
+  return request == nullptr ? 0 : static_cast<size_t>(request->proto.kernels_size());
+}
+
+qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* ir, size_t ir_size,
+                                          const char* target, size_t* index) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(request, "request"));
+    QDC_RETURN_IF_ERROR(Required(target, "target"));
+    if (ir == nullptr && ir_size != 0) return qdcache::InvalidArgument("ir is NULL");
+    auto wire_target = qdcache::client::ParseWireTarget(target);
+    if (!wire_target.ok()) return wire_target.status();
+    qdcache::v1::KernelDescriptor* kernel = request->proto.add_kernels();
+    kernel->set_ir(static_cast<const char*>(ir), ir_size);
+    *kernel->mutable_target() = std::move(wire_target).value();
+    if (index != nullptr) *index = static_cast<size_t>(request->proto.kernels_size() - 1);
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const char* name,
+                                   const char* value) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(request, "request"));
+    QDC_RETURN_IF_ERROR(Required(name, "name"));
+    QDC_RETURN_IF_ERROR(Required(value, "value"));
+    if (std::string_view(name) == "include-ptx") {
+      bool on = false;
+      QDC_RETURN_IF_ERROR(qdcache::capi::SetFlag(value, &on));
+      request->proto.set_include_ptx(on);
+      return Status::Ok();
+    }
+    auto kernel = KernelAt(request, index);
+    if (!kernel.ok()) return kernel.status();
+    // Set a copy, so a refused value leaves the kernel as it was.
+    qdcache::v1::KernelDescriptor changed;
+    *changed.mutable_options() = (*kernel)->options();
+    changed.set_namespace_((*kernel)->namespace_());
+    changed.set_no_store((*kernel)->no_store());
+    changed.set_recache((*kernel)->recache());
+    Status status = qdcache::capi::SetKernelOption(changed, name, value);
+    if (!status.ok()) return qdcache::InvalidArgument("option " + std::string(name) + ": " + status.message());
+    *(*kernel)->mutable_options() = changed.options();
+    (*kernel)->set_namespace_(changed.namespace_());
+    (*kernel)->set_no_store(changed.no_store());
+    (*kernel)->set_recache(changed.recache());
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_request_set_fast_key(qdcache_request* request, size_t index, const void* key,
+                                            size_t key_size) {
+  return Guard([&] {
+    auto kernel = KernelAt(request, index);
+    if (!kernel.ok()) return kernel.status();
+    if (key == nullptr && key_size != 0) return qdcache::InvalidArgument("key is NULL");
+    (*kernel)->set_fast_key(static_cast<const char*>(key), key_size);
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_request_add_entry(qdcache_request* request, size_t index, const char* name) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(name, "name"));
+    auto kernel = KernelAt(request, index);
+    if (!kernel.ok()) return kernel.status();
+    (*kernel)->add_entry_points(name);
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_request_add_key_extra(qdcache_request* request, size_t index, const char* name,
+                                             const char* value) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(name, "name"));
+    QDC_RETURN_IF_ERROR(Required(value, "value"));
+    auto kernel = KernelAt(request, index);
+    if (!kernel.ok()) return kernel.status();
+    (*(*kernel)->mutable_key_extras())[name] = value;
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_compile(qdcache_client* client, qdcache_request* request, qdcache_results** out) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(client, "client"));
+    QDC_RETURN_IF_ERROR(Required(request, "request"));
+    QDC_RETURN_IF_ERROR(Required(out, "out"));
+    *out = nullptr;
+    qdcache::v1::CompileRequest call;
+    call.Swap(&request->proto);  // the kernels move into the call; the request is empty
+    call.clear_header();
+    auto response = client->client->Compile(std::move(call));
+    if (!response.ok()) return response.status();
+    *out = qdcache::capi::NewResults(std::move(*response->mutable_results()));
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char* target,
+                              const void* const* fast_keys, const size_t* fast_key_sizes, size_t count,
+                              int include_ptx, qdcache_results** out) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(client, "client"));
+    QDC_RETURN_IF_ERROR(Required(ns, "ns"));
+    QDC_RETURN_IF_ERROR(Required(target, "target"));
+    QDC_RETURN_IF_ERROR(Required(out, "out"));
+    *out = nullptr;
+    if (count != 0 && (fast_keys == nullptr || fast_key_sizes == nullptr)) {
+      return qdcache::InvalidArgument("fast_keys or fast_key_sizes is NULL");
+    }
+    auto wire_target = qdcache::client::ParseWireTarget(target);
+    if (!wire_target.ok()) return wire_target.status();
+    qdcache::v1::LookupRequest lookup;
+    lookup.set_include_ptx(include_ptx != 0);
+    for (size_t i = 0; i < count; ++i) {
+      if (fast_keys[i] == nullptr && fast_key_sizes[i] != 0) {
+        return qdcache::InvalidArgument("fast key " + std::to_string(i) + " is NULL");
+      }
+      qdcache::v1::FastKeyQuery* query = lookup.add_queries();
+      query->set_fast_key(static_cast<const char*>(fast_keys[i]), fast_key_sizes[i]);
+      query->set_namespace_(ns);
+      *query->mutable_target() = *wire_target;
+    }
+    auto response = client->client->Lookup(std::move(lookup));
+    if (!response.ok()) return response.status();
+    *out = qdcache::capi::NewResults(std::move(*response->mutable_results()));
+    return Status::Ok();
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,145 @@
+// Reading compile and lookup results through the C ABI.
+#include <string>
+
+#include "client/capi/capi_internal.h"
+#include "client/proto_json.h"
+#include "common/digest.h"
+
+namespace qdcache::capi {
+namespace {
+
+const v1::CompileResult* At(const qdcache_results* results, std::size_t index) {
+  if (results == nullptr || index >= results->items.size()) return nullptr;
+  return &results->items[index];
+}
+
+Status OutOfRange(const qdcache_results* results, std::size_t index) {
+  if (results == nullptr) return InvalidArgument("results is NULL");
+  return Status(Code::kOutOfRange, "no item " + std::to_string(index) + " in results of " +
+                                       std::to_string(results->items.size()));
+}
+
+}  // namespace
+
+qdcache_results* NewResults(google::protobuf::RepeatedPtrField<v1::CompileResult>&& items) {
+  auto* results = new qdcache_results;
+  results->items.reserve(static_cast<std::size_t>(items.size()));
+  results->key_hex.reserve(static_cast<std::size_t>(items.size()));
+  for (v1::CompileResult& item : items) {
+    results->key_hex.push_back(item.has_artifact() ? ToHex(item.artifact().artifact_key()) : std::string());
+    results->items.push_back(std::move(item));
+  }
+  return results;
+}
+
+}  // namespace qdcache::capi
+
+using qdcache::Status;
+using qdcache::capi::At;
+using qdcache::capi::Guard;
+using qdcache::capi::Required;
+
+extern "C" {
+
+size_t qdcache_results_count(const qdcache_results* results) {
+  return results == nullptr ? 0 : results->items.size();
+}
+
+int qdcache_result_cache_status(const qdcache_results* results, size_t index) {
+  const qdcache::v1::CompileResult* item = At(results, index);
+  return item == nullptr ? 0 : static_cast<int>(item->status());
+}
+
+const char* qdcache_cache_status_name(int cache_status) {
+  switch (cache_status) {
+    case QDCACHE_CACHE_COMPILED: return "compiled";
+    case QDCACHE_CACHE_HIT: return "hit";
+    case QDCACHE_CACHE_COALESCED: return "coalesced";
+    case QDCACHE_CACHE_ALIAS_HIT: return "alias_hit";
+    case QDCACHE_CACHE_STAGE_HIT: return "stage_hit";
+    case QDCACHE_CACHE_MISS: return "miss";
+    case QDCACHE_CACHE_ERROR: return "error";
+    default: return "unknown";
+  }
+}
+
+qdcache_status qdcache_result_error(const qdcache_results* results, size_t index, const char** message) {
+  if (message != nullptr) *message = "";
+  const qdcache::v1::CompileResult* item = At(results, index);
+  if (item == nullptr) return qdcache::capi::Report(qdcache::capi::OutOfRange(results, index));
+  qdcache::capi::Report(Status::Ok());
+  if (!item->has_error()) return QDCACHE_OK;
+  if (message != nullptr) *message = item->error().message().c_str();
+  const int code = item->error().code();
+  return code > 0 && code <= QDCACHE_UNAUTHENTICATED ? static_cast<qdcache_status>(code) : QDCACHE_UNKNOWN;
+}
+
+qdcache_status qdcache_result_artifact(const qdcache_results* results, size_t index, int* kind,
+                                       const void** payload, size_t* payload_size) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(payload, "payload"));
+    QDC_RETURN_IF_ERROR(Required(payload_size, "payload_size"));
+    *payload = nullptr;
+    *payload_size = 0;
+    const qdcache::v1::CompileResult* item = At(results, index);
+    if (item == nullptr) return qdcache::capi::OutOfRange(results, index);
+    if (!item->has_artifact()) {
+      return qdcache::NotFound("item " + std::to_string(index) + " has no artifact (" +
+                               qdcache_cache_status_name(item->status()) + ")");
+    }
+    if (kind != nullptr) *kind = static_cast<int>(item->artifact().kind());
+    *payload = item->artifact().payload().data();
+    *payload_size = item->artifact().payload().size();
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_result_ptx(const qdcache_results* results, size_t index, const char** ptx,
+                                  size_t* size) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(ptx, "ptx"));
+    QDC_RETURN_IF_ERROR(Required(size, "size"));
+    *ptx = "";
+    *size = 0;
+    const qdcache::v1::CompileResult* item = At(results, index);
+    if (item == nullptr) return qdcache::capi::OutOfRange(results, index);
+    if (item->has_artifact()) {
+      *ptx = item->artifact().ptx().c_str();
+      *size = item->artifact().ptx().size();
+    }
+    return Status::Ok();
+  });
+}
+
+const char* qdcache_result_key(const qdcache_results* results, size_t index) {
+  return At(results, index) == nullptr ? "" : results->key_hex[index].c_str();
+}
+
+const char* qdcache_result_target(const qdcache_results* results, size_t index) {
+  const qdcache::v1::CompileResult* item = At(results, index);
+  return item == nullptr || !item->has_artifact() ? "" : item->artifact().target().c_str();
+}
+
+qdcache_status qdcache_result_json(const qdcache_results* results, size_t index, char** json) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(json, "json"));
+    *json = nullptr;
+    const qdcache::v1::CompileResult* item = At(results, index);
+    if (item == nullptr) return qdcache::capi::OutOfRange(results, index);
+    nlohmann::json out = nlohmann::json::object();
+    out["status"] = qdcache_cache_status_name(item->status());
+    out["artifact"] = nullptr;
+    out["error"] = nullptr;
+    if (item->has_artifact()) {
+      out["artifact"] = qdcache::client::ProtoToJson(item->artifact(), {"payload", "ptx"});
+      out["artifact"]["payload_size"] = item->artifact().payload().size();
+    }
+    if (item->has_error()) out["error"] = qdcache::client::ProtoToJson(item->error());
+    *json = qdcache::capi::NewCString(out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    return Status::Ok();
+  });
+}
+
+void qdcache_results_free(qdcache_results* results) { delete results; }
+
+}  // extern "C"

@@ -1,0 +1,47 @@
+// Versions, status names and the per-thread last error of the C ABI.
+#include <string>
+
+#include "client/capi/capi_internal.h"
+
+#ifndef QDCACHE_VERSION_STRING
+#error "QDCACHE_VERSION_STRING must be defined by the build"
+#endif
+
+namespace qdcache::capi {
+namespace {
+
+thread_local std::string last_error;
+
+}  // namespace
+
+qdcache_status Report(const Status& status) {
+  last_error = status.ok() ? std::string() : status.message();
+  return static_cast<qdcache_status>(status.code());
+}
+
+char* NewCString(const std::string& text) {
+  char* copy = new char[text.size() + 1];
+  text.copy(copy, text.size());
+  copy[text.size()] = '\0';
+  return copy;
+}
+
+}  // namespace qdcache::capi
+
+extern "C" {
+
+uint32_t qdcache_abi_version(void) { return QDCACHE_ABI_VERSION; }
+
+const char* qdcache_version(void) { return QDCACHE_VERSION_STRING; }
+
+const char* qdcache_status_name(int status) {
+  if (status < 0 || status > static_cast<int>(qdcache::Code::kUnauthenticated)) return "UNKNOWN";
+  // CodeName's views point at string literals, so they are NUL-terminated.
+  return qdcache::CodeName(static_cast<qdcache::Code>(status)).data();
+}
+
+const char* qdcache_last_error(void) { return qdcache::capi::last_error.c_str(); }
+
+void qdcache_string_free(char* string) { delete[] string; }
+
+}  // extern "C"

@@ -1,0 +1,256 @@
+/* qdcache.h: the C ABI of the qdcached client, libqdcache.so.1.
+ *
+ * For kernel frameworks in any language: connect to a qdcached daemon,
+ * compile batches of LLVM IR kernels through its cache, look artifacts up by
+ * fast key, read its statistics, and load what comes back (an ELF shared
+ * object into this process, a cubin into a CUDA context) and launch it.
+ *
+ * Conventions
+ * - Opaque handles, created by a qdcache_*_create / connect / load function
+ *   and released by the matching *_free (which accepts NULL).
+ * - Buffers are (pointer, size) pairs; nothing is NUL-terminated unless it
+ *   is a `const char*` documented as a string (UTF-8, NUL-terminated).
+ * - Functions that can fail return a qdcache_status (the gRPC status codes:
+ *   0 is OK). The message of the last call that returned one, on the calling
+ *   thread, is qdcache_last_error() ("" after a success).
+ * - Pointers into a results handle stay valid until that handle is freed.
+ *
+ * Threads: a qdcache_client may be used from many threads at once. Options,
+ * requests and results are plain data: one thread may change one at a time;
+ * any number may read one that nobody changes. Modules may be used from any
+ * thread but not freed while in use.
+ *
+ * Versions: the ABI version is MAJOR.MINOR. A new MINOR adds functions or
+ * option names and keeps every existing one; a new MAJOR changes the soname
+ * (libqdcache.so.MAJOR). Every symbol carries the version node QDCACHE_1.
+ * Compare qdcache_abi_version() with QDCACHE_ABI_VERSION at startup to check
+ * that the library loaded is at least the one compiled against.
+ */
+#ifndef QDCACHE_QDCACHE_H_
+#define QDCACHE_QDCACHE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QDCACHE_ABI_VERSION_MAJOR 1
+#define QDCACHE_ABI_VERSION_MINOR 0
+#define QDCACHE_ABI_VERSION ((QDCACHE_ABI_VERSION_MAJOR << 16) | QDCACHE_ABI_VERSION_MINOR)
+
+/* ---- Versions, status codes and errors ---- */
+
+/* The gRPC status codes (google.rpc.Code). */
+typedef enum qdcache_status {
+  QDCACHE_OK = 0,
+  QDCACHE_CANCELLED = 1,
+  QDCACHE_UNKNOWN = 2,
+  QDCACHE_INVALID_ARGUMENT = 3,
+  QDCACHE_DEADLINE_EXCEEDED = 4,
+  QDCACHE_NOT_FOUND = 5,
+  QDCACHE_ALREADY_EXISTS = 6,
+  QDCACHE_PERMISSION_DENIED = 7,
+  QDCACHE_RESOURCE_EXHAUSTED = 8,
+  QDCACHE_FAILED_PRECONDITION = 9,
+  QDCACHE_ABORTED = 10,
+  QDCACHE_OUT_OF_RANGE = 11,
+  QDCACHE_UNIMPLEMENTED = 12,
+  QDCACHE_INTERNAL = 13,
+  QDCACHE_UNAVAILABLE = 14,
+  QDCACHE_DATA_LOSS = 15,
+  QDCACHE_UNAUTHENTICATED = 16
+} qdcache_status;
+
+/* (MAJOR << 16) | MINOR of the library loaded. */
+uint32_t qdcache_abi_version(void);
+/* The qdcached release the library was built from, e.g. "0.1.0". */
+const char* qdcache_version(void);
+/* "OK", "INVALID_ARGUMENT", ...; "UNKNOWN" for a number that is no code. */
+const char* qdcache_status_name(int status);
+/* What went wrong in the last call on this thread that returned a
+ * qdcache_status; "" when it returned QDCACHE_OK. Valid until the next such
+ * call on this thread. */
+const char* qdcache_last_error(void);
+
+/* ---- Connecting ---- */
+
+typedef struct qdcache_options qdcache_options;
+typedef struct qdcache_client qdcache_client;
+
+qdcache_status qdcache_options_create(qdcache_options** out);
+/* Sets one option by name; INVALID_ARGUMENT for an unknown name or a value
+ * it cannot take (the option keeps its old value). Names:
+ *   socket           unix socket path (default: the per-user daemon's,
+ *                    $XDG_RUNTIME_DIR/qdcached.sock)
+ *   address          HOST:PORT for TCP instead of the socket
+ *   timeout          per-call deadline: "30s", "500ms", "5m" (default 5m)
+ *   max-message-bytes  largest message: "256M" (default)
+ *   client-name      shown in the daemon's log (default "qdcache-c")
+ *   tls-ca, tls-cert, tls-key, tls-server-name   TLS over TCP (PEM files)
+ *   token            bearer token for TCP (never sent over the socket)
+ *   spawn            "1"/"0": start a per-user daemon when none listens at
+ *                    the socket (default: $QDCACHE_AUTOSPAWN, else off)
+ *   daemon           the qdcached to spawn (default: $QDCACHED_BIN, the one
+ *                    installed next to this library, then $PATH)
+ *   spawn-idle-exit  the spawned daemon exits after this long idle ("10m")
+ *   spawn-arg        one more flag for the spawned daemon (repeatable, e.g.
+ *                    "--store=/path")                                     */
+qdcache_status qdcache_options_set(qdcache_options* options, const char* name, const char* value);
+void qdcache_options_free(qdcache_options* options);
+
+/* Creates a client (options may be NULL: all defaults). Does not contact the
+ * daemon unless spawning is on, when it first makes sure one listens.
+ * The options may be freed afterwards. */
+qdcache_status qdcache_connect(const qdcache_options* options, qdcache_client** out);
+void qdcache_client_free(qdcache_client* client);
+/* OK when the daemon answers its health check. */
+qdcache_status qdcache_ping(qdcache_client* client);
+/* The daemon's counters as a JSON object (the Stats message of
+ * proto/qdcache/v1/qdcache.proto, field names as written there); free it
+ * with qdcache_string_free. With `reset` non-zero the daemon zeroes its
+ * counters after reading them (admin). */
+qdcache_status qdcache_stats_json(qdcache_client* client, int reset, char** json);
+void qdcache_string_free(char* string);
+
+/* ---- Compiling ---- */
+
+typedef struct qdcache_request qdcache_request;
+typedef struct qdcache_results qdcache_results;
+
+qdcache_status qdcache_request_create(qdcache_request** out);
+void qdcache_request_free(qdcache_request* request);
+/* Appends a kernel: LLVM IR, textual or bitcode, `ir_size` bytes (copied),
+ * for `target` ("cuda:sm_90", "cpu:x86-64", "cpu:x86-64+avx2,+fma").
+ * `*index` (may be NULL) receives its position, which the functions below
+ * take and results come back in. */
+qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* ir, size_t ir_size,
+                                          const char* target, size_t* index);
+/* Sets an option of kernel `index`. Names and values:
+ *   opt 0..3 (default 3); fast-math, fmad, debug, lineinfo, link-libdevice,
+ *   no-store, recache: "1"/"0" (or true/false); max-registers N (0: none);
+ *   namespace NAME (the fast key's namespace).
+ * Request-wide: index is ignored for include-ptx "1"/"0" (return the PTX a
+ * cubin was linked from). */
+qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const char* name,
+                                   const char* value);
+/* The kernel's fast key (any bytes, copied): the daemon records an alias
+ * from (you, namespace, target, fast key) to the artifact, for
+ * qdcache_lookup. */
+qdcache_status qdcache_request_set_fast_key(qdcache_request* request, size_t index, const void* key,
+                                            size_t key_size);
+/* A kernel the caller will launch (repeatable; none: all of them). */
+qdcache_status qdcache_request_add_entry(qdcache_request* request, size_t index, const char* name);
+/* A client-side input folded into the artifact key (frontend version...). */
+qdcache_status qdcache_request_add_key_extra(qdcache_request* request, size_t index, const char* name,
+                                             const char* value);
+/* Number of kernels in the request. */
+size_t qdcache_request_count(const qdcache_request* request);
+
+/* Compiles every kernel of the request through the cache, in one call. The
+ * request's kernels are moved into the call (it is empty afterwards and may
+ * be reused). A non-OK status means the whole call failed (daemon
+ * unreachable, deadline, refused); per-kernel outcomes are in the results. */
+qdcache_status qdcache_compile(qdcache_client* client, qdcache_request* request, qdcache_results** out);
+
+/* Looks artifacts up by fast key alone (no IR sent): `count` keys
+ * (fast_keys[i], fast_key_sizes[i] bytes), all in namespace `ns` for
+ * `target`. One result per key: ALIAS_HIT with the artifact, or MISS. */
+qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char* target,
+                              const void* const* fast_keys, const size_t* fast_key_sizes, size_t count,
+                              int include_ptx, qdcache_results** out);
+
+/* ---- Results ---- */
+
+typedef enum qdcache_cache_status {
+  QDCACHE_CACHE_COMPILED = 1,   /* compiled for this request */
+  QDCACHE_CACHE_HIT = 2,        /* served from the artifact store */
+  QDCACHE_CACHE_COALESCED = 3,  /* joined an identical compile in flight */
+  QDCACHE_CACHE_ALIAS_HIT = 4,  /* served through a fast-key alias */
+  QDCACHE_CACHE_STAGE_HIT = 5,  /* compiled, reusing a cached stage (PTX) */
+  QDCACHE_CACHE_MISS = 6,       /* lookup: nothing stored for the key */
+  QDCACHE_CACHE_ERROR = 7       /* see qdcache_result_error */
+} qdcache_cache_status;
+
+typedef enum qdcache_artifact_kind {
+  QDCACHE_ARTIFACT_CUBIN = 1,          /* CUDA ELF for the exact SM */
+  QDCACHE_ARTIFACT_SHARED_OBJECT = 2   /* ELF shared object for the CPU */
+} qdcache_artifact_kind;
+
+size_t qdcache_results_count(const qdcache_results* results);
+/* A qdcache_cache_status; 0 for an index out of range. */
+int qdcache_result_cache_status(const qdcache_results* results, size_t index);
+/* "compiled", "hit", ... */
+const char* qdcache_cache_status_name(int cache_status);
+/* The item's error code and message (`*message` may be NULL to skip): OK and
+ * "" unless the item failed. OUT_OF_RANGE for a bad index. */
+qdcache_status qdcache_result_error(const qdcache_results* results, size_t index, const char** message);
+/* The item's artifact: kind, and payload bytes (ELF) owned by `results`.
+ * NOT_FOUND when the item has none (a miss or an error). */
+qdcache_status qdcache_result_artifact(const qdcache_results* results, size_t index, int* kind,
+                                       const void** payload, size_t* payload_size);
+/* The PTX text a cubin was linked from, when include-ptx was asked
+ * (`*size` 0 otherwise). */
+qdcache_status qdcache_result_ptx(const qdcache_results* results, size_t index, const char** ptx,
+                                  size_t* size);
+/* The artifact's key (64 hex digits) and canonical target ("cuda:sm_90");
+ * "" without an artifact or for a bad index. */
+const char* qdcache_result_key(const qdcache_results* results, size_t index);
+const char* qdcache_result_target(const qdcache_results* results, size_t index);
+/* Everything about the item but the payload and PTX as a JSON object:
+ * status, key, target, toolchain, entry points with their resource use,
+ * timings, compile log, error. Free with qdcache_string_free. */
+qdcache_status qdcache_result_json(const qdcache_results* results, size_t index, char** json);
+void qdcache_results_free(qdcache_results* results);
+
+/* ---- CPU: load a shared object from memory ---- */
+
+typedef struct qdcache_cpu_module qdcache_cpu_module;
+
+/* Loads an ELF shared object for this machine from memory (never written
+ * to disk); `name_hint` names it in errors. INVALID_ARGUMENT for bytes that
+ * are not one, FAILED_PRECONDITION with the loader's message otherwise. The
+ * bytes are copied. Each load is an independent instance. */
+qdcache_status qdcache_cpu_load(const void* elf, size_t size, const char* name_hint,
+                                qdcache_cpu_module** out);
+/* The address of a function or variable; NOT_FOUND when absent. Cast it to
+ * the function's type to call it. Valid until the module is freed. */
+qdcache_status qdcache_cpu_symbol(const qdcache_cpu_module* module, const char* name, void** address);
+void qdcache_cpu_module_free(qdcache_cpu_module* module);
+
+/* ---- CUDA: load a cubin and launch (libcuda.so.1 is opened at run time) ---- */
+
+typedef struct qdcache_cuda_module qdcache_cuda_module;
+typedef struct qdcache_cuda_buffer qdcache_cuda_buffer;
+
+/* OK when the driver loads and a device exists; UNAVAILABLE saying why not. */
+qdcache_status qdcache_cuda_available(void);
+qdcache_status qdcache_cuda_device_count(int* count);
+/* Compute capability as major*10+minor (90 for sm_90). */
+qdcache_status qdcache_cuda_compute_capability(int device, int* capability);
+/* A cubin (or PTX text) into the device's primary context; copied. */
+qdcache_status qdcache_cuda_load(const void* image, size_t size, int device, qdcache_cuda_module** out);
+void qdcache_cuda_module_free(qdcache_cuda_module* module);
+/* Enqueues kernel `name` of the module on `stream` (NULL: the default
+ * stream). `args` holds one pointer per kernel parameter, pointing at its
+ * value (as cuLaunchKernel takes them). Asynchronous: errors inside the
+ * kernel surface at qdcache_cuda_synchronize. NOT_FOUND for no such kernel. */
+qdcache_status qdcache_cuda_launch(const qdcache_cuda_module* module, const char* name, const uint32_t grid[3],
+                                   const uint32_t block[3], uint32_t shared_bytes, void** args, void* stream);
+qdcache_status qdcache_cuda_synchronize(int device);
+/* Device memory; freed by qdcache_cuda_buffer_free. */
+qdcache_status qdcache_cuda_buffer_create(size_t size, int device, qdcache_cuda_buffer** out);
+void qdcache_cuda_buffer_free(qdcache_cuda_buffer* buffer);
+/* The device address (a CUdeviceptr); pass a pointer to a variable holding
+ * it in a launch's args. */
+uint64_t qdcache_cuda_buffer_address(const qdcache_cuda_buffer* buffer);
+/* Synchronous copies of `size` bytes (at most the buffer's) to / from its start. */
+qdcache_status qdcache_cuda_buffer_write(qdcache_cuda_buffer* buffer, const void* host, size_t size);
+qdcache_status qdcache_cuda_buffer_read(const qdcache_cuda_buffer* buffer, void* host, size_t size);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* QDCACHE_QDCACHE_H_ */
