@@ -1,0 +1,284 @@
+"""Client, Artifact and Result: compiling and looking up kernels through qdcached."""
+
+import ctypes
+import json
+
+from . import _lib
+from ._errors import QdcacheError
+from ._lib import check, lib, text
+
+# qdcache_cache_status values, by name.
+_CACHE_STATUS = {1: "compiled", 2: "hit", 3: "coalesced", 4: "alias_hit", 5: "stage_hit", 6: "miss", 7: "error"}
+_KIND = {1: "cubin", 2: "shared_object"}
+
+# compile(options=...) keys: Python spelling -> the C ABI's option name.
+_OPTIONS = {
+    "opt": "opt",
+    "opt_level": "opt",
+    "fast_math": "fast-math",
+    "fmad": "fmad",
+    "debug": "debug",
+    "lineinfo": "lineinfo",
+    "max_registers": "max-registers",
+    "link_libdevice": "link-libdevice",
+}
+
+
+def _option_text(value):
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    raise TypeError("option values are bool or int, not %s" % type(value).__name__)
+
+
+class _Results:
+    """Owns a qdcache_results handle; artifacts' payloads point into it."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def __del__(self):
+        if self.handle:
+            lib.qdcache_results_free(self.handle)
+            self.handle = None
+
+
+class Artifact:
+    """A compiled kernel: a cubin (kind "cubin") or an ELF shared object
+    (kind "shared_object").
+
+    payload: read-only memoryview of the bytes, not a copy (bytes(artifact)
+             copies them out); valid as long as the artifact is referenced.
+    key: the artifact key (hex); target: canonical target ("cuda:sm_90");
+    status: how it was served ("compiled", "hit", "alias_hit", "stage_hit",
+            "coalesced"); ptx: the PTX text when include_ptx was asked.
+    metadata: dict with toolchain, entry points (registers, shared memory...),
+              timings and compile log.
+    """
+
+    def __init__(self, results, index):
+        self._results = results
+        self._index = index
+        handle = results.handle
+        kind = ctypes.c_int()
+        pointer = ctypes.c_void_p()
+        size = ctypes.c_size_t()
+        check(lib.qdcache_result_artifact(handle, index, ctypes.byref(kind), ctypes.byref(pointer), ctypes.byref(size)))
+        self.kind = _KIND.get(kind.value, "unknown")
+        self.status = _CACHE_STATUS.get(lib.qdcache_result_cache_status(handle, index), "unknown")
+        self.key = lib.qdcache_result_key(handle, index).decode()
+        self.target = lib.qdcache_result_target(handle, index).decode()
+        if size.value:
+            array = (ctypes.c_char * size.value).from_address(pointer.value)
+            array._owner = results  # the memoryview keeps the results handle alive
+            self.payload = memoryview(array).cast("B").toreadonly()
+        else:
+            self.payload = memoryview(b"")
+        ptx = ctypes.c_void_p()
+        ptx_size = ctypes.c_size_t()
+        check(lib.qdcache_result_ptx(handle, index, ctypes.byref(ptx), ctypes.byref(ptx_size)))
+        self.ptx = ctypes.string_at(ptx.value, ptx_size.value).decode("utf-8", "replace") if ptx_size.value else None
+        self._metadata = None
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            out = ctypes.c_void_p()
+            check(lib.qdcache_result_json(self._results.handle, self._index, ctypes.byref(out)))
+            self._metadata = json.loads(_lib.take_string(out))["artifact"]
+        return self._metadata
+
+    def __bytes__(self):
+        return self.payload.tobytes()
+
+    def __len__(self):
+        return self.payload.nbytes
+
+    def __repr__(self):
+        return "<qdcache.Artifact %s %s %d bytes %s key=%s...>" % (
+            self.target,
+            self.kind,
+            len(self),
+            self.status,
+            self.key[:16],
+        )
+
+
+class Result:
+    """One item of a batch: status, and either artifact or error (a QdcacheError)."""
+
+    def __init__(self, results, index):
+        handle = results.handle
+        self.status = _CACHE_STATUS.get(lib.qdcache_result_cache_status(handle, index), "unknown")
+        message = ctypes.c_char_p()
+        code = lib.qdcache_result_error(handle, index, ctypes.byref(message))
+        self.error = None
+        self.artifact = None
+        if code != 0:
+            self.error = QdcacheError(code, lib.qdcache_status_name(code).decode(), message.value.decode("utf-8", "replace"))
+        elif self.status != "miss":
+            self.artifact = Artifact(results, index)
+
+    def __repr__(self):
+        return "<qdcache.Result %s %r>" % (self.status, self.error or self.artifact)
+
+
+def _results(handle):
+    results = _Results(handle)
+    count = lib.qdcache_results_count(handle)
+    return [Result(results, i) for i in range(count)]
+
+
+class Client:
+    """A connection to qdcached. Thread-safe: share one per process.
+
+    Over the unix socket by default (socket=None: the per-user daemon's,
+    $XDG_RUNTIME_DIR/qdcached.sock), or TCP with address="host:port" (with
+    token= and tls_ca=/tls_cert=/tls_key=). spawn=True starts a per-user
+    daemon when none listens at the socket (default: $QDCACHE_AUTOSPAWN).
+    timeout: per-call deadline, e.g. "30s". Other keywords are the C ABI's
+    options (qdcache.h) with "_" for "-": daemon, spawn_idle_exit,
+    client_name, max_message_bytes, tls_server_name; spawn_args: a list of
+    flags for a spawned daemon.
+    """
+
+    def __init__(self, socket=None, address=None, spawn=None, spawn_args=(), **options):
+        self._handle = None
+        handle = ctypes.c_void_p()
+        check(lib.qdcache_options_create(ctypes.byref(handle)))
+        try:
+            settings = [("client-name", "qdcache-python")]
+            if socket is not None:
+                settings.append(("socket", str(socket)))
+            if address is not None:
+                settings.append(("address", address))
+            if spawn is not None:
+                settings.append(("spawn", "1" if spawn else "0"))
+            settings += [("spawn-arg", str(arg)) for arg in spawn_args]
+            for name, value in options.items():
+                settings.append((name.replace("_", "-"), str(value)))
+            for name, value in settings:
+                check(lib.qdcache_options_set(handle, text(name, "option"), text(value, name)), "option " + name)
+            client = ctypes.c_void_p()
+            check(lib.qdcache_connect(handle, ctypes.byref(client)), "connect")
+            self._handle = client
+        finally:
+            lib.qdcache_options_free(handle)
+
+    def close(self):
+        if self._handle:
+            lib.qdcache_client_free(self._handle)
+            self._handle = None
+
+    __del__ = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _client(self):
+        if not self._handle:
+            raise ValueError("the client is closed")
+        return self._handle
+
+    def ping(self):
+        """Returns when the daemon answers its health check; raises QdcacheError otherwise."""
+        check(lib.qdcache_ping(self._client()), "ping")
+
+    def stats(self, reset=False):
+        """The daemon's counters as a dict (the Stats message of the protocol).
+        reset=True zeroes them after reading (admin)."""
+        out = ctypes.c_void_p()
+        check(lib.qdcache_stats_json(self._client(), 1 if reset else 0, ctypes.byref(out)), "stats")
+        return json.loads(_lib.take_string(out))
+
+    def compile(self, ir, target, options=None, fast_key=None, namespace=None, entries=None, key_extras=None,
+                no_store=False, recache=False, include_ptx=False):
+        """Compiles one kernel through the cache and returns its Artifact;
+        raises QdcacheError when it fails (bad IR, unknown target, ...).
+
+        ir: LLVM IR, textual (str or bytes) or bitcode (bytes-like; bytes,
+            bytearray and writable memoryviews are read in place, not copied).
+        target: "cuda:sm_90", "cpu:x86-64", "cpu:x86-64+avx2,+fma".
+        options: {"opt": 0..3, "fast_math": bool, "fmad": bool, "debug": bool,
+                  "lineinfo": bool, "max_registers": int, "link_libdevice": bool}.
+        fast_key + namespace: record an alias for lookup() (bytes or str).
+        entries: the kernel names to launch (checked to exist).
+        key_extras: {name: value} of client-side inputs folded into the key.
+        """
+        [result] = self.compile_many([dict(ir=ir, target=target, options=options, fast_key=fast_key,
+                                           namespace=namespace, entries=entries, key_extras=key_extras,
+                                           no_store=no_store, recache=recache)],
+                                     include_ptx=include_ptx)
+        if result.error is not None:
+            raise result.error
+        return result.artifact
+
+    def compile_many(self, kernels, include_ptx=False):
+        """Compiles a batch in one call: `kernels` is a list of dicts of
+        compile()'s keyword arguments. Returns one Result per kernel, in order
+        (an item's failure is in its Result, not raised)."""
+        request = ctypes.c_void_p()
+        check(lib.qdcache_request_create(ctypes.byref(request)))
+        try:
+            for kernel in kernels:
+                self._add_kernel(request, **kernel)
+            if include_ptx:
+                check(lib.qdcache_request_set(request, 0, b"include-ptx", b"1"))
+            out = ctypes.c_void_p()
+            check(lib.qdcache_compile(self._client(), request, ctypes.byref(out)), "compile")
+            return _results(out)
+        finally:
+            lib.qdcache_request_free(request)
+
+    @staticmethod
+    def _add_kernel(request, ir, target, options=None, fast_key=None, namespace=None, entries=None, key_extras=None,
+                    no_store=False, recache=False):
+        pointer, size, keep = _lib.buffer_pointer(ir, "ir")
+        index = ctypes.c_size_t()
+        check(lib.qdcache_request_add_kernel(request, pointer, size, text(target, "target"), ctypes.byref(index)))
+        del keep  # the request holds its own copy now
+        i = index.value
+        settings = []
+        for name, value in (options or {}).items():
+            if name not in _OPTIONS:
+                raise ValueError("unknown compile option %r (known: %s)" % (name, ", ".join(sorted(_OPTIONS))))
+            settings.append((_OPTIONS[name], _option_text(value)))
+        if namespace is not None:
+            settings.append(("namespace", namespace))
+        if no_store:
+            settings.append(("no-store", "1"))
+        if recache:
+            settings.append(("recache", "1"))
+        for name, value in settings:
+            check(lib.qdcache_request_set(request, i, text(name, "option"), text(value, name)), "option " + name)
+        if fast_key is not None:
+            key, key_size, keep = _lib.buffer_pointer(fast_key, "fast_key")
+            check(lib.qdcache_request_set_fast_key(request, i, key, key_size))
+        for entry in entries or ():
+            check(lib.qdcache_request_add_entry(request, i, text(entry, "entry")))
+        for name, value in (key_extras or {}).items():
+            check(lib.qdcache_request_add_key_extra(request, i, text(name, "key_extras name"), text(value, name)))
+
+    def lookup(self, fast_keys, namespace, target, include_ptx=False):
+        """Artifacts by fast key alone, no IR sent: one Artifact, or None for a
+        miss, per key (bytes or str), in order. Raises QdcacheError if the
+        call or an item fails."""
+        keys = [_lib.buffer_pointer(key, "fast key") for key in fast_keys]
+        count = len(keys)
+        pointers = (ctypes.c_void_p * max(count, 1))(*[k[0] for k in keys])
+        sizes = (ctypes.c_size_t * max(count, 1))(*[k[1] for k in keys])
+        out = ctypes.c_void_p()
+        check(lib.qdcache_lookup(self._client(), text(namespace, "namespace"), text(target, "target"), pointers, sizes,
+                                 count, 1 if include_ptx else 0, ctypes.byref(out)), "lookup")
+        artifacts = []
+        for result in _results(out):
+            if result.error is not None:
+                raise result.error
+            artifacts.append(result.artifact)
+        return artifacts
+
+

@@ -1,0 +1,180 @@
+"""Loading artifacts into this process: CPU shared objects (load_cpu) and
+CUDA cubins (load_cuda), through libqdcache's loaders."""
+
+import ctypes
+
+from . import _lib
+from ._client import Artifact
+from ._lib import check, lib, text
+
+
+def _image(artifact, kind):
+    """(pointer, size, keepalive, name) of an Artifact's payload or of bytes-like data."""
+    if isinstance(artifact, Artifact):
+        if artifact.kind != kind:
+            raise ValueError("this artifact is a %s, not a %s" % (artifact.kind, kind))
+        payload = artifact.payload
+        address = ctypes.addressof(payload.obj) if payload.nbytes else None
+        return ctypes.c_void_p(address), payload.nbytes, artifact, artifact.key[:16]
+    pointer, size, keep = _lib.buffer_pointer(artifact, "artifact")
+    return pointer, size, keep, "kernel"
+
+
+class CpuModule:
+    """A shared object loaded from memory (never written to disk). Its
+    functions stay callable while the module is referenced."""
+
+    def __init__(self, artifact, name=None):
+        pointer, size, keep, hint = _image(artifact, "shared_object")
+        handle = ctypes.c_void_p()
+        check(lib.qdcache_cpu_load(pointer, size, text(name or hint, "name"), ctypes.byref(handle)), "load")
+        self._handle = handle
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.qdcache_cpu_module_free(self._handle)
+            self._handle = None
+
+    def symbol(self, name):
+        """The address (int) of a function or variable; QdcacheError NOT_FOUND when absent."""
+        address = ctypes.c_void_p()
+        check(lib.qdcache_cpu_symbol(self._handle, text(name, "name"), ctypes.byref(address)), name)
+        return address.value
+
+    def function(self, name, restype=None, argtypes=()):
+        """The function `name` as a ctypes callable with that signature, e.g.
+        module.function("saxpy", None, [c_int64, c_float, c_void_p, c_void_p])."""
+        function = ctypes.CFUNCTYPE(restype, *argtypes)(self.symbol(name))
+        function._module = self  # keeps the code loaded while the callable lives
+        return function
+
+
+def load_cpu(artifact, name=None):
+    """Loads a CPU Artifact (or an ELF shared object's bytes) and returns a CpuModule."""
+    return CpuModule(artifact, name)
+
+
+def cuda_available():
+    """(True, "") when the CUDA driver loads and a device exists, else (False, why)."""
+    status = lib.qdcache_cuda_available()
+    return status == 0, lib.qdcache_last_error().decode("utf-8", "replace")
+
+
+def cuda_compute_capability(device=0):
+    """Major*10+minor of a device (90 for sm_90)."""
+    value = ctypes.c_int()
+    check(lib.qdcache_cuda_compute_capability(device, ctypes.byref(value)), "compute capability")
+    return value.value
+
+
+def synchronize(device=0):
+    """Waits for the device's work; errors inside kernels surface here."""
+    check(lib.qdcache_cuda_synchronize(device), "synchronize")
+
+
+class DeviceBuffer:
+    """Device memory of `size` bytes on `device`, freed with the object. As a
+    kernel argument it passes its device address."""
+
+    def __init__(self, size, device=0):
+        handle = ctypes.c_void_p()
+        check(lib.qdcache_cuda_buffer_create(size, device, ctypes.byref(handle)), "allocate")
+        self._handle = handle
+        self.size = size
+        self.device = device
+
+    @classmethod
+    def from_bytes(cls, data, device=0):
+        """A buffer holding a copy of bytes-like `data` (an array.array, bytes...)."""
+        view = memoryview(data).cast("B")
+        buffer = cls(view.nbytes, device)
+        buffer.write(view)
+        return buffer
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.qdcache_cuda_buffer_free(self._handle)
+            self._handle = None
+
+    @property
+    def address(self):
+        return lib.qdcache_cuda_buffer_address(self._handle)
+
+    def write(self, data):
+        """Copies bytes-like `data` to the start of the buffer."""
+        pointer, size, keep = _lib.buffer_pointer(data, "data")
+        check(lib.qdcache_cuda_buffer_write(self._handle, pointer, size), "copy to device")
+
+    def read_into(self, out):
+        """Copies the buffer's first len(out) bytes into writable bytes-like `out`."""
+        view = memoryview(out).cast("B")
+        if view.readonly:
+            raise TypeError("read_into needs a writable buffer")
+        pointer, size, keep = _lib.buffer_pointer(view, "out")
+        check(lib.qdcache_cuda_buffer_read(self._handle, pointer, size), "copy to host")
+        return out
+
+    def read(self, size=None):
+        """The buffer's first `size` bytes (default: all) as bytes."""
+        out = bytearray(self.size if size is None else size)
+        self.read_into(out)
+        return bytes(out)
+
+
+class CudaKernel:
+    """A kernel of a CudaModule; call launch() to enqueue it."""
+
+    def __init__(self, module, name):
+        self._module = module
+        self.name = name
+
+    def launch(self, grid, block, args, shared_bytes=0, stream=None):
+        """Enqueues the kernel. grid, block: int or up to 3 ints. args: one per
+        kernel parameter: a DeviceBuffer (its address) or a ctypes scalar
+        (c_int32(n), c_float(a), ...). Asynchronous: call synchronize()."""
+        dims = []
+        for value in (grid, block):
+            value = (value,) if isinstance(value, int) else tuple(value)
+            if not 1 <= len(value) <= 3:
+                raise ValueError("grid and block take 1 to 3 dimensions")
+            dims.append((ctypes.c_uint32 * 3)(*(value + (1,) * (3 - len(value)))))
+        holders = []
+        for arg in args:
+            if isinstance(arg, DeviceBuffer):
+                holders.append(ctypes.c_uint64(arg.address))
+            elif isinstance(arg, ctypes._SimpleCData):
+                holders.append(arg)
+            else:
+                raise TypeError("kernel arguments are DeviceBuffers or ctypes scalars, not %s" % type(arg).__name__)
+        pointers = (ctypes.c_void_p * max(len(holders), 1))(*[ctypes.addressof(h) for h in holders])
+        check(lib.qdcache_cuda_launch(self._module._handle, text(self.name, "name"), dims[0], dims[1], shared_bytes,
+                                      pointers, stream), self.name)
+
+
+class CudaModule:
+    """A cubin loaded into a device's primary context."""
+
+    def __init__(self, artifact, device=0):
+        pointer, size, keep, _ = _image(artifact, "cubin")
+        handle = ctypes.c_void_p()
+        check(lib.qdcache_cuda_load(pointer, size, device, ctypes.byref(handle)), "load")
+        self._handle = handle
+        self.device = device
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.qdcache_cuda_module_free(self._handle)
+            self._handle = None
+
+    def kernel(self, name):
+        return CudaKernel(self, name)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return CudaKernel(self, name)
+
+
+def load_cuda(artifact, device=0):
+    """Loads a CUDA Artifact (or cubin bytes) on `device` and returns a CudaModule."""
+    return CudaModule(artifact, device)

@@ -1,0 +1,181 @@
+"""qdcache.Client against a real daemon: compile, lookup, stats, errors."""
+
+import array
+import ctypes
+import threading
+import unittest
+
+import qdcache
+from support import Daemon, read_data
+
+CPU = "cpu:x86-64"
+
+
+class CompileTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.daemon = Daemon().__enter__()
+        cls.client = qdcache.Client(socket=cls.daemon.socket, spawn=False)
+        cls.saxpy = read_data("cpu/saxpy.ll")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.daemon.__exit__(None, None, None)
+
+    def test_compiles_then_hits_and_runs_the_cpu_kernel(self):
+        ir = read_data("cpu/stencil2d.ll")
+        first = self.client.compile(ir, target=CPU, options={"opt": 2})
+        again = self.client.compile(ir, target=CPU, options={"opt": 2})
+        self.assertEqual(first.status, "compiled")
+        self.assertEqual(again.status, "hit")
+        self.assertEqual(first.key, again.key)
+        self.assertEqual(len(first.key), 64)
+        self.assertEqual(first.kind, "shared_object")
+        self.assertEqual(first.target, "cpu:x86-64")
+        self.assertEqual(bytes(first.payload[:4]), b"\x7fELF")
+        self.assertEqual(bytes(first), bytes(again))
+        self.assertTrue(first.payload.readonly)
+
+    def test_runs_saxpy_and_matches_python(self):
+        artifact = self.client.compile(self.saxpy, target=CPU, entries=["saxpy"])
+        module = qdcache.load_cpu(artifact)
+        saxpy = module.function("saxpy", None, [ctypes.c_int64, ctypes.c_float, ctypes.c_void_p, ctypes.c_void_p])
+        n = 1000
+        x = array.array("f", (i * 0.5 for i in range(n)))
+        y = array.array("f", (1.0 - i for i in range(n)))
+        expected = [ctypes.c_float(3.0 * a + b).value for a, b in zip(x, y)]
+        del module  # the function keeps the code loaded
+        saxpy(n, 3.0, x.buffer_info()[0], y.buffer_info()[0])
+        self.assertEqual(list(y), expected)
+        self.assertEqual(artifact.metadata["entries"][0]["name"], "saxpy")
+
+    def test_bytes_like_inputs_give_the_same_key(self):
+        from_bytes = self.client.compile(self.saxpy, target=CPU)
+        for ir in (bytearray(self.saxpy), memoryview(self.saxpy), memoryview(bytearray(self.saxpy))[0:],
+                   self.saxpy.decode()):
+            self.assertEqual(self.client.compile(ir, target=CPU).key, from_bytes.key)
+
+    def test_fast_key_lookup_without_ir(self):
+        ns = "lookup-test"
+        compiled = self.client.compile(self.saxpy, target=CPU, fast_key=b"\x00saxpy-v1", namespace=ns)
+        found = self.client.lookup([b"\x00saxpy-v1", "never-compiled", memoryview(b"\x00saxpy-v1")],
+                                   namespace=ns, target=CPU)
+        self.assertEqual(found[0].status, "alias_hit")
+        self.assertEqual(found[0].key, compiled.key)
+        self.assertIsNone(found[1])
+        self.assertEqual(found[2].key, compiled.key)
+        self.assertEqual(self.client.lookup([b"\x00saxpy-v1"], namespace="other", target=CPU), [None])
+        self.assertEqual(self.client.lookup([], namespace=ns, target=CPU), [])
+
+    def test_key_extras_and_options_change_the_key(self):
+        base = self.client.compile(self.saxpy, target=CPU)
+        extra = self.client.compile(self.saxpy, target=CPU, key_extras={"frontend": "2.0"})
+        fast = self.client.compile(self.saxpy, target=CPU, options={"fast_math": True})
+        self.assertEqual(len({base.key, extra.key, fast.key}), 3)
+
+    def test_batch_keeps_order_and_reports_items(self):
+        results = self.client.compile_many([
+            dict(ir=self.saxpy, target=CPU),
+            dict(ir=b"this is not IR", target=CPU),
+            dict(ir=read_data("cpu/block_reduce.ll"), target=CPU),
+        ])
+        self.assertEqual(len(results), 3)
+        self.assertIsNotNone(results[0].artifact)
+        self.assertEqual(results[1].status, "error")
+        self.assertEqual(results[1].error.code_name, "INVALID_ARGUMENT")
+        self.assertIn("IR", results[1].error.message)
+        self.assertIsNotNone(results[2].artifact)
+
+    def test_stats_count_what_happened(self):
+        before = self.client.stats()
+        self.client.compile(read_data("cpu/block_reduce.ll"), target=CPU, options={"opt": 1})
+        self.client.compile(read_data("cpu/block_reduce.ll"), target=CPU, options={"opt": 1})
+        after = self.client.stats()
+        self.assertIsInstance(after["hits"], int)
+        self.assertGreaterEqual(after["requests"] - before["requests"], 2)
+        self.assertGreaterEqual(after["hits"] - before["hits"], 1)
+        self.assertEqual(after["toolchain"], before["toolchain"])
+        self.assertIn("compile_seconds_saved", after)
+
+    def test_errors_are_exceptions_with_codes(self):
+        with self.assertRaises(qdcache.QdcacheError) as bad_ir:
+            self.client.compile(b"define garbage", target=CPU)
+        self.assertEqual(bad_ir.exception.code, 3)
+        with self.assertRaises(qdcache.QdcacheError) as bad_target:
+            self.client.compile(self.saxpy, target="gpu:nope")
+        self.assertEqual(bad_target.exception.code_name, "INVALID_ARGUMENT")
+        self.assertIn("gpu:nope", str(bad_target.exception))
+        with self.assertRaises(qdcache.QdcacheError) as missing_entry:
+            self.client.compile(self.saxpy, target=CPU, entries=["not_there"])
+        self.assertIn("not_there", missing_entry.exception.message)
+        with self.assertRaises(ValueError):
+            self.client.compile(self.saxpy, target=CPU, options={"no_such_option": 1})
+        with self.assertRaises(qdcache.QdcacheError):
+            self.client.compile(self.saxpy, target=CPU, options={"opt": 9})
+        with self.assertRaises(TypeError):
+            self.client.compile(12345, target=CPU)
+
+    def test_one_client_from_many_threads(self):
+        keys = []
+        failures = []
+
+        def work(i):
+            try:
+                keys.append(self.client.compile(self.saxpy, target=CPU, key_extras={"thread": str(i % 3)}).key)
+            except Exception as e:  # reported below
+                failures.append(e)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(9)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
+        self.assertEqual(len(keys), 9)
+        self.assertEqual(len(set(keys)), 3)
+
+    def test_cuda_compile_gives_a_cubin(self):
+        try:
+            cubin = self.client.compile(read_data("cuda/saxpy.ll"), target="cuda:sm_80", include_ptx=True)
+        except qdcache.QdcacheError as e:
+            if "built without CUDA" in e.message:
+                self.skipTest(e.message)
+            raise
+        self.assertEqual(cubin.kind, "cubin")
+        self.assertEqual(bytes(cubin.payload[:4]), b"\x7fELF")
+        self.assertIn(".target sm_80", cubin.ptx)
+        with self.assertRaises(ValueError):
+            qdcache.load_cpu(cubin)
+
+
+class ConnectTest(unittest.TestCase):
+    def test_no_daemon_is_unavailable(self):
+        with Daemon() as daemon:
+            socket = daemon.socket
+        client = qdcache.Client(socket=socket, spawn=False, timeout="5s")
+        with self.assertRaises(qdcache.QdcacheError) as err:
+            client.ping()
+        self.assertEqual(err.exception.code_name, "UNAVAILABLE")
+
+    def test_bad_options_are_refused(self):
+        with self.assertRaises(qdcache.QdcacheError) as err:
+            qdcache.Client(socket="/nonexistent", no_such_option="1")
+        self.assertIn("no-such-option", str(err.exception))
+        with self.assertRaises(qdcache.QdcacheError):
+            qdcache.Client(timeout="soon")
+
+    def test_closed_client_refuses_calls(self):
+        with Daemon() as daemon:
+            with qdcache.Client(socket=daemon.socket) as client:
+                client.ping()
+            with self.assertRaises(ValueError):
+                client.ping()
+
+    def test_versions(self):
+        self.assertEqual(qdcache.abi_version >> 16, 1)
+        self.assertRegex(qdcache.__version__, r"^\d+\.\d+\.\d+$")
+
+
+if __name__ == "__main__":
+    unittest.main()
