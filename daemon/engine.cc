@@ -92,10 +92,15 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
                    got.status().ToString());
     } else if (*got != nullptr) {
       v1::CompileResult result = Serve(**got, waiter, v1::CACHE_STATUS_HIT);
-      if (result.status() == v1::CACHE_STATUS_HIT) ++hits_;
+      if (result.status() == v1::CACHE_STATUS_HIT) {
+        ++hits_;
+        compile_micros_saved_ += (*got)->compile_micros;
+      }
       waiter.done(std::move(result));
       return;
     }
+    // Not stored (or unreadable): this item compiles, joins a compile, or fails.
+    ++artifact_misses_;
   }
   if (std::optional<Status> remembered = failures_.Find(key)) {
     ++remembered_failures_;
@@ -228,6 +233,7 @@ Expected<compiler::CompileOutput> Engine::CompileCuda(const Keyed& k,
     ptx = std::move(*cached);
     *stage_hit = true;
   } else {
+    if (read_stages) ++stage_misses_;  // looked, found none: codegen runs
     QDC_ASSIGN_OR_RETURN(compiler::PtxOutput fresh, compiler_.CompileToPtx(in, control));
     ptx.ptx = std::move(fresh.ptx);
     ptx.entries = std::move(fresh.entries);
@@ -283,6 +289,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
     Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
     if (got.ok() && got->has_value()) {
       ++hits_;  // the leader's; the others were counted as coalesced
+      compile_micros_saved_ += (*got)->compile_micros;
       std::vector<Waiter> waiters = take_waiters();
       for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));
       return;
@@ -298,6 +305,11 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
                                                  : compiler_.Compile(kernel.input, control);
   const double seconds = SecondsSince(t0);
   compile_micros_ += static_cast<std::uint64_t>(seconds * 1e6);
+  if (config_.on_compile) {
+    const compiler::Target& t = kernel.input.target;
+    const std::string target = t.kind == compiler::TargetKind::kCuda ? "cuda:" + t.sm : "cpu:" + t.cpu;
+    config_.on_compile(CompileEvent{target, seconds, output.ok() && !output->payload.empty()});
+  }
 
   if (output.ok() && output->payload.empty()) {
     output = Internal("compiler returned an empty artifact");
@@ -384,6 +396,7 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
       Status s = ToWireArtifact(**record, include_ptx, result.mutable_artifact());
       if (!s.ok()) return Fail(s);
       ++alias_hits_;
+      compile_micros_saved_ += (*record)->compile_micros;
       result.set_status(v1::CACHE_STATUS_ALIAS_HIT);
       return result;
     }
@@ -443,6 +456,9 @@ v1::Stats Engine::Stats() {
   s.set_cancelled(cancelled_);
   s.set_remembered_failures(remembered_failures_);
   s.set_queue_rejections(queue_rejections_);
+  s.set_artifact_misses(artifact_misses_);
+  s.set_stage_misses(stage_misses_);
+  s.set_compile_seconds_saved(static_cast<double>(compile_micros_saved_.load()) / 1e6);
   if (config_.worker_stats) {
     const compiler::WorkerPoolStats w = config_.worker_stats();
     s.set_worker_starts(w.started);

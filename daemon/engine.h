@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +33,16 @@
 
 namespace qdcache::daemon {
 
+// One compile that ran, for EngineConfig::on_compile (e.g. metrics).
+struct CompileEvent {
+  // The target without CPU features: "cuda:sm_90", "cpu:x86-64". Validated
+  // by the time a compile runs, but chosen by clients: a consumer that keys
+  // anything by it must bound how many distinct values it keeps.
+  std::string_view target;
+  double seconds = 0;  // wall time of the compile (all its stages)
+  bool ok = false;     // false: it failed or was cancelled
+};
+
 struct EngineConfig {
   unsigned workers = 1;  // compiles running at once (the compile worker count)
   DescriptorLimits limits;
@@ -46,6 +57,10 @@ struct EngineConfig {
   // The remote cache tier inside the store, for its Stats (null: no remote,
   // remote_state "off"). Must outlive the engine.
   remote::RemoteTier* remote = nullptr;
+  // Called once per compile that ran (after it succeeded or failed; not for
+  // hits or coalesced waiters), on the compile thread: keep it cheap and
+  // thread-safe. May be empty.
+  std::function<void(const CompileEvent&)> on_compile;
 };
 
 // Identity of the caller; aliases are never shared across tenants.
@@ -147,7 +162,8 @@ class Engine {
   };
 
   [[nodiscard]] Expected<Keyed> KeyOf(const v1::KernelDescriptor& descriptor);
-  // CUDA through the PTX and cubin stage caches; sets *stage_hit on reuse.
+  // CUDA through the PTX and cubin stage caches; sets *stage_hit on reuse
+  // and counts a PTX stage that had to be generated in stage_misses_.
   [[nodiscard]] Expected<compiler::CompileOutput> CompileCuda(const Keyed& keyed,
                                                               const compiler::CallControl& control,
                                                               bool* stage_hit);
@@ -176,7 +192,8 @@ class Engine {
 
   std::atomic<std::uint64_t> compiles_{0}, hits_{0}, alias_hits_{0}, misses_{0}, coalesced_{0},
       errors_{0}, requests_{0}, store_errors_{0}, compile_micros_{0}, stage_hits_{0},
-      cancelled_{0}, remembered_failures_{0}, queue_rejections_{0};
+      cancelled_{0}, remembered_failures_{0}, queue_rejections_{0}, artifact_misses_{0}, stage_misses_{0},
+      compile_micros_saved_{0};
 
   ThreadPool pool_;  // last: destroyed (drained) first
 };

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <functional>
 #include <latch>
 #include <memory>
 #include <string>
@@ -16,7 +17,8 @@ namespace qdcache::daemon::testing {
 
 template <typename TestCompiler>
 struct EngineFixture {
-  EngineFixture() {
+  // `configure` may change the engine's config before it is built.
+  explicit EngineFixture(const std::function<void(EngineConfig&)>& configure = {}) {
     dir = std::filesystem::temp_directory_path() /
           ("qdcache-engine-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     auto s = store::ArtifactStore::Open({dir.string()});
@@ -25,6 +27,7 @@ struct EngineFixture {
     EngineConfig config;
     config.workers = 2;
     config.daemon_version = "test";
+    if (configure) configure(config);
     engine = std::make_unique<Engine>(compiler, *store, config);
   }
   ~EngineFixture() {
