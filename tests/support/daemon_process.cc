@@ -177,31 +177,4 @@ std::string DaemonProcess::TcpAddress() const {
   return text.substr(begin, text.find_first_of(" \n", begin) - begin);
 }
 
-std::unique_ptr<client::Client> DaemonProcess::Connect() const {
-  client::ClientOptions o;
-  o.socket_path = socket_;
-  o.timeout = std::chrono::seconds(120);
-  auto c = client::Client::Connect(o);
-  if (!c.ok()) throw std::runtime_error(c.status().ToString());
-  return std::move(c).value();
-}
-
-v1::Stats StatsOf(const DaemonProcess& daemon) {
-  auto s = daemon.Connect()->Stats();
-  if (!s.ok()) throw std::runtime_error("stats: " + s.status().ToString());
-  return *s;
-}
-
-v1::CompileResult LookupOne(const DaemonProcess& daemon, const v1::KernelDescriptor& d) {
-  v1::LookupRequest request;
-  v1::FastKeyQuery* q = request.add_queries();
-  q->set_fast_key(d.fast_key());
-  q->set_namespace_(d.namespace_());
-  *q->mutable_target() = d.target();
-  auto response = daemon.Connect()->Lookup(request);
-  if (!response.ok()) throw std::runtime_error("lookup: " + response.status().ToString());
-  if (response->results_size() != 1) throw std::runtime_error("lookup: expected one result");
-  return response->results(0);
-}
-
 }  // namespace qdcache::testing

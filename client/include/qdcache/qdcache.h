@@ -13,6 +13,8 @@
  * - Functions that can fail return a qdcache_status (the gRPC status codes:
  *   0 is OK). The message of the last call that returned one, on the calling
  *   thread, is qdcache_last_error() ("" after a success).
+ * - Output parameters are cleared (NULL, 0) first, so a failed call never
+ *   leaves a stale value in them.
  * - Pointers into a results handle stay valid until that handle is freed.
  *
  * Threads: a qdcache_client may be used from many threads at once. Options,

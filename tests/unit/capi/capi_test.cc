@@ -1,0 +1,277 @@
+// The C ABI (qdcache.h) as a C caller sees it, against a real daemon:
+// handles, lengths, status codes and the per-thread message, batches,
+// lookups, results, stats JSON, the CPU loader, and misuse (NULLs, bad
+// indexes, unknown names) answered with codes rather than crashes.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "qdcache/qdcache.h"
+#include "tests/support/daemon_process.h"
+#include "tests/support/subprocess.h"
+
+namespace {
+
+using qdcache::testing::DaemonProcess;
+using qdcache::testing::ReadFileOrDie;
+using qdcache::testing::TempDir;
+
+std::string Data(const std::string& relative) { return ReadFileOrDie(std::string(QDCACHE_TEST_DATA) + "/" + relative); }
+
+// A connected client (owned) for a daemon.
+struct Connection {
+  explicit Connection(const DaemonProcess& daemon) {
+    qdcache_options* options = nullptr;
+    REQUIRE(qdcache_options_create(&options) == QDCACHE_OK);
+    REQUIRE(qdcache_options_set(options, "socket", daemon.socket_path().c_str()) == QDCACHE_OK);
+    REQUIRE(qdcache_options_set(options, "spawn", "0") == QDCACHE_OK);
+    REQUIRE(qdcache_connect(options, &client) == QDCACHE_OK);
+    qdcache_options_free(options);
+  }
+  ~Connection() { qdcache_client_free(client); }
+  qdcache_client* client = nullptr;
+};
+
+// Compiles one kernel; the results are the caller's.
+qdcache_results* CompileOne(qdcache_client* client, const std::string& ir, const char* target,
+                            const char* fast_key = nullptr, const char* ns = nullptr) {
+  qdcache_request* request = nullptr;
+  REQUIRE(qdcache_request_create(&request) == QDCACHE_OK);
+  size_t index = 99;
+  REQUIRE(qdcache_request_add_kernel(request, ir.data(), ir.size(), target, &index) == QDCACHE_OK);
+  CHECK(index == 0);
+  if (fast_key != nullptr) {
+    REQUIRE(qdcache_request_set_fast_key(request, 0, fast_key, std::strlen(fast_key)) == QDCACHE_OK);
+    REQUIRE(qdcache_request_set(request, 0, "namespace", ns) == QDCACHE_OK);
+  }
+  qdcache_results* results = nullptr;
+  REQUIRE(qdcache_compile(client, request, &results) == QDCACHE_OK);
+  CHECK(qdcache_request_count(request) == 0);  // moved into the call
+  qdcache_request_free(request);
+  return results;
+}
+
+}  // namespace
+
+TEST_CASE("the version query and status names", "[capi]") {
+  CHECK(qdcache_abi_version() == QDCACHE_ABI_VERSION);
+  CHECK(qdcache_abi_version() >> 16 == 1);
+  CHECK(std::string(qdcache_version()).find('.') != std::string::npos);
+  CHECK(std::string(qdcache_status_name(QDCACHE_INVALID_ARGUMENT)) == "INVALID_ARGUMENT");
+  CHECK(std::string(qdcache_status_name(QDCACHE_UNAUTHENTICATED)) == "UNAUTHENTICATED");
+  CHECK(std::string(qdcache_status_name(99)) == "UNKNOWN");
+  CHECK(std::string(qdcache_status_name(-1)) == "UNKNOWN");
+  CHECK(std::string(qdcache_cache_status_name(QDCACHE_CACHE_STAGE_HIT)) == "stage_hit");
+}
+
+TEST_CASE("misuse is answered with codes and messages, per thread", "[capi]") {
+  CHECK(qdcache_options_create(nullptr) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(qdcache_last_error()) == "out is NULL");
+
+  qdcache_options* options = nullptr;
+  REQUIRE(qdcache_options_create(&options) == QDCACHE_OK);
+  CHECK(std::string(qdcache_last_error()).empty());
+  CHECK(qdcache_options_set(options, "no-such-option", "1") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(qdcache_last_error()) == "option no-such-option: unknown option");
+  CHECK(qdcache_options_set(options, "timeout", "soon") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_options_set(options, "spawn", "perhaps") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_options_set(options, "max-message-bytes", "1") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_options_set(options, nullptr, "1") == QDCACHE_INVALID_ARGUMENT);
+
+  // The message belongs to the thread that made the failing call.
+  std::string other_thread_message = "unset";
+  std::thread([&] {
+    CHECK(qdcache_options_set(options, "timeout", "0s") == QDCACHE_INVALID_ARGUMENT);
+    other_thread_message = qdcache_last_error();
+  }).join();
+  CHECK(other_thread_message == "option timeout: must be positive");
+  CHECK(std::string(qdcache_last_error()).find("option timeout") == std::string::npos);
+  qdcache_options_free(options);
+
+  qdcache_request* request = nullptr;
+  REQUIRE(qdcache_request_create(&request) == QDCACHE_OK);
+  CHECK(qdcache_request_add_kernel(request, "x", 1, "gpu:sm_90", nullptr) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(qdcache_last_error()).find("gpu:sm_90") != std::string::npos);
+  CHECK(qdcache_request_add_kernel(request, nullptr, 5, "cpu:x86-64", nullptr) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_request_count(request) == 0);
+  CHECK(qdcache_request_set(request, 0, "opt", "2") == QDCACHE_OUT_OF_RANGE);
+  REQUIRE(qdcache_request_add_kernel(request, "x", 1, "cpu:x86-64", nullptr) == QDCACHE_OK);
+  CHECK(qdcache_request_set(request, 0, "opt", "4") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_request_set(request, 0, "opt", "2") == QDCACHE_OK);
+  CHECK(qdcache_request_set(request, 0, "fast-math", "maybe") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_request_set(request, 0, "colour", "blue") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_request_add_entry(request, 1, "k") == QDCACHE_OUT_OF_RANGE);
+  CHECK(qdcache_request_add_key_extra(request, 0, "frontend", nullptr) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_request_count(request) == 1);
+  qdcache_request_free(request);
+
+  CHECK(qdcache_results_count(nullptr) == 0);
+  CHECK(qdcache_result_cache_status(nullptr, 0) == 0);
+  CHECK(std::string(qdcache_result_key(nullptr, 0)).empty());
+  const void* payload = nullptr;
+  size_t size = 0;
+  CHECK(qdcache_result_artifact(nullptr, 0, nullptr, &payload, &size) == QDCACHE_INVALID_ARGUMENT);
+  qdcache_cpu_module* module = nullptr;
+  CHECK(qdcache_cpu_load("\x7f" "ELF", 4, "bad", &module) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(module == nullptr);
+  // Freeing NULL is a no-op, as free(NULL) is.
+  qdcache_client_free(nullptr);
+  qdcache_results_free(nullptr);
+  qdcache_cpu_module_free(nullptr);
+  qdcache_string_free(nullptr);
+}
+
+TEST_CASE("compile, load and run a CPU kernel through the C ABI", "[capi][integration]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  Connection c(daemon);
+  REQUIRE(qdcache_ping(c.client) == QDCACHE_OK);
+
+  const std::string ir = Data("cpu/saxpy.ll");
+  qdcache_results* first = CompileOne(c.client, ir, "cpu:x86-64", "saxpy-1", "capi");
+  REQUIRE(qdcache_results_count(first) == 1);
+  CHECK(qdcache_result_cache_status(first, 0) == QDCACHE_CACHE_COMPILED);
+  const char* message = "unset";
+  CHECK(qdcache_result_error(first, 0, &message) == QDCACHE_OK);
+  CHECK(std::string(message).empty());
+  int kind = 0;
+  const void* payload = nullptr;
+  size_t size = 0;
+  REQUIRE(qdcache_result_artifact(first, 0, &kind, &payload, &size) == QDCACHE_OK);
+  CHECK(kind == QDCACHE_ARTIFACT_SHARED_OBJECT);
+  REQUIRE(size > 4);
+  CHECK(std::memcmp(payload, "\x7f" "ELF", 4) == 0);
+  const std::string key = qdcache_result_key(first, 0);
+  CHECK(key.size() == 64);
+  CHECK(std::string(qdcache_result_target(first, 0)) == "cpu:x86-64");
+  const void* no_payload = &kind;
+  size_t no_size = 1;
+  CHECK(qdcache_result_artifact(first, 1, nullptr, &no_payload, &no_size) == QDCACHE_OUT_OF_RANGE);
+  CHECK((no_payload == nullptr && no_size == 0));  // outputs are cleared on failure
+  char* json = nullptr;
+  REQUIRE(qdcache_result_json(first, 0, &json) == QDCACHE_OK);
+  nlohmann::json metadata = nlohmann::json::parse(json);
+  qdcache_string_free(json);
+  CHECK(metadata["status"] == "compiled");
+  CHECK(metadata["artifact"]["artifact_key"] == key);
+  CHECK(metadata["artifact"]["payload_size"] == size);
+  CHECK(!metadata["artifact"].contains("payload"));
+
+  qdcache_cpu_module* module = nullptr;
+  REQUIRE(qdcache_cpu_load(payload, size, "saxpy", &module) == QDCACHE_OK);
+  qdcache_results_free(first);  // the module has its own copy
+  void* address = nullptr;
+  CHECK(qdcache_cpu_symbol(module, "nope", &address) == QDCACHE_NOT_FOUND);
+  REQUIRE(qdcache_cpu_symbol(module, "saxpy", &address) == QDCACHE_OK);
+  auto* saxpy = reinterpret_cast<void (*)(long, float, const float*, float*)>(address);
+  std::vector<float> x{1, 2, 3}, y{10, 20, 30};
+  saxpy(3, 2.0f, x.data(), y.data());
+  CHECK(y == std::vector<float>{12, 24, 36});
+  qdcache_cpu_module_free(module);
+
+  // The same kernel again: a hit; by its fast key alone: an alias hit.
+  qdcache_results* again = CompileOne(c.client, ir, "cpu:x86-64");
+  CHECK(qdcache_result_cache_status(again, 0) == QDCACHE_CACHE_HIT);
+  qdcache_results_free(again);
+  const void* keys[] = {"saxpy-1", "unknown"};
+  const size_t sizes[] = {7, 7};
+  qdcache_results* found = nullptr;
+  REQUIRE(qdcache_lookup(c.client, "capi", "cpu:x86-64", keys, sizes, 2, 0, &found) == QDCACHE_OK);
+  REQUIRE(qdcache_results_count(found) == 2);
+  CHECK(qdcache_result_cache_status(found, 0) == QDCACHE_CACHE_ALIAS_HIT);
+  CHECK(std::string(qdcache_result_key(found, 0)) == key);
+  CHECK(qdcache_result_cache_status(found, 1) == QDCACHE_CACHE_MISS);
+  CHECK(qdcache_result_artifact(found, 1, nullptr, &no_payload, &no_size) == QDCACHE_NOT_FOUND);
+  qdcache_results_free(found);
+
+  char* stats = nullptr;
+  REQUIRE(qdcache_stats_json(c.client, 0, &stats) == QDCACHE_OK);
+  nlohmann::json s = nlohmann::json::parse(stats);
+  qdcache_string_free(stats);
+  CHECK(s["compiles"] == 1);
+  CHECK(s["hits"] == 1);
+  CHECK(s["alias_hits"] == 1);
+  CHECK(s["misses"] == 1);
+  CHECK(s["toolchain"].get<std::string>().size() == 64);
+}
+
+TEST_CASE("a failing item is reported in its result, the others are served", "[capi][integration]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  Connection c(daemon);
+  const std::string good = Data("cpu/saxpy.ll");
+  qdcache_request* request = nullptr;
+  REQUIRE(qdcache_request_create(&request) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_kernel(request, good.data(), good.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_kernel(request, "not IR", 6, "cpu:x86-64", nullptr) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_kernel(request, good.data(), good.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_entry(request, 2, "missing_kernel") == QDCACHE_OK);
+  qdcache_results* results = nullptr;
+  REQUIRE(qdcache_compile(c.client, request, &results) == QDCACHE_OK);
+  qdcache_request_free(request);
+  REQUIRE(qdcache_results_count(results) == 3);
+  const char* message = nullptr;
+  CHECK(qdcache_result_error(results, 0, &message) == QDCACHE_OK);
+  CHECK(qdcache_result_error(results, 1, &message) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(message).find("IR") != std::string::npos);
+  CHECK(qdcache_result_cache_status(results, 1) == QDCACHE_CACHE_ERROR);
+  CHECK(qdcache_result_error(results, 2, &message) != QDCACHE_OK);
+  CHECK(std::string(message).find("missing_kernel") != std::string::npos);
+  qdcache_results_free(results);
+}
+
+TEST_CASE("one client handle serves many threads", "[capi][integration]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  Connection c(daemon);
+  const std::string ir = Data("cpu/saxpy.ll");
+  std::vector<std::string> keys(8);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      qdcache_request* request = nullptr;
+      size_t index = 0;
+      std::string extra = std::to_string(t % 2);
+      if (qdcache_request_create(&request) != QDCACHE_OK) return;
+      qdcache_results* results = nullptr;
+      if (qdcache_request_add_kernel(request, ir.data(), ir.size(), "cpu:x86-64", &index) == QDCACHE_OK &&
+          qdcache_request_add_key_extra(request, index, "variant", extra.c_str()) == QDCACHE_OK &&
+          qdcache_compile(c.client, request, &results) == QDCACHE_OK) {
+        keys[t] = qdcache_result_key(results, 0);
+      }
+      qdcache_results_free(results);
+      qdcache_request_free(request);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < 8; ++t) {
+    CHECK(keys[t].size() == 64);
+    CHECK(keys[t] == keys[t % 2]);
+  }
+  CHECK(keys[0] != keys[1]);
+}
+
+TEST_CASE("no daemon: calls fail UNAVAILABLE with the socket named", "[capi]") {
+  TempDir dir;
+  qdcache_options* options = nullptr;
+  REQUIRE(qdcache_options_create(&options) == QDCACHE_OK);
+  const std::string socket = dir / "none.sock";
+  REQUIRE(qdcache_options_set(options, "socket", socket.c_str()) == QDCACHE_OK);
+  REQUIRE(qdcache_options_set(options, "spawn", "0") == QDCACHE_OK);
+  REQUIRE(qdcache_options_set(options, "timeout", "5s") == QDCACHE_OK);
+  qdcache_client* client = nullptr;
+  REQUIRE(qdcache_connect(options, &client) == QDCACHE_OK);
+  qdcache_options_free(options);
+  CHECK(qdcache_ping(client) == QDCACHE_UNAVAILABLE);
+  char* stats = nullptr;
+  CHECK(qdcache_stats_json(client, 0, &stats) == QDCACHE_UNAVAILABLE);
+  CHECK(stats == nullptr);
+  CHECK(std::string(qdcache_last_error()).size() > 0);
+  qdcache_client_free(client);
+}
