@@ -158,7 +158,8 @@ qdcache_status qdcache_compile(qdcache_client* client, qdcache_request* request,
 
 /* Looks artifacts up by fast key alone (no IR sent): `count` keys
  * (fast_keys[i], fast_key_sizes[i] bytes), all in namespace `ns` for
- * `target`. One result per key: ALIAS_HIT with the artifact, or MISS. */
+ * `target`. One result per key: ALIAS_HIT with the artifact, MISS, or
+ * ERROR (e.g. a key longer than the daemon allows). */
 qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char* target,
                               const void* const* fast_keys, const size_t* fast_key_sizes, size_t count,
                               int include_ptx, qdcache_results** out);
