@@ -1,6 +1,9 @@
 #include "client/cli/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "client/cli/commands.h"
 #include "client/cli/connect.h"
@@ -13,17 +16,28 @@ namespace {
 
 // The options that shape a kernel's compile, shared by compile and explain.
 void AddKernelOptions(CLI::App* app, CompileArgs& c) {
-  app->add_option("--target", c.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
-  app->add_option("--opt", c.opt_level, "Optimization level 0-3 (default 3)")->check(CLI::Range(0, 3));
-  app->add_option("--entry", c.entries, "Entry point that must exist (repeatable)");
+  KernelOptions& k = c.kernel;
+  app->add_option("--target", k.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
+  app->add_option("--opt", k.opt_level, "Optimization level 0-3 (default 3)")
+      ->check(CLI::Range(0, 3));
+  app->add_option("--entry", k.entries, "Entry point that must exist (repeatable)");
   app->add_flag("--json", c.json, "Print JSON");
-  app->add_flag("--fast-math", c.fast_math, "Unsafe floating-point math (ftz on CUDA)");
-  app->add_flag("--no-fmad", c.no_fmad, "Do not contract into fused multiply-add");
-  app->add_flag("--debug", c.debug, "Keep debug information");
-  app->add_flag("--lineinfo", c.lineinfo, "CUDA: line information");
-  app->add_option("--max-registers", c.max_registers, "CUDA: register limit per thread")->check(CLI::Range(0, 255));
-  app->add_flag("--link-libdevice", c.link_libdevice, "CUDA: link libdevice");
-  app->add_option("--key-extra", c.key_extras, "NAME=VALUE folded into the key (repeatable)");
+  app->add_flag("--fast-math", k.fast_math, "Unsafe floating-point math (ftz on CUDA)");
+  app->add_flag("--no-fmad", k.no_fmad, "Do not contract into fused multiply-add");
+  app->add_flag("--debug", k.debug, "Keep debug information");
+  app->add_flag("--lineinfo", k.lineinfo, "CUDA: line information");
+  app->add_option("--max-registers", k.max_registers, "CUDA: register limit per thread")
+      ->check(CLI::Range(0, 255));
+  app->add_flag("--link-libdevice", k.link_libdevice, "CUDA: link libdevice");
+  app->add_option("--key-extra", c.key_extra_flags, "NAME=VALUE folded into the key (repeatable)");
+}
+
+// --json anywhere on the command line: a usage error is answered in JSON too.
+bool AsksForJson(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--json") return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -56,8 +70,9 @@ int Main(int argc, const char* const* argv) {
   CLI::App* compile = app.add_subcommand("compile", "Compile LLVM IR (text or bitcode) through the cache");
   compile->add_option("file", c.file, "LLVM IR file (.ll or .bc)")->required();
   AddKernelOptions(compile, c);
-  compile->add_option("--fast-key", c.fast_key_hex, "Client fast key (hex) to alias this artifact");
-  compile->add_option("--namespace", c.ns, "Namespace of the fast key");
+  compile->add_option("--fast-key", c.kernel.fast_key_hex,
+                      "Client fast key (hex) to alias this artifact");
+  compile->add_option("--namespace", c.kernel.ns, "Namespace of the fast key");
   compile->add_option("-o,--output", c.output, "Write the artifact here");
   compile->add_option("--ptx-out", c.ptx_output, "CUDA: write the PTX here");
   compile->add_flag("--no-store", c.no_store, "Compile without reading or writing the cache");
@@ -77,12 +92,15 @@ int Main(int argc, const char* const* argv) {
   lookup->add_option("--namespace", l.ns, "Namespace of the fast keys");
   lookup->add_option("--target", l.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
   lookup->add_option("-o,--output", l.output, "File (one key) or directory (several keys)");
-  lookup->add_flag("--json", l.json, "Print JSON (one object per key)");
+  lookup->add_flag("--json", l.json,
+                   "Print JSON (one key: its result; several: {\"results\": [...]})");
 
-  bool stats_json = false, stats_reset = false;
-  CLI::App* stats = app.add_subcommand("stats", "Daemon counters");
-  stats->add_flag("--json", stats_json, "Print one JSON object");
-  stats->add_flag("--reset", stats_reset, "Zero the counters after printing them (admin)");
+  bool stats_json = false, stats_zero = false;
+  CLI::App* stats = app.add_subcommand(
+      "stats", "Daemon counters: hits and misses per cache level, compiles, store");
+  stats->add_flag("--json", stats_json, "Print one JSON object (every field, and \"levels\")");
+  stats->add_flag("--zero,--reset", stats_zero,
+                  "Zero the counters, printing them as they were (admin)");
 
   unsigned ls_limit = 0;
   bool ls_json = false;
@@ -129,40 +147,64 @@ int Main(int argc, const char* const* argv) {
   import_cmd->add_flag("--keep-tenants", im.keep_tenants, "Aliases keep the tenants they were exported from");
   import_cmd->add_flag("--json", im.json, "Print one JSON object");
 
+  WarmArgs w;
+  CLI::App* warm = app.add_subcommand("warm",
+                                      "Compile every kernel of a manifest through the cache (JSON "
+                                      "lines: {\"ir\": FILE, \"target\": T, ...})");
+  warm->add_option("manifest", w.manifest, "Manifest file, or - for stdin")->required();
+  warm->add_option("--batch", w.batch, "Kernels per call (default 32)")->check(CLI::Range(1, 4096));
+  warm->add_option("--jobs,-j", w.jobs, "Calls in flight (default 2)")->check(CLI::Range(1, 64));
+  warm->add_flag("--json", w.json, "Print one JSON object");
+
   bool ping_json = false;
   CLI::App* ping = app.add_subcommand("ping", "Check that the daemon is serving");
   ping->add_flag("--json", ping_json, "Print one JSON object");
 
+  SetJsonOutput(AsksForJson(argc, argv));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+    const int rc = app.exit(e) == 0 ? kExitOk : kExitUsage;
+    if (rc != kExitOk) RememberError(InvalidArgument(e.what()));
+    return FinishRun(rc);
   }
-  connect.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
-  connect.client_name = "qdcache-cli";
-  Expected<std::string> token = LoadToken(token_file);
-  if (!token.ok()) return PrintError(token.status()), kExitFailure;
-  connect.token = std::move(token).value();
-  if (spawn_flag->count() > 0) connect.spawn = spawn;
-  Expected<std::unique_ptr<client::Client>> client = ConnectCli(connect, /*is_ping=*/bool(*ping));
-  if (!client.ok()) return PrintError(client.status()), kExitFailure;
+  SetJsonOutput(app.get_subcommands().front()->count("--json") > 0);
+  auto dispatch = [&]() -> int {
+    // A malformed manifest is reported before anything connects or is sent.
+    std::optional<std::vector<ManifestEntry>> manifest;
+    if (*warm) {
+      int rc = kExitOk;
+      manifest = LoadManifest(w, &rc);
+      if (!manifest) return rc;
+    }
+    connect.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
+    connect.client_name = "qdcache-cli";
+    Expected<std::string> token = LoadToken(token_file);
+    if (!token.ok()) return PrintError(token.status()), kExitFailure;
+    connect.token = std::move(token).value();
+    if (spawn_flag->count() > 0) connect.spawn = spawn;
+    Expected<std::unique_ptr<client::Client>> client = ConnectCli(connect, /*is_ping=*/bool(*ping));
+    if (!client.ok()) return PrintError(client.status()), kExitFailure;
 
-  if (*compile) return RunCompile(**client, c);
-  if (*lookup) return RunLookup(**client, l);
-  if (*explain) return RunExplain(**client, x, second_file);
-  if (*ls) return RunList(**client, ls_limit, ls_json);
-  if (*inspect) return RunInspect(**client, inspect_key, inspect_out, inspect_json);
-  if (*evict) return RunEvict(**client, older_than, "", evict_json);
-  if (*trim) return RunEvict(**client, "", trim_size, trim_json);
-  if (*verify) return RunVerify(**client, verify_json);
-  if (*stats) return RunStats(**client, stats_json, stats_reset);
-  if (*ping) return RunPing(**client, ping_json);
-  if (*export_cmd) {
-    if (export_ns_option->count() > 0) ex.ns = export_ns;
-    return RunExport(**client, ex);
-  }
-  if (*import_cmd) return RunImport(**client, im);
-  return kExitUsage;
+    if (*compile) return RunCompile(**client, c);
+    if (*lookup) return RunLookup(**client, l);
+    if (*explain) return RunExplain(**client, x, second_file);
+    if (*ls) return RunList(**client, ls_limit, ls_json);
+    if (*inspect) return RunInspect(**client, inspect_key, inspect_out, inspect_json);
+    if (*evict) return RunEvict(**client, older_than, "", evict_json);
+    if (*trim) return RunEvict(**client, "", trim_size, trim_json);
+    if (*verify) return RunVerify(**client, verify_json);
+    if (*stats) return RunStats(**client, stats_json, stats_zero);
+    if (*ping) return RunPing(**client, ping_json);
+    if (*export_cmd) {
+      if (export_ns_option->count() > 0) ex.ns = export_ns;
+      return RunExport(**client, ex);
+    }
+    if (*import_cmd) return RunImport(**client, im);
+    if (*warm) return RunWarm(**client, w, *manifest);
+    return kExitUsage;
+  };
+  return FinishRun(dispatch());
 }
 
 }  // namespace qdcache::cli

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "client/cli/kernel_options.h"
+#include "client/cli/manifest.h"
 #include "client/client.h"
 
 namespace qdcache::cli {
@@ -17,23 +19,13 @@ inline constexpr int kExitMiss = 3;
 
 struct CompileArgs {
   std::string file;
-  std::string target;
-  int opt_level = -1;  // -1: daemon default
-  std::vector<std::string> entries;
-  std::string fast_key_hex;
-  std::string ns;
+  KernelOptions kernel;                      // key_extras filled from key_extra_flags
+  std::vector<std::string> key_extra_flags;  // --key-extra NAME=VALUE
   std::string output;
   std::string ptx_output;
   bool json = false;
-  bool fast_math = false;
-  bool no_fmad = false;
-  bool debug = false;
-  bool lineinfo = false;
-  int max_registers = -1;
-  bool link_libdevice = false;
   bool no_store = false;
   bool recache = false;
-  std::vector<std::string> key_extras;  // NAME=VALUE
 };
 
 struct LookupArgs {
@@ -65,8 +57,9 @@ struct ImportArgs {
 [[nodiscard]] int RunExplain(client::Client& client, const CompileArgs& args,
                              const std::string& second_file);
 [[nodiscard]] int RunLookup(client::Client& client, const LookupArgs& args);
-// With `reset`, the daemon zeroes its counters after reading them (admin).
-[[nodiscard]] int RunStats(client::Client& client, bool json, bool reset = false);
+// With `zero`, the daemon zeroes its counters after reading them (admin);
+// what is printed is the counters up to then.
+[[nodiscard]] int RunStats(client::Client& client, bool json, bool zero = false);
 [[nodiscard]] int RunList(client::Client& client, unsigned limit, bool json);
 [[nodiscard]] int RunInspect(client::Client& client, const std::string& key_hex, const std::string& output,
                              bool json);
@@ -82,5 +75,23 @@ struct ImportArgs {
 // is imported), or the daemon refused the call.
 [[nodiscard]] int RunImport(client::Client& client, const ImportArgs& args);
 [[nodiscard]] int RunPing(client::Client& client, bool json);
+
+struct WarmArgs {
+  std::string manifest;  // a file, or "-" for stdin
+  int batch = 32;        // kernels per call
+  int jobs = 2;          // calls in flight
+  bool json = false;
+};
+
+// Reads and parses the manifest (before anything connects or is sent). On
+// failure it has printed why; `*exit_code` is 2 for a malformed manifest, 1
+// when it cannot be read.
+[[nodiscard]] std::optional<std::vector<ManifestEntry>> LoadManifest(const WarmArgs& args,
+                                                                     int* exit_code);
+// Compiles every entry through the cache (client/cli/warm.h), with a progress
+// bar on a terminal, then prints a summary (or JSON) listing each failure
+// with its manifest line. Exit 1 when any entry failed or was not sent.
+[[nodiscard]] int RunWarm(client::Client& client, const WarmArgs& args,
+                          const std::vector<ManifestEntry>& entries);
 
 }  // namespace qdcache::cli

@@ -1,11 +1,11 @@
 // Store administration: ls, inspect, evict/trim, verify.
 #include <cstdio>
 #include <ctime>
-#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "client/cli/commands.h"
 #include "client/cli/output.h"
+#include "client/cli/progress.h"
 #include "common/digest.h"
 #include "common/units.h"
 
@@ -41,7 +41,7 @@ int RunList(client::Client& client, unsigned limit, bool json) {
   if (json) {
     nlohmann::json entries = nlohmann::json::array();
     for (const v1::EntrySummary& e : response->entries()) entries.push_back(SummaryJson(e));
-    std::cout << nlohmann::json{{"entries", entries}}.dump() << "\n";
+    PrintJson({{"entries", entries}});
     return kExitOk;
   }
   std::printf("%-64s  %-13s  %-22s  %10s  %s\n", "ARTIFACT KEY", "KIND", "TARGET", "BYTES", "LAST ACCESS");
@@ -73,7 +73,7 @@ int RunInspect(client::Client& client, const std::string& key_hex, const std::st
     nlohmann::json j = ResultJson(as_result);
     j.erase("status");
     j["created"] = created;
-    std::cout << j.dump() << "\n";
+    PrintJson(j);
     return kExitOk;
   }
   std::printf("artifact_key     %s\n", ToHex(a.artifact_key()).c_str());
@@ -106,8 +106,7 @@ int RunEvict(client::Client& client, const std::string& older_than, const std::s
   Expected<v1::EvictResponse> response = client.Evict(std::move(request));
   if (!response.ok()) return PrintError(response.status()), kExitFailure;
   if (json) {
-    std::cout << nlohmann::json{{"evicted_entries", response->entries()}, {"evicted_bytes", response->bytes()}}.dump()
-              << "\n";
+    PrintJson({{"evicted_entries", response->entries()}, {"evicted_bytes", response->bytes()}});
   } else {
     std::printf("evicted %llu entries, %llu bytes\n", static_cast<unsigned long long>(response->entries()),
                 static_cast<unsigned long long>(response->bytes()));
@@ -116,15 +115,19 @@ int RunEvict(client::Client& client, const std::string& older_than, const std::s
 }
 
 int RunVerify(client::Client& client, bool json) {
-  Expected<v1::VerifyResponse> response = client.Verify();
+  // One unary call: nothing to count while it runs, so the elapsed time.
+  Expected<v1::VerifyResponse> response = [&] {
+    Progress progress("verifying", 0);
+    ElapsedTicker ticker(progress);
+    return client.Verify();
+  }();
   if (!response.ok()) return PrintError(response.status()), kExitFailure;
   if (json) {
     nlohmann::json dropped = nlohmann::json::array();
     for (const std::string& k : response->dropped_keys()) dropped.push_back(ToHex(k));
-    std::cout << nlohmann::json{{"checked", response->checked()}, {"dropped", response->dropped()},
-                                {"dropped_keys", dropped}}
-                     .dump()
-              << "\n";
+    PrintJson({{"checked", response->checked()},
+               {"dropped", response->dropped()},
+               {"dropped_keys", dropped}});
   } else {
     std::printf("checked %llu entries, dropped %llu bad ones\n",
                 static_cast<unsigned long long>(response->checked()),

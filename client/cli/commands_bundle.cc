@@ -27,6 +27,12 @@ std::string Plural(std::uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// "12 artifacts, 3 aliases, 1.2 MiB": what a progress line shows.
+std::string Counts(std::uint64_t artifacts, std::uint64_t aliases, std::uint64_t bytes) {
+  return Plural(artifacts, "artifact", "artifacts") + ", " + Plural(aliases, "alias", "aliases") +
+         ", " + HumanBytes(bytes);
+}
+
 }  // namespace
 
 int RunExport(client::Client& client, const ExportArgs& args) {
@@ -51,7 +57,8 @@ int RunExport(client::Client& client, const ExportArgs& args) {
     too_large += chunk.skipped_too_large();
     for (const v1::BundleEntry& entry : chunk.entries()) QDC_RETURN_IF_ERROR((*writer)->Add(entry));
     const bundle::BundleTotals& t = (*writer)->totals();
-    progress.Update(t.artifacts, t.aliases, t.raw_bytes);
+    if (progress.enabled())
+      progress.Update(t.raw_bytes, Counts(t.artifacts, t.aliases, t.raw_bytes));
     return Status::Ok();
   });
   progress.Done();
@@ -64,15 +71,13 @@ int RunExport(client::Client& client, const ExportArgs& args) {
 
   const double seconds = SecondsSince(started);
   if (args.json) {
-    std::cout << nlohmann::json{{"file", args.out},
-                                {"artifacts", totals->artifacts},
-                                {"aliases", totals->aliases},
-                                {"bytes", totals->raw_bytes},
-                                {"file_bytes", totals->stored_bytes},
-                                {"too_large", too_large},
-                                {"seconds", seconds}}
-                     .dump()
-              << "\n";
+    PrintJson({{"file", args.out},
+               {"artifacts", totals->artifacts},
+               {"aliases", totals->aliases},
+               {"bytes", totals->raw_bytes},
+               {"file_bytes", totals->stored_bytes},
+               {"too_large", too_large},
+               {"seconds", seconds}});
   } else {
     std::printf(
         "exported %s, %s (%s \u2192 %s) in %.1f s%s\n",
@@ -117,7 +122,9 @@ int RunImport(client::Client& client, const ImportArgs& args) {
           bytes += size;
         }
         const bundle::ReadCounts& c = reader.counts();
-        progress.Update(c.artifacts, c.aliases, c.stored_bytes);
+        if (progress.enabled()) {
+          progress.Update(c.stored_bytes, Counts(c.artifacts, c.aliases, c.stored_bytes));
+        }
         return true;
       });
   progress.Done();
@@ -140,8 +147,8 @@ int RunImport(client::Client& client, const ImportArgs& args) {
                      {"problems", problems},
                      {"complete", read_error.ok()},
                      {"seconds", seconds}};
-    if (!read_error.ok()) j["error"] = read_error.ToString();
-    std::cout << j.dump() << "\n";
+    if (!read_error.ok()) j["error"] = ErrorJson(read_error.WithContext(args.file));
+    PrintJson(j);
   } else {
     std::string extra;
     if (skipped > 0) {

@@ -11,49 +11,26 @@
 namespace qdcache::cli {
 namespace {
 
-Expected<std::string> DecodeFastKey(const std::string& hex) {
-  std::string bytes;
-  if (hex.empty() || !FromHex(hex, &bytes)) {
-    return InvalidArgument("fast key \"" + hex + "\" is not an even-length hex string");
-  }
-  return bytes;
-}
-
 // Bad flags are a usage error; an unreadable file is a plain failure.
 int UsageOrFailure(const Status& s) { return s.code() == Code::kInvalidArgument ? kExitUsage : kExitFailure; }
 
+// The descriptor of `file` with the options of `a` (flags). INVALID_ARGUMENT
+// for bad flags, NOT_FOUND when the file cannot be read.
 Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a, const std::string& file) {
-  v1::KernelDescriptor d;
+  KernelOptions options = a.kernel;
+  QDC_RETURN_IF_ERROR(ParseKeyExtras(a.key_extra_flags, &options.key_extras));
+  QDC_ASSIGN_OR_RETURN(v1::KernelDescriptor d, DescriptorWithoutIr(options));
   QDC_RETURN_IF_ERROR(ReadFile(file, d.mutable_ir()));
-  QDC_ASSIGN_OR_RETURN(*d.mutable_target(), client::ParseWireTarget(a.target));
-  v1::CompileOptions* o = d.mutable_options();
-  if (a.opt_level >= 0) o->set_opt_level(static_cast<std::uint32_t>(a.opt_level));
-  if (a.fast_math) o->set_fast_math(true);
-  if (a.no_fmad) o->set_fmad(false);
-  if (a.debug) o->set_debug(true);
-  if (a.lineinfo) o->set_lineinfo(true);
-  if (a.max_registers >= 0) o->set_max_registers(static_cast<std::uint32_t>(a.max_registers));
-  if (a.link_libdevice) o->set_link_libdevice(true);
-  for (const std::string& e : a.entries) d.add_entry_points(e);
-  if (!a.fast_key_hex.empty()) {
-    QDC_ASSIGN_OR_RETURN(*d.mutable_fast_key(), DecodeFastKey(a.fast_key_hex));
-    d.set_namespace_(a.ns);
-  } else if (!a.ns.empty()) {
-    return InvalidArgument("--namespace needs --fast-key");
-  }
-  for (const std::string& kv : a.key_extras) {
-    std::size_t eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) return InvalidArgument("--key-extra \"" + kv + "\" is not NAME=VALUE");
-    (*d.mutable_key_extras())[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
   d.set_no_store(a.no_store);
   d.set_recache(a.recache);
   return d;
 }
 
-// Prints one result and writes its payload; returns the exit status.
+// Prints one result and writes its payload; returns the exit status. With
+// `json` and `json_results`, the result's JSON goes there instead of stdout
+// (one document for several results).
 int Report(const v1::CompileResult& r, const std::string& output, const std::string& ptx_output,
-           bool json) {
+           bool json, nlohmann::json* json_results = nullptr) {
   if (r.has_artifact()) {
     if (!ptx_output.empty() && r.artifact().ptx().empty()) {
       return PrintError(InvalidArgument("--ptx-out: a " + KindName(r.artifact().kind()) + " has no PTX")),
@@ -72,7 +49,11 @@ int Report(const v1::CompileResult& r, const std::string& output, const std::str
   if (json) {
     nlohmann::json j = ResultJson(r);
     if (!output.empty() && r.has_artifact()) j["output"] = output;
-    std::cout << j.dump() << "\n";
+    if (json_results != nullptr) {
+      json_results->push_back(std::move(j));
+    } else {
+      PrintJson(j);
+    }
   } else if (!r.has_error()) {
     std::cout << ResultLine(r) << (output.empty() || !r.has_artifact() ? "" : "  -> " + output) << "\n";
   }
@@ -119,12 +100,13 @@ int RunExplain(client::Client& client, const CompileArgs& args, const std::strin
     nlohmann::json j = nlohmann::json::array();
     for (const v1::Explanation& e : response->explanations()) {
       nlohmann::json one;
-      if (e.has_error()) one["error"] = e.error().message();
+      if (e.has_error())
+        one["error"] = ErrorJson(Status(static_cast<Code>(e.error().code()), e.error().message()));
       one["artifact_key"] = ToHex(e.artifact_key());
       for (const v1::KeyComponent& c : e.components()) one["components"][c.name()] = c.value();
       j.push_back(one);
     }
-    std::cout << nlohmann::json{{"explanations", j}, {"differing", differing}}.dump() << "\n";
+    PrintJson({{"explanations", j}, {"differing", differing}});
   } else {
     for (int i = 0; i < response->explanations_size(); ++i) {
       const v1::Explanation& e = response->explanations(i);
@@ -193,6 +175,9 @@ int LookupKeys(client::Client& client, const LookupArgs& args, const v1::Target&
     if (ec) return PrintError(InvalidArgument("cannot create " + args.output + ": " + ec.message())), kExitFailure;
   }
   int worst = kExitOk;
+  // Several keys with --json: one document, {"results": [...]}, each result
+  // naming its fast key.
+  nlohmann::json results = nlohmann::json::array();
   for (int i = 0; i < response->results_size(); ++i) {
     const v1::CompileResult& r = response->results(i);
     std::string out = args.output;
@@ -200,11 +185,14 @@ int LookupKeys(client::Client& client, const LookupArgs& args, const v1::Target&
       out += "/" + args.fast_keys_hex[i] + "." + KindExtension(r.artifact().kind());
     }
     if (!args.json && many) std::cout << args.fast_keys_hex[i] << "  ";
-    int rc = Report(r, out, "", args.json);
+    const std::size_t reported = results.size();
+    int rc = Report(r, out, "", args.json, many ? &results : nullptr);
+    if (results.size() > reported) results.back()["fast_key"] = args.fast_keys_hex[i];
     if (!args.json && r.status() == v1::CACHE_STATUS_MISS && !many) std::cerr << "qdcache: miss\n";
     // A failure outranks a miss: scripts must not read an error as "not cached".
     if (rc == kExitFailure || worst == kExitOk) worst = rc;
   }
+  if (many && args.json) PrintJson({{"results", results}});
   return worst;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "common/digest.h"
@@ -41,8 +42,7 @@ nlohmann::json ResultJson(const v1::CompileResult& r) {
   nlohmann::json j;
   j["status"] = CacheStatusName(r.status());
   if (r.has_error()) {
-    j["error"] = {{"code", std::string(CodeName(static_cast<Code>(r.error().code())))},
-                  {"message", r.error().message()}};
+    j["error"] = ErrorJson(Status(static_cast<Code>(r.error().code()), r.error().message()));
   }
   if (r.has_artifact()) {
     const v1::Artifact& a = r.artifact();
@@ -82,7 +82,52 @@ std::string ResultLine(const v1::CompileResult& r) {
   return out.str();
 }
 
-void PrintError(const Status& status) { std::fprintf(stderr, "qdcache: %s\n", status.ToString().c_str()); }
+namespace {
+
+struct JsonRun {
+  bool on = false;
+  bool document_printed = false;
+  Status first_error;
+};
+
+JsonRun& TheJsonRun() {
+  static JsonRun run;
+  return run;
+}
+
+}  // namespace
+
+void PrintError(const Status& status) {
+  std::fprintf(stderr, "qdcache: %s\n", status.ToString().c_str());
+  RememberError(status);
+}
+
+void SetJsonOutput(bool on) { TheJsonRun().on = on; }
+
+bool JsonOutput() { return TheJsonRun().on; }
+
+void PrintJson(const nlohmann::json& document) {
+  std::cout << document.dump() << "\n" << std::flush;
+  TheJsonRun().document_printed = true;
+}
+
+void RememberError(const Status& status) {
+  JsonRun& run = TheJsonRun();
+  if (run.first_error.ok()) run.first_error = status;
+}
+
+nlohmann::json ErrorJson(const Status& status) {
+  return {{"code", std::string(CodeName(status.code()))}, {"message", status.message()}};
+}
+
+int FinishRun(int exit_code) {
+  JsonRun& run = TheJsonRun();
+  if (run.on && exit_code != 0 && !run.document_printed) {
+    const Status error = run.first_error.ok() ? Status(Code::kUnknown, "failed") : run.first_error;
+    PrintJson({{"error", ErrorJson(error)}});
+  }
+  return exit_code;
+}
 
 Status WriteFileAtomic(const std::string& path, const std::string& bytes) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());

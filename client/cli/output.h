@@ -19,8 +19,28 @@ namespace qdcache::cli {
 [[nodiscard]] nlohmann::json ResultJson(const v1::CompileResult& result);
 [[nodiscard]] std::string ResultLine(const v1::CompileResult& result);
 
-// Prints "qdcache: <status>" to stderr.
+// Prints "qdcache: <status>" to stderr; with JSON output on, also remembers
+// the first such error for FinishRun.
 void PrintError(const Status& status);
+
+// Machine output (--json): a run prints exactly one JSON document on stdout.
+// A command prints its own with PrintJson (an answer that carries an error
+// says so inside it); a run that fails before printing one gets
+// {"error": {"code": "NOT_FOUND", "message": "..."}} from FinishRun, made of
+// the first error PrintError saw. Process-wide state of the one `qdcache`
+// run: call from the main thread only.
+void SetJsonOutput(bool on);
+[[nodiscard]] bool JsonOutput();
+// Prints `document` as one line on stdout.
+void PrintJson(const nlohmann::json& document);
+// Remembers `status` as the run's error without printing it (CLI11 has
+// already printed a usage error).
+void RememberError(const Status& status);
+// {"code": "NOT_FOUND", "message": "..."}
+[[nodiscard]] nlohmann::json ErrorJson(const Status& status);
+// Ends a run: with JSON output on, a failing run (`exit_code` not 0) that
+// printed no document prints the error document. Returns `exit_code`.
+[[nodiscard]] int FinishRun(int exit_code);
 
 // Writes `bytes` to `path` through a temporary file and rename.
 [[nodiscard]] Status WriteFileAtomic(const std::string& path, const std::string& bytes);

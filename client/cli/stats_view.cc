@@ -1,0 +1,207 @@
+#include "client/cli/stats_view.h"
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include "client/cli/progress.h"
+
+namespace qdcache::cli {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+
+// A scalar field of `stats` as JSON (null for a kind Stats does not use).
+nlohmann::json FieldJson(const v1::Stats& stats, const FieldDescriptor* f) {
+  const google::protobuf::Reflection* r = stats.GetReflection();
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return r->GetUInt64(stats, f);
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return r->GetUInt32(stats, f);
+    case FieldDescriptor::CPPTYPE_INT64:
+      return r->GetInt64(stats, f);
+    case FieldDescriptor::CPPTYPE_INT32:
+      return r->GetInt32(stats, f);
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return r->GetDouble(stats, f);
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return r->GetFloat(stats, f);
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return r->GetBool(stats, f);
+    case FieldDescriptor::CPPTYPE_STRING:
+      return r->GetString(stats, f);
+    default:
+      return nullptr;
+  }
+}
+
+std::string Count(std::uint64_t n) { return std::to_string(n); }
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+std::string Percent(std::optional<double> fraction) {
+  if (!fraction) return "-";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f%%", *fraction * 100);
+  return buf;
+}
+
+// Wide enough for every field name of Stats ("worker_kills_cancelled").
+constexpr int kNameWidth = 24;
+
+// Lines of "  name   value" under a heading, names padded to one column.
+class Section {
+ public:
+  explicit Section(std::string* out) : out_(out) {}
+  void Row(const std::string& name, const std::string& value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "  %-*s ", kNameWidth, name.c_str());
+    *out_ += buf + value + "\n";
+  }
+
+ private:
+  std::string* out_;
+};
+
+}  // namespace
+
+std::optional<double> CacheLevel::hit_rate() const {
+  if (hits + misses == 0) return std::nullopt;
+  return static_cast<double>(hits) / static_cast<double>(hits + misses);
+}
+
+std::vector<CacheLevel> CacheLevels(const v1::Stats& s) {
+  return {{"alias", s.alias_hits(), s.misses(), true},
+          {"artifact", s.hits(), s.artifact_misses(), true},
+          {"stage", s.stage_hits(), s.stage_misses(), true},
+          {"remote", s.remote_hits(), s.remote_misses(),
+           !s.remote_state().empty() && s.remote_state() != "off"}};
+}
+
+nlohmann::json StatsJson(const v1::Stats& stats) {
+  nlohmann::json j = nlohmann::json::object();
+  const google::protobuf::Descriptor* d = stats.GetDescriptor();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (f->is_repeated()) continue;
+    if (nlohmann::json value = FieldJson(stats, f); !value.is_null())
+      j[f->name()] = std::move(value);
+  }
+  nlohmann::json levels = nlohmann::json::object();
+  for (const CacheLevel& level : CacheLevels(stats)) {
+    const std::optional<double> rate = level.hit_rate();
+    levels[level.name] = {{"hits", level.hits},
+                          {"misses", level.misses},
+                          {"hit_rate", rate ? nlohmann::json(*rate) : nlohmann::json(nullptr)},
+                          {"enabled", level.enabled}};
+  }
+  j["levels"] = std::move(levels);
+  return j;
+}
+
+std::string StatsText(const v1::Stats& s, const std::string& target) {
+  // The fields shown by name below; every other one is listed at the end.
+  const std::set<std::string> shown = {"version",
+                                       "toolchain",
+                                       "uptime_seconds",
+                                       "workers",
+                                       "workers_live",
+                                       "alias_hits",
+                                       "misses",
+                                       "hits",
+                                       "artifact_misses",
+                                       "stage_hits",
+                                       "stage_misses",
+                                       "remote_hits",
+                                       "remote_misses",
+                                       "remote_state",
+                                       "compiles",
+                                       "coalesced",
+                                       "errors",
+                                       "in_flight",
+                                       "compile_seconds",
+                                       "compile_seconds_saved",
+                                       "evictions",
+                                       "evicted_bytes",
+                                       "store_artifacts",
+                                       "store_aliases",
+                                       "store_bytes",
+                                       "stage_entries",
+                                       "stage_bytes",
+                                       "total_bytes",
+                                       "max_bytes",
+                                       "memory_cache_entries",
+                                       "memory_cache_bytes"};
+  std::string out = "qdcached " + s.version() + " at " + target + "\n";
+  Section daemon(&out);
+  daemon.Row("uptime", HumanDuration(std::chrono::seconds(s.uptime_seconds())));
+  daemon.Row("workers", Count(s.workers()) + " (" + Count(s.workers_live()) + " live)");
+  daemon.Row("toolchain", s.toolchain());
+
+  char row[128];
+  std::snprintf(row, sizeof row, "\n  %-*s %12s %12s %9s\n", kNameWidth, "cache level", "hits",
+                "misses", "hit rate");
+  out += row;
+  for (const CacheLevel& level : CacheLevels(s)) {
+    if (!level.enabled) {
+      std::snprintf(row, sizeof row, "  %-*s %12s %12s %9s   (remote %s)\n", kNameWidth,
+                    level.name.c_str(), "-", "-", "-",
+                    s.remote_state().empty() ? "off" : s.remote_state().c_str());
+    } else {
+      std::snprintf(row, sizeof row, "  %-*s %12llu %12llu %9s%s\n", kNameWidth, level.name.c_str(),
+                    static_cast<unsigned long long>(level.hits),
+                    static_cast<unsigned long long>(level.misses),
+                    Percent(level.hit_rate()).c_str(),
+                    level.name == "remote" ? ("   (" + s.remote_state() + ")").c_str() : "");
+    }
+    out += row;
+  }
+
+  out += "\ncompiles\n";
+  Section compiles(&out);
+  compiles.Row("compiled", Count(s.compiles()));
+  compiles.Row("coalesced", Count(s.coalesced()));
+  compiles.Row("errors", Count(s.errors()));
+  compiles.Row("in flight", Count(s.in_flight()));
+  compiles.Row("compile time", Seconds(s.compile_seconds()));
+  compiles.Row("saved by hits", Seconds(s.compile_seconds_saved()));
+
+  out += "\nstore\n";
+  Section store(&out);
+  std::string size = HumanBytes(s.total_bytes());
+  if (s.max_bytes() > 0) {
+    char pct[32];
+    std::snprintf(
+        pct, sizeof pct, " (%.1f%%)",
+        100.0 * static_cast<double>(s.total_bytes()) / static_cast<double>(s.max_bytes()));
+    size += " of " + HumanBytes(s.max_bytes()) + " cap" + pct;
+  } else {
+    size += ", no cap";
+  }
+  store.Row("size", size);
+  store.Row("artifacts", Count(s.store_artifacts()) + " (" + HumanBytes(s.store_bytes()) + ")");
+  store.Row("aliases", Count(s.store_aliases()));
+  store.Row("stages", Count(s.stage_entries()) + " (" + HumanBytes(s.stage_bytes()) + ")");
+  store.Row("memory cache",
+            Count(s.memory_cache_entries()) + " (" + HumanBytes(s.memory_cache_bytes()) + ")");
+  store.Row("evictions", Count(s.evictions()) + " (" + HumanBytes(s.evicted_bytes()) + ")");
+
+  out += "\nother counters\n";
+  Section other(&out);
+  const google::protobuf::Descriptor* d = s.GetDescriptor();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (f->is_repeated() || shown.count(f->name()) > 0) continue;
+    const nlohmann::json value = FieldJson(s, f);
+    if (value.is_null()) continue;
+    other.Row(f->name(), value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+}  // namespace qdcache::cli
