@@ -1,9 +1,15 @@
 // The `qdcache` command line against a real daemon.
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/support/cli_json.h"
 #include "tests/support/daemon_process.h"
@@ -117,4 +123,243 @@ TEST_CASE("qdcache ping fails clearly when no daemon is running", "[integration]
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains("no qdcached is running at " + (dir / "nobody.sock")));
   }
+}
+
+namespace {
+
+// The sub-commands `qdcache --help` lists.
+std::set<std::string> ListedSubcommands() {
+  RunResult help = Run({CliBinary(), "--help"});
+  REQUIRE(help.exit_code == 0);
+  std::set<std::string> names;
+  std::istringstream lines(help.out);
+  bool in_list = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("Subcommands:", 0) == 0 || line.rfind("SUBCOMMANDS:", 0) == 0) {
+      in_list = true;
+    } else if (in_list && line.rfind("  ", 0) == 0) {
+      std::istringstream words(line);
+      std::string name;
+      words >> name;
+      names.insert(name);
+    } else if (in_list && !line.empty()) {
+      in_list = false;
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("every qdcache command prints exactly one JSON document with --json",
+          "[integration][cli]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  const std::string ll = TestData("cpu/saxpy.ll");
+  const std::string key =
+      Json(Cli(daemon, {"compile", ll, "--target", "cpu:x86-64", "--fast-key", "c0ffee",
+                        "--namespace", "t", "--json"}))["artifact_key"];
+  WriteFileOrDie(dir / "m.jsonl", R"({"ir": ")" + ll +
+                                      R"(", "target": "cpu:x86-64"})"
+                                      "\n");
+  struct Command {
+    std::vector<std::string> args;
+    int exit_code = 0;
+  };
+  const std::vector<Command> commands = {
+      {{"compile", ll, "--target", "cpu:x86-64"}},
+      {{"lookup", "--fast-key", "c0ffee", "--namespace", "t", "--target", "cpu:x86-64"}},
+      // Several keys: one document with a result per key (here a hit and a miss).
+      {{"lookup", "--fast-key", "c0ffee", "--fast-key", "beef", "--namespace", "t", "--target",
+        "cpu:x86-64"},
+       3},
+      {{"explain", ll, "--target", "cpu:x86-64"}},
+      {{"ls"}},
+      {{"inspect", key}},
+      {{"evict", "--older-than", "30d"}},
+      {{"trim", "--max-size", "1G"}},
+      {{"verify"}},
+      {{"stats"}},
+      {{"ping"}},
+      {{"export", "--out", dir / "b.qdcb"}},
+      {{"import", dir / "b.qdcb"}},
+      {{"warm", dir / "m.jsonl"}},
+  };
+  std::set<std::string> tested;
+  for (const Command& c : commands) {
+    std::vector<std::string> args = c.args;
+    args.push_back("--json");
+    RunResult r = Cli(daemon, args);
+    INFO(c.args[0] << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.exit_code == c.exit_code);
+    nlohmann::json j;
+    CHECK_NOTHROW(j = nlohmann::json::parse(r.out));  // one document, nothing after it
+    CHECK(j.is_object());
+    CHECK(r.err.find('\r') == std::string::npos);  // no progress line outside a terminal
+    tested.insert(c.args[0]);
+  }
+  nlohmann::json several =
+      nlohmann::json::parse(Cli(daemon, {"lookup", "--fast-key", "c0ffee", "--fast-key", "beef",
+                                         "--namespace", "t", "--target", "cpu:x86-64", "--json"})
+                                .out);
+  REQUIRE(several["results"].size() == 2);
+  CHECK(several["results"][0]["fast_key"] == "c0ffee");
+  CHECK(several["results"][0]["status"] == "alias_hit");
+  CHECK(several["results"][1]["fast_key"] == "beef");
+  CHECK(several["results"][1]["status"] == "miss");
+  // A new sub-command must join this list.
+  CHECK(tested == ListedSubcommands());
+}
+
+TEST_CASE("with --json an error is a JSON document too, and the exit code stays",
+          "[integration][cli]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  WriteFileOrDie(dir / "bad.ll", "define void @f() {\n  ret i32x\n}\n");
+  struct Case {
+    std::vector<std::string> args;
+    int exit_code;
+    const char* code;
+  };
+  const Case cases[] = {
+      {{"inspect", std::string(64, '0')}, 1, "NOT_FOUND"},
+      {{"inspect", "xyz"}, 2, "INVALID_ARGUMENT"},
+      {{"evict", "--older-than", "soon"}, 2, "INVALID_ARGUMENT"},
+      {{"compile", dir / "bad.ll"},
+       2,
+       "INVALID_ARGUMENT"},  // --target missing: CLI11's usage error
+      {{"compile", dir / "nowhere.ll", "--target", "cpu:x86-64"}, 1, "NOT_FOUND"},
+      {{"import", dir / "nowhere.qdcb"}, 1, "NOT_FOUND"},
+      {{"warm", dir / "nowhere.jsonl"}, 1, "NOT_FOUND"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = c.args;
+    args.push_back("--json");
+    RunResult r = Cli(daemon, args);
+    INFO(c.args[0] << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.exit_code == c.exit_code);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["error"]["code"] == c.code);
+    CHECK_FALSE(j["error"]["message"].get<std::string>().empty());
+    CHECK_FALSE(r.err.empty());  // people still read the message on stderr
+  }
+  // A per-kernel error is the result's own document, as in a success.
+  RunResult bad = Cli(daemon, {"compile", dir / "bad.ll", "--target", "cpu:x86-64", "--json"});
+  CHECK(bad.exit_code == 1);
+  nlohmann::json result = nlohmann::json::parse(bad.out);
+  CHECK(result["status"] == "error");
+  CHECK(result["error"]["code"] == "INVALID_ARGUMENT");
+
+  for (const char* command : {"ping", "stats"}) {
+    RunResult r =
+        Run({CliBinary(), "--no-spawn", "--socket", dir / "nobody.sock", command, "--json"});
+    INFO(command);
+    CHECK(r.exit_code == 1);
+    CHECK(nlohmann::json::parse(r.out)["error"]["code"] == "UNAVAILABLE");
+  }
+}
+
+TEST_CASE("qdcache stats shows hits, misses and hit rate per cache level, aligned",
+          "[integration][cli]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  const std::string ll = TestData("cpu/saxpy.ll");
+  REQUIRE(
+      Cli(daemon, {"compile", ll, "--target", "cpu:x86-64", "--fast-key", "aa", "--namespace", "n"})
+          .exit_code == 0);
+  REQUIRE(Cli(daemon, {"compile", ll, "--target", "cpu:x86-64"}).exit_code == 0);
+  REQUIRE(Cli(daemon, {"lookup", "--fast-key", "aa", "--namespace", "n", "--target", "cpu:x86-64"})
+              .exit_code == 0);
+  REQUIRE(Cli(daemon, {"lookup", "--fast-key", "bb", "--namespace", "n", "--target", "cpu:x86-64"})
+              .exit_code == 3);
+
+  RunResult r = Cli(daemon, {"stats"});
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::vector<std::string>> rows;  // first word -> words
+  std::istringstream lines(r.out);
+  std::size_t rate_column = 0;
+  std::map<std::string, std::size_t> rate_end;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    if (words.empty()) continue;
+    if (line.find("hit rate") != std::string::npos) rate_column = line.find("hit rate") + 8;
+    rows[words[0]] = words;
+    rate_end[words[0]] = line.find('%') == std::string::npos ? 0 : line.find('%') + 1;
+  }
+  REQUIRE(rows.count("alias") == 1);
+  CHECK(rows["alias"][1] == "1");  // hits
+  CHECK(rows["alias"][2] == "1");  // misses
+  CHECK(rows["alias"][3] == "50.0%");
+  CHECK(rows["artifact"][1] == "1");  // the second compile
+  CHECK(rows["artifact"][2] == "1");  // the first
+  CHECK(rows["artifact"][3] == "50.0%");
+  CHECK(rate_end["alias"] == rate_column);  // rates end under the heading
+  CHECK(rows.count("stage") == 1);
+  CHECK_THAT(r.out, Catch::Contains("(remote off)"));
+  CHECK_THAT(r.out, Catch::Contains("saved by hits") && Catch::Contains("compile time"));
+  CHECK(rows["compiled"][1] == "1");
+  CHECK(rows.count("evictions") == 1);
+  CHECK(rows.count("uptime") == 1);
+
+  nlohmann::json s = Json(Cli(daemon, {"stats", "--json"}));
+  for (const char* level : {"alias", "artifact", "stage", "remote"}) {
+    INFO(level);
+    CHECK(s["levels"][level].contains("hits"));
+    CHECK(s["levels"][level].contains("misses"));
+    CHECK(s["levels"][level].contains("hit_rate"));
+  }
+  CHECK(s["levels"]["alias"]["hits"] == 1);
+  CHECK(s["levels"]["alias"]["misses"] == 1);
+  CHECK(s["levels"]["alias"]["hit_rate"] == Approx(0.5));
+  CHECK(s["levels"]["artifact"]["hits"] == s["hits"]);
+  CHECK(s["levels"]["artifact"]["misses"] == s["artifact_misses"]);
+  CHECK(s["levels"]["remote"]["enabled"] == false);
+  CHECK(s["levels"]["artifact"]["misses"] == 1);
+  CHECK(s["compile_seconds_saved"].get<double>() > 0);  // the hits cost a compile each, once
+  CHECK(s["zeroed"] == false);
+}
+
+TEST_CASE("qdcache stats --zero (or --reset) zeroes the counters for an admin only",
+          "[integration][cli]") {
+  TempDir dir;
+  ::chmod(dir.path().c_str(), 0755);
+  WriteFileOrDie(dir / "tokens",
+                 "w write writer-token-0123456789\nboss admin admin-token-0123456789\n");
+  REQUIRE(::chmod((dir / "tokens").c_str(), 0600) == 0);
+  WriteFileOrDie(dir / "writer.token", "writer-token-0123456789\n");
+  WriteFileOrDie(dir / "admin.token", "admin-token-0123456789\n");
+  DaemonProcess daemon(dir.path(), {"--listen", "127.0.0.1:0", "--token-file", dir / "tokens"});
+  daemon.Start();
+  REQUIRE(Cli(daemon, {"compile", TestData("cpu/saxpy.ll"), "--target", "cpu:x86-64"}).exit_code ==
+          0);
+  auto as = [&](const std::string& token_file, std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {CliBinary(), "--addr", daemon.TcpAddress(), "--token-file", dir / token_file});
+    return Run(args);
+  };
+
+  RunResult refused = as("writer.token", {"stats", "--zero"});
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.err, Catch::Contains("PERMISSION_DENIED"));
+  CHECK(StatsOf(daemon).compiles() == 1);
+
+  nlohmann::json zeroed = Json(as("admin.token", {"stats", "--zero", "--json"}));
+  CHECK(zeroed["compiles"] == 1);  // as they were up to the reset
+  CHECK(zeroed["zeroed"] == true);
+  const v1::Stats after = StatsOf(daemon);
+  CHECK(after.compiles() == 0);
+  CHECK(after.store_artifacts() == 1);  // sizes are not counters
+
+  REQUIRE(Cli(daemon, {"compile", TestData("cpu/saxpy.ll"), "--target", "cpu:x86-64"}).exit_code ==
+          0);
+  RunResult reset = as("admin.token", {"stats", "--reset"});
+  CHECK(reset.exit_code == 0);
+  CHECK_THAT(reset.out, Catch::Contains("counters zeroed"));
+  CHECK(StatsOf(daemon).hits() == 0);
 }
