@@ -1,6 +1,5 @@
 #include <fcntl.h>
 #include <signal.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -9,6 +8,7 @@
 #include <string_view>
 
 #include "compiler/worker_main.h"
+#include "daemon/log_format.h"
 #include "daemon/remote_setup.h"
 #include "daemon/server.h"
 #include "daemon/service_manager.h"
@@ -57,9 +57,7 @@ int RunDaemonMain(int argc, const char* const* argv) {
   // Only this process may hold the readiness pipe: a compile worker keeping
   // it open would hide a failed start from whoever waits on it.
   if (options.ready_fd >= 0) ::fcntl(options.ready_fd, F_SETFD, FD_CLOEXEC);
-  auto logger = spdlog::stderr_color_mt("qdcached");
-  spdlog::set_default_logger(logger);
-  spdlog::set_level(spdlog::level::from_str(options.log_level));
+  SetUpDaemonLog(options.log_format, options.log_level);
 
   // Before anything forks: the LISTEN_* variables are for this process only.
   Expected<int> activation_fd = TakeActivationSocket();

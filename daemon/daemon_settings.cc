@@ -26,6 +26,8 @@ std::vector<Setting> MakeSettings() {
                           &O::max_message_bytes, kMiB, 2047 * kMiB, false));
   s.push_back(ChoiceSetting("log-level", "trace|debug|info|warn|error|critical|off", &O::log_level,
                             {"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  s.push_back(ChoiceSetting("log-format", "Log lines as text (human) or one JSON object per line (json)",
+                            &O::log_format, {"human", "json"}));
   s.push_back(StringSetting("libdevice", "Path of libdevice.10.bc (empty: the one found at build time)",
                             &O::libdevice_path));
   s.push_back(SizeSetting("max-size", "Store byte cap, K/M/G/T suffix; least recently used entries are evicted (0: none)",
