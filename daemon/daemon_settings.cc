@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "daemon/setting.h"
+#include "metrics/listen_address.h"
 #include "remote/redis_url.h"
 
 namespace qdcache::daemon {
@@ -28,6 +29,16 @@ std::vector<Setting> MakeSettings() {
                             {"trace", "debug", "info", "warn", "error", "critical", "off"}));
   s.push_back(ChoiceSetting("log-format", "Log lines as text (human) or one JSON object per line (json)",
                             &O::log_format, {"human", "json"}));
+  Setting metrics = StringSetting(
+      "metrics-listen",
+      "Prometheus metrics over HTTP at IP:PORT/metrics, unauthenticated: bind a trusted interface (empty: off)",
+      &O::metrics_listen);
+  metrics.apply = [](std::string_view text, DaemonOptions& o) -> Status {
+    if (!text.empty()) QDC_RETURN_IF_ERROR(metrics::ParseListenAddress(text).status());
+    o.metrics_listen = std::string(text);
+    return Status::Ok();
+  };
+  s.push_back(std::move(metrics));
   s.push_back(StringSetting("libdevice", "Path of libdevice.10.bc (empty: the one found at build time)",
                             &O::libdevice_path));
   s.push_back(SizeSetting("max-size", "Store byte cap, K/M/G/T suffix; least recently used entries are evicted (0: none)",

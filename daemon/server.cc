@@ -25,6 +25,7 @@
 #include "daemon/socket_path.h"
 #include "daemon/unix_acceptor.h"
 #include "daemon/version.h"
+#include "metrics/daemon_metrics.h"
 #include "store/artifact_store.h"
 
 namespace qdcache::daemon {
@@ -36,8 +37,9 @@ constexpr auto kDrainDeadline = std::chrono::seconds(60);
 // its circuit breaker is open. The daemon itself ("") stays SERVING.
 constexpr const char* kRemoteHealthService = "qdcache.remote";
 
+// `metrics` may be null (no --metrics-listen); it must outlive the engine.
 EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::WorkerPool& workers,
-                              remote::RemoteTier* remote) {
+                              remote::RemoteTier* remote, metrics::DaemonMetrics* metrics) {
   EngineConfig c;
   c.workers = options.workers;
   c.max_queue = options.max_queue;
@@ -47,6 +49,9 @@ EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::Work
   c.max_bytes = options.max_bytes;
   c.worker_stats = [&workers] { return workers.stats(); };
   c.remote = remote;
+  if (metrics != nullptr) {
+    c.on_compile = [metrics](const CompileEvent& e) { metrics->compiles().Observe(e.target, e.seconds, e.ok); };
+  }
   return c;
 }
 
@@ -88,7 +93,8 @@ class ServerImpl final : public Server {
         remote_(store.remote),
         local_store_(store.local),
         workers_(std::move(workers)),
-        engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_, remote_)),
+        metrics_(options_.metrics_listen.empty() ? nullptr : std::make_unique<metrics::DaemonMetrics>()),
+        engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_, remote_, metrics_.get())),
         security_(std::move(security)),
         call_auth_(peers_, security_.authenticator, security_.tcp_client_certs),
         service_(engine_, call_auth_,
@@ -102,6 +108,14 @@ class ServerImpl final : public Server {
   }
 
   Status Listen() {
+    // First, so that a metrics address in use fails the start before the
+    // daemon takes the socket.
+    if (metrics_) {
+      Expected<std::unique_ptr<metrics::MetricsEndpoint>> endpoint =
+          metrics_->Serve(options_.metrics_listen, [this] { return service_.CurrentStats(); });
+      if (!endpoint.ok()) return endpoint.status().WithContext("--metrics-listen");
+      metrics_endpoint_ = std::move(endpoint).value();
+    }
     if (activation_fd_ >= 0) {
       QDC_ASSIGN_OR_RETURN(acceptor_, UnixAcceptor::Adopt(activation_fd_));
       adopted_ = true;
@@ -123,21 +137,23 @@ class ServerImpl final : public Server {
       builder.AddListeningPort(options_.listen, security_.tcp_credentials, &tcp_port);
     }
     builder.RegisterService(&service_);
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+    if (metrics_) interceptors.push_back(metrics_->requests().InterceptorFactory());
     if (options_.idle_exit.count() > 0 && on_idle_) {
       idle_ = std::make_unique<IdleMonitor>(options_.idle_exit, [this](IdleMonitor::Clock::duration) {
         spdlog::info("idle for {}s, exiting", options_.idle_exit.count());
         on_idle_();
       });
-      std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
-      creators.push_back(std::make_unique<ActivityInterceptorFactory>(*idle_));
-      builder.experimental().SetInterceptorCreators(std::move(creators));
+      interceptors.push_back(std::make_unique<ActivityInterceptorFactory>(*idle_));
     }
+    if (!interceptors.empty()) builder.experimental().SetInterceptorCreators(std::move(interceptors));
     server_ = builder.BuildAndStart();
     if (!server_ || (!options_.listen.empty() && tcp_port == 0)) {
       if (server_) server_->Shutdown();
       server_.reset();
       idle_.reset();
       acceptor_.reset();
+      metrics_endpoint_.reset();
       RemoveOwnSocket();
       return Unavailable(options_.listen.empty() ? "cannot start the gRPC server"
                                                  : "cannot listen on " + options_.listen);
@@ -160,6 +176,8 @@ class ServerImpl final : public Server {
       const std::string host = options_.listen.substr(0, options_.listen.rfind(':'));
       spdlog::info("listening on tcp {}:{} ({})", host, tcp_port, security_.tcp_summary);
     }
+    // With port 0 this line is how to learn the port, as for TCP above.
+    if (metrics_endpoint_) spdlog::info("metrics on {} (unauthenticated)", metrics_endpoint_->url());
     return Status::Ok();
   }
 
@@ -227,11 +245,15 @@ class ServerImpl final : public Server {
   remote::RemoteTier* const remote_;  // inside store_; null without --remote
   store::ArtifactStore* const local_store_;  // inside store_: the local store alone
   std::unique_ptr<compiler::WorkerPool> workers_;
+  // Before engine_ and server_, which report to it; null without --metrics-listen.
+  std::unique_ptr<metrics::DaemonMetrics> metrics_;
   Engine engine_;
   PeerRegistry peers_;
   const SecuritySetup security_;
   CallAuthenticator call_auth_;
   CompileCacheService service_;
+  // Scrapes read service_ (and so engine_): declared after them, destroyed before.
+  std::unique_ptr<metrics::MetricsEndpoint> metrics_endpoint_;
   std::unique_ptr<UnixAcceptor> acceptor_;
   std::unique_ptr<IdleMonitor> idle_;  // outlives server_: its calls report to it
   std::unique_ptr<grpc::Server> server_;

@@ -128,13 +128,18 @@ grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContex
   });
 }
 
+v1::Stats CompileCacheService::CurrentStats() {
+  v1::Stats stats = engine_.Stats();
+  stats.set_peer_rejections(peer_rejections_);
+  return stats;
+}
+
 grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerContext* context,
                                                         const v1::GetStatsRequest* request,
                                                         v1::GetStatsResponse* response) {
   const auth::Operation op = request->reset() ? auth::Operation::kResetStats : auth::Operation::kGetStats;
   return Answer(context, op, *request, [&](const Peer&) -> Status {
-    *response->mutable_stats() = engine_.Stats();
-    response->mutable_stats()->set_peer_rejections(peer_rejections_);
+    *response->mutable_stats() = CurrentStats();
     if (request->reset()) {
       engine_.ResetStats();
       peer_rejections_ = 0;

@@ -27,6 +27,10 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   // `auth` identifies callers; it must outlive the service.
   CompileCacheService(Engine& engine, const CallAuthenticator& auth, ServiceLimits limits);
 
+  // The counters GetStats answers with (the engine's and the service's own).
+  // Any thread.
+  [[nodiscard]] v1::Stats CurrentStats();
+
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
                                     const v1::CompileRequest* request,
                                     v1::CompileResponse* response) override;

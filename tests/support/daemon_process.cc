@@ -177,4 +177,14 @@ std::string DaemonProcess::TcpAddress() const {
   return text.substr(begin, text.find_first_of(" \n", begin) - begin);
 }
 
+std::string DaemonProcess::MetricsAddress() const {
+  // server.cc logs "metrics on http://HOST:PORT/metrics (...)" before it reports ready.
+  const std::string text = log();
+  constexpr std::string_view kMarker = "metrics on http://";
+  const std::size_t at = text.rfind(kMarker);
+  if (at == std::string::npos) throw std::runtime_error("qdcached reported no metrics address:\n" + text);
+  const std::size_t begin = at + kMarker.size();
+  return text.substr(begin, text.find('/', begin) - begin);
+}
+
 }  // namespace qdcache::testing

@@ -64,6 +64,10 @@ class DaemonProcess {
   // "HOST:PORT" the daemon reported listening on (for --listen HOST:0, the
   // port the kernel chose). Throws when it reported none.
   std::string TcpAddress() const;
+  // "HOST:PORT" of the metrics endpoint the daemon reported
+  // (--metrics-listen; with port 0, the port the kernel chose). Throws when
+  // it reported none.
+  std::string MetricsAddress() const;
 
   std::unique_ptr<client::Client> Connect() const;
 
