@@ -1,6 +1,7 @@
 #include "daemon/server.h"
 
 #include <grpcpp/ext/health_check_service_server_builder_option.h>
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
@@ -128,6 +129,10 @@ class ServerImpl final : public Server {
       QDC_ASSIGN_OR_RETURN(acceptor_, UnixAcceptor::Listen(options_.socket_path, 0660, security_.socket_group));
     }
     grpc::EnableDefaultHealthCheckService(true);
+    // grpc.reflection.v1alpha.ServerReflection: the schema, for grpcurl and
+    // the like. Its calls pass the same transport checks as any other
+    // (proto/PROTOCOL.md, "Reflection").
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
     grpc::ServerBuilder builder;
     const int max_message = static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX));
     builder.SetMaxReceiveMessageSize(max_message);
