@@ -36,8 +36,10 @@ class StageCompiler final : public compiler::Compiler {
     out.ptx = "ptx:" + std::string(input.ir);
     return out;
   }
-  Expected<compiler::CompileOutput> LinkCubin(std::string_view ptx, const std::vector<compiler::EntryInfo>&,
-                                              const compiler::Target&, const compiler::CompileOptions& options,
+  Expected<compiler::CompileOutput> LinkCubin(std::string_view ptx,
+                                              const std::vector<compiler::EntryInfo>&,
+                                              const compiler::Target&,
+                                              const compiler::CompileOptions& options,
                                               const compiler::CallControl&) override {
     compiler::CompileOutput out;
     out.kind = compiler::ArtifactKind::kCubin;
@@ -80,8 +82,9 @@ void SetStoredCompileMicros(Fixture& f, const v1::KernelDescriptor& d, std::uint
 
 }  // namespace
 
-TEST_CASE("a first compile is an artifact miss; a repeat is a hit that saves the stored compile time",
-          "[daemon][engine][stats]") {
+TEST_CASE(
+    "a first compile is an artifact miss; a repeat is a hit that saves the stored compile time",
+    "[daemon][engine][stats]") {
   Fixture f;
   const v1::KernelDescriptor d = CpuKernel("ir");
   REQUIRE(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
@@ -98,7 +101,8 @@ TEST_CASE("a first compile is an artifact miss; a repeat is a hit that saves the
   CHECK(s.compile_seconds_saved() == Approx(1.5));
 }
 
-TEST_CASE("an alias hit adds its artifact's compile time to the time saved", "[daemon][engine][stats]") {
+TEST_CASE("an alias hit adds its artifact's compile time to the time saved",
+          "[daemon][engine][stats]") {
   Fixture f;
   v1::KernelDescriptor d = CpuKernel("ir");
   d.set_fast_key("fast");
@@ -124,7 +128,8 @@ TEST_CASE("a compile that fails still counts as an artifact miss", "[daemon][eng
   CHECK(f.engine->Stats().artifact_misses() == 1);
 }
 
-TEST_CASE("no_store and recache items never looked at the store: no artifact miss", "[daemon][engine][stats]") {
+TEST_CASE("no_store and recache items never looked at the store: no artifact miss",
+          "[daemon][engine][stats]") {
   Fixture f;
   v1::KernelDescriptor d = CpuKernel("ir");
   d.set_no_store(true);
