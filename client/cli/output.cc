@@ -107,7 +107,10 @@ void SetJsonOutput(bool on) { TheJsonRun().on = on; }
 bool JsonOutput() { return TheJsonRun().on; }
 
 void PrintJson(const nlohmann::json& document) {
-  std::cout << document.dump() << "\n" << std::flush;
+  // Paths and daemon messages are bytes: invalid UTF-8 becomes U+FFFD
+  // instead of an exception out of dump().
+  std::cout << document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n"
+            << std::flush;
   TheJsonRun().document_printed = true;
 }
 

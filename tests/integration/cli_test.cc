@@ -231,6 +231,8 @@ TEST_CASE("with --json an error is a JSON document too, and the exit code stays"
        2,
        "INVALID_ARGUMENT"},  // --target missing: CLI11's usage error
       {{"compile", dir / "nowhere.ll", "--target", "cpu:x86-64"}, 1, "NOT_FOUND"},
+      // A path that is not UTF-8 still makes valid JSON (its bytes replaced).
+      {{"compile", dir / "\xff.ll", "--target", "cpu:x86-64"}, 1, "NOT_FOUND"},
       {{"import", dir / "nowhere.qdcb"}, 1, "NOT_FOUND"},
       {{"warm", dir / "nowhere.jsonl"}, 1, "NOT_FOUND"},
   };
