@@ -50,7 +50,7 @@ bool AnyMessage(const std::vector<nlohmann::json>& lines, const std::string& par
 }  // namespace
 
 TEST_CASE(
-    "--log-format json writes one JSON object per line, quotes, newlines and bad UTF-8 included",
+    "the json log format writes one JSON object per line, quotes, newlines and bad UTF-8 included",
     "[integration][log]") {
   TempDir dir;
   // The daemon logs its socket path: make it hold a quote, a newline and a
