@@ -1,4 +1,4 @@
-// Roles and what each may do (DESIGN §7, proto/PROTOCOL.md).
+// Roles and what each may do (DESIGN §7, docs/protocol.md).
 //
 //   read   Lookup, Explain, GetStats, List, Inspect, Export (own aliases),
 //          health; Compile as ReadCompile says (served without writing

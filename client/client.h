@@ -26,7 +26,7 @@ struct ClientOptions {
   std::uint64_t max_message_bytes = 256ull << 20;
   std::string client_name = "qdcache-cpp";
 
-  // TCP security (with `address` only; see proto/PROTOCOL.md). TLS is on when
+  // TCP security (with `address` only; see docs/protocol.md). TLS is on when
   // any tls_ file is set; without tls_ca_file the system's roots verify the
   // daemon's certificate.
   std::string tls_ca_file;      // PEM roots for the daemon's certificate

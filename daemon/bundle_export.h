@@ -1,7 +1,7 @@
 // The transport-free core of Export: walks a store snapshot and hands out
 // bundle entries in chunks sized for gRPC messages.
 //
-// What is exported (proto/PROTOCOL.md, "Export and import"):
+// What is exported (docs/protocol.md, "Export and import"):
 //   - without a namespace: every artifact in the snapshot (artifacts are
 //     shared and already readable by every role through List/Inspect), then
 //     the aliases of the scope's tenant(s) that name an exported artifact;

@@ -28,6 +28,27 @@ std::string TomlValue(const Setting& s, const std::string& text) {
   }
 }
 
+std::string_view KindName(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kString: return "text";
+    case ValueKind::kBool: return "boolean";
+    case ValueKind::kInteger: return "integer";
+    case ValueKind::kSize: return "size";
+    case ValueKind::kDuration: return "duration";
+  }
+  return "text";
+}
+
+// `text` inside a Markdown table cell: pipes escaped, so `a|b` stays one cell.
+std::string Cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string TomlString(std::string_view text) {
@@ -59,6 +80,19 @@ std::string RenderConfig(const std::vector<Setting>& settings, const DaemonOptio
     } else {
       out += s.name + " = " + TomlValue(s, s.show(options)) + "\n";
     }
+  }
+  return out;
+}
+
+std::string RenderConfigReference(const std::vector<Setting>& settings, const DaemonOptions& defaults) {
+  std::string out =
+      "| flag | environment variable | kind | default | what |\n"
+      "|---|---|---|---|---|\n";
+  for (const Setting& s : settings) {
+    const std::string value = s.secret ? std::string() : s.show(defaults);
+    out += "| `--" + s.name + "` | " + (s.configurable ? "`" + EnvName(s.name) + "`" : "(flag only)") + " | " +
+           std::string(KindName(s.kind)) + " | " + (value.empty() ? "" : "`" + Cell(value) + "`") + " | " +
+           Cell(s.help) + " |\n";
   }
   return out;
 }

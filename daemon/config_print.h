@@ -14,6 +14,13 @@ namespace qdcache::daemon {
 
 [[nodiscard]] std::string RenderConfig(const std::vector<Setting>& settings, const DaemonOptions& options);
 
+// --print-config-reference: every setting as a Markdown table (flag,
+// environment variable, config key, kind, default, help), the configuration
+// reference of docs/operations.md, which a test keeps equal to this output.
+// `defaults` are the built-in defaults (DaemonOptions{}).
+[[nodiscard]] std::string RenderConfigReference(const std::vector<Setting>& settings,
+                                                const DaemonOptions& defaults);
+
 // `text` as a TOML basic string, quotes included.
 [[nodiscard]] std::string TomlString(std::string_view text);
 

@@ -15,7 +15,7 @@ namespace qdcache::daemon {
 namespace {
 
 constexpr char kFooter[] =
-    "Every option except --ready-fd, --config and --print-config is also an environment variable,\n"
+    "Every option except --ready-fd, --config and --print-config[-reference] is also an environment variable,\n"
     "QDCACHED_ and its name in upper snake case (QDCACHED_MAX_SIZE), and a key of the config file\n"
     "(max-size = \"10G\"). Precedence: flag > environment > config file > default.";
 
@@ -88,6 +88,9 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv, cons
       "Config file, TOML (default: $QDCACHED_CONFIG, else /etc/qdcached/qdcached.toml if it exists)");
   bool print_config = false;
   app.add_flag("--print-config", print_config, "Print the effective configuration as a TOML config file and exit");
+  bool print_reference = false;
+  app.add_flag("--print-config-reference", print_reference,
+               "Print every setting with its environment variable and default as a Markdown table and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -97,6 +100,7 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv, cons
   } catch (const CLI::ParseError& e) {
     return InvalidArgument(e.what());
   }
+  if (print_reference) return Status(Code::kCancelled, RenderConfigReference(settings, DaemonOptions{}));
   DaemonOptions o;
   const std::optional<std::string> config_flag =
       config->count() > 0 ? std::optional<std::string>(config_path) : std::nullopt;

@@ -42,7 +42,7 @@ struct DaemonOptions {
   std::chrono::seconds compile_timeout{120};       // per worker call; 0 = none
   std::uint64_t worker_memory_bytes = 4ull << 30;  // RLIMIT_AS of a worker; 0 = none
   std::chrono::seconds failure_memory{600};        // crashed inputs answered from memory
-  // Security (DESIGN §7, proto/PROTOCOL.md); checked by LoadSecurity.
+  // Security (DESIGN §7, docs/protocol.md); checked by LoadSecurity.
   std::string socket_group;        // group of the unix socket (mode 0660); empty: the daemon's
   std::string tls_cert_file;       // TCP: server certificate chain (PEM); with tls_key_file
   std::string tls_key_file;        // TCP: its private key (PEM)

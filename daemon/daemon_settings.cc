@@ -68,7 +68,7 @@ std::vector<Setting> MakeSettings() {
   s.push_back(DurationSetting("failure-memory",
                               "How long an input that crashed a worker is answered from memory (0: off)",
                               &O::failure_memory));
-  // Security (DESIGN §7): see proto/PROTOCOL.md for identities and roles.
+  // Security (DESIGN §7): see docs/protocol.md for identities and roles.
   s.push_back(StringSetting("socket-group", "Group of the unix socket: its members may connect (empty: the daemon's)",
                             &O::socket_group));
   s.push_back(StringSetting("tls-cert", "TCP: server certificate chain (PEM file)", &O::tls_cert_file));

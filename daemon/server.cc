@@ -131,7 +131,7 @@ class ServerImpl final : public Server {
     grpc::EnableDefaultHealthCheckService(true);
     // grpc.reflection.v1alpha.ServerReflection: the schema, for grpcurl and
     // the like. Its calls pass the same transport checks as any other
-    // (proto/PROTOCOL.md, "Reflection").
+    // (docs/protocol.md, "Reflection").
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
     grpc::ServerBuilder builder;
     const int max_message = static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX));

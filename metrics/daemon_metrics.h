@@ -1,6 +1,6 @@
 // Everything the daemon measures for Prometheus (--metrics-listen), in one
 // place: the request interceptor, compile durations, and the engine's
-// counters read at scrape time. Metric names and labels: deploy/README.md,
+// counters read at scrape time. Metric names and labels: docs/operations.md,
 // "Monitoring".
 //
 // Lifetime: create it before the engine and the grpc::Server that report to

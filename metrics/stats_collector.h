@@ -18,7 +18,7 @@
 
 namespace qdcache::metrics {
 
-// The metric families of one Stats snapshot (names in deploy/README.md,
+// The metric families of one Stats snapshot (names in docs/operations.md,
 // "Monitoring").
 [[nodiscard]] std::vector<prometheus::MetricFamily> StatsFamilies(const v1::Stats& stats);
 

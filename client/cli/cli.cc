@@ -58,7 +58,7 @@ int Main(int argc, const char* const* argv) {
       "$QDCACHE_AUTOSPAWN=1|0 sets the default; $QDCACHED_BIN names the daemon, "
       "$QDCACHE_SPAWN_IDLE_EXIT its idle exit, default 10m)");
   app.add_option("--timeout", timeout_seconds, "Deadline per call, seconds")->check(CLI::PositiveNumber);
-  // TCP security (proto/PROTOCOL.md).
+  // TCP security (docs/protocol.md).
   std::string token_file;
   app.add_option("--tls-ca", connect.tls_ca_file, "TLS to --addr: CA that signs the daemon's certificate");
   app.add_option("--tls-cert", connect.tls_cert_file, "Mutual TLS: client certificate (PEM)");

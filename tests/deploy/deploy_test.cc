@@ -1,5 +1,6 @@
 // The files in deploy/: systemd units that systemd's own tools accept, and an
-// example config that is exactly what `qdcached --print-config` prints.
+// example config that is exactly what `qdcached --print-config` prints, and
+// the configuration reference in docs/operations.md (--print-config-reference).
 // The systemd checks skip (with a warning) where systemd's tools are absent.
 #include <unistd.h>
 
@@ -102,4 +103,21 @@ TEST_CASE("deploy/qdcached.toml.example is what --print-config prints by default
   REQUIRE(r.exit_code == 0);
   INFO("regenerate: qdcached --config EMPTY_FILE --print-config > deploy/qdcached.toml.example");
   CHECK(r.out == ReadFileOrDie(kDeploy + "/qdcached.toml.example"));
+}
+
+TEST_CASE("docs/operations.md's configuration reference is what --print-config-reference prints",
+          "[deploy][config][docs]") {
+  RunResult r = Run({DaemonBinary(), "--print-config-reference"}, WithoutDaemonVariables());
+  REQUIRE(r.exit_code == 0);
+  REQUIRE_THAT(r.out, Catch::Contains("| `--max-size` | `QDCACHED_MAX_SIZE` | size | `10G` |"));
+  const std::string doc = ReadFileOrDie(kDeploy + "/../docs/operations.md");
+  const std::string begin = "<!-- BEGIN CONFIG REFERENCE";
+  const std::string end = "<!-- END CONFIG REFERENCE -->";
+  const std::size_t b = doc.find(begin);
+  REQUIRE(b != std::string::npos);
+  const std::size_t table = doc.find('\n', b) + 1;
+  const std::size_t e = doc.find(end, table);
+  REQUIRE(e != std::string::npos);
+  INFO("regenerate: docs/update-config-reference.sh [path/to/qdcached]");
+  CHECK(doc.substr(table, e - table) == r.out);
 }

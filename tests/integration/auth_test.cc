@@ -30,7 +30,7 @@ const std::string kWrongToken = "wrong-token-99887766554433";
 const std::string kClientCn = "ci-runner";
 constexpr uid_t kOtherUid = 65534;  // "nobody"
 
-// Every RPC with the least role that may call it (proto/PROTOCOL.md).
+// Every RPC with the least role that may call it (docs/protocol.md).
 struct Rpc {
   const char* name;
   int needs;  // 0 read, 1 write, 2 admin

@@ -1,4 +1,4 @@
-// The protocol keeps "clients never supply artifact bytes" (proto/PROTOCOL.md):
+// The protocol keeps "clients never supply artifact bytes" (docs/protocol.md):
 // no request message of the service can carry an Artifact, and the only
 // bytes a request carries are IR, fast keys and the key Inspect reads. The
 // one exception is Import, which needs role admin.
