@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -18,10 +19,14 @@ bool IsExecutableFile(const std::filesystem::path& path) {
 }
 
 // The real path of the shared object holding this code, when that is not
-// the executable itself (then empty).
+// the executable itself (then empty). For the executable, dladdr gives
+// argv[0], which may be a bare name: not a path to resolve.
 std::filesystem::path ThisSharedObject(const std::filesystem::path& executable) {
   Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(&FindDaemonBinary), &info) == 0 || info.dli_fname == nullptr) return {};
+  if (::dladdr(reinterpret_cast<void*>(&FindDaemonBinary), &info) == 0 || info.dli_fname == nullptr ||
+      std::strchr(info.dli_fname, '/') == nullptr) {
+    return {};
+  }
   std::error_code ec;
   std::filesystem::path object = std::filesystem::canonical(info.dli_fname, ec);
   if (ec || object == executable) return {};
@@ -43,15 +48,18 @@ Expected<std::string> FindDaemonBinary() {
   std::vector<std::filesystem::path> tried;
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::canonical("/proc/self/exe", ec);
-  if (!ec) {
-    const std::filesystem::path dir = self.parent_path();
-    tried.push_back(dir / "qdcached");
-    tried.push_back((dir / "../../daemon/qdcached").lexically_normal());
-  }
+  // Inside a shared library (libqdcache.so in a Python process), the daemon
+  // installed with the library comes first: the host program's directory
+  // (/usr/bin for python3) may hold an older one.
   const std::filesystem::path library = ThisSharedObject(ec ? std::filesystem::path() : self);
   if (!library.empty()) {
     const std::filesystem::path dir = library.parent_path();
     tried.push_back((dir / QDCACHE_LIBDIR_TO_BINDIR / "qdcached").lexically_normal());
+    tried.push_back((dir / "../../daemon/qdcached").lexically_normal());
+  }
+  if (!ec) {
+    const std::filesystem::path dir = self.parent_path();
+    tried.push_back(dir / "qdcached");
     tried.push_back((dir / "../../daemon/qdcached").lexically_normal());
   }
   for (const std::filesystem::path& candidate : tried) {

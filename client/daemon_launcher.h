@@ -11,14 +11,14 @@
 namespace qdcache::client {
 
 // Where qdcached is, as an absolute path: $QDCACHED_BIN if set (it must be
-// executable); else `qdcached` next to the real path of this executable
-// (/proc/self/exe), or at ../../daemon/qdcached from there (the build tree:
-// build/client/cli/qdcache -> build/daemon/qdcached); else, when this code
-// runs inside a shared library (libqdcache.so in a Python process), the
-// same two places relative to that library, with the installed bin/ in
-// place of "next to" (QDCACHE_LIBDIR_TO_BINDIR, set by the build); else the first
-// executable `qdcached` in a non-empty $PATH entry. NOT_FOUND naming what
-// was tried. Thread-safe.
+// executable); else, when this code runs inside a shared library
+// (libqdcache.so in a Python process), the daemon installed with it (the
+// install's bin/ seen from its lib/: QDCACHE_LIBDIR_TO_BINDIR, set by the
+// build) or at ../../daemon/qdcached from it (the build tree); else
+// `qdcached` next to the real path of this executable (/proc/self/exe), or
+// at ../../daemon/qdcached from there (build/client/cli/qdcache ->
+// build/daemon/qdcached); else the first executable `qdcached` in a
+// non-empty $PATH entry. NOT_FOUND naming what was tried. Thread-safe.
 [[nodiscard]] Expected<std::string> FindDaemonBinary();
 
 struct LaunchPlan {

@@ -51,7 +51,7 @@ namespace qdcache::capi {
 
 // Records `status` as this thread's last error ("" when OK) and returns its
 // code for the caller to hand back.
-qdcache_status Report(const Status& status);
+qdcache_status Report(const Status& status) noexcept;
 
 // Runs `body` (returning Status), turning an escaping exception into
 // RESOURCE_EXHAUSTED (bad_alloc) or INTERNAL: nothing unwinds across the C

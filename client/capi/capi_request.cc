@@ -7,6 +7,7 @@
 #include "client/wire_target.h"
 #include "common/digest.h"
 #include "common/units.h"
+#include "common/utf8.h"
 
 namespace qdcache::capi {
 namespace {
@@ -18,6 +19,13 @@ Expected<v1::KernelDescriptor*> KernelAt(qdcache_request* request, std::size_t i
                                          std::to_string(request->proto.kernels_size()));
   }
   return request->proto.mutable_kernels(static_cast<int>(index));
+}
+
+// Text for a protobuf `string` field: UTF-8, or the daemon refuses the
+// whole request with a parse error that names nothing.
+Status Utf8(std::string_view text, const char* what) {
+  if (ValidUtf8(text) == text) return Status::Ok();
+  return InvalidArgument(std::string(what) + " is not valid UTF-8: \"" + ValidUtf8(text) + "\"");
 }
 
 Status SetFlag(std::string_view value, bool* out) {
@@ -60,6 +68,7 @@ Status SetKernelOption(v1::KernelDescriptor& k, std::string_view name, std::stri
     return Status::Ok();
   }
   if (name == "namespace") {
+    QDC_RETURN_IF_ERROR(Utf8(value, "namespace"));
     k.set_namespace_(std::string(value));
     return Status::Ok();
   }
@@ -100,6 +109,7 @@ size_t qdcache_request_count(const qdcache_request* request) {
 qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* ir, size_t ir_size,
                                           const char* target, size_t* index) {
   return Guard([&] {
+    if (index != nullptr) *index = 0;
     QDC_RETURN_IF_ERROR(Required(request, "request"));
     QDC_RETURN_IF_ERROR(Required(target, "target"));
     if (ir == nullptr && ir_size != 0) return qdcache::InvalidArgument("ir is NULL");
@@ -157,6 +167,7 @@ qdcache_status qdcache_request_set_fast_key(qdcache_request* request, size_t ind
 qdcache_status qdcache_request_add_entry(qdcache_request* request, size_t index, const char* name) {
   return Guard([&] {
     QDC_RETURN_IF_ERROR(Required(name, "name"));
+    QDC_RETURN_IF_ERROR(qdcache::capi::Utf8(name, "entry point"));
     auto kernel = KernelAt(request, index);
     if (!kernel.ok()) return kernel.status();
     (*kernel)->add_entry_points(name);
@@ -169,6 +180,8 @@ qdcache_status qdcache_request_add_key_extra(qdcache_request* request, size_t in
   return Guard([&] {
     QDC_RETURN_IF_ERROR(Required(name, "name"));
     QDC_RETURN_IF_ERROR(Required(value, "value"));
+    QDC_RETURN_IF_ERROR(qdcache::capi::Utf8(name, "key extra name"));
+    QDC_RETURN_IF_ERROR(qdcache::capi::Utf8(value, "key extra value"));
     auto kernel = KernelAt(request, index);
     if (!kernel.ok()) return kernel.status();
     (*(*kernel)->mutable_key_extras())[name] = value;
@@ -201,6 +214,7 @@ qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char
     QDC_RETURN_IF_ERROR(Required(target, "target"));
     QDC_RETURN_IF_ERROR(Required(out, "out"));
     *out = nullptr;
+    QDC_RETURN_IF_ERROR(qdcache::capi::Utf8(ns, "namespace"));
     if (count != 0 && (fast_keys == nullptr || fast_key_sizes == nullptr)) {
       return qdcache::InvalidArgument("fast_keys or fast_key_sizes is NULL");
     }

@@ -65,13 +65,17 @@ const char* qdcache_cache_status_name(int cache_status) {
 
 qdcache_status qdcache_result_error(const qdcache_results* results, size_t index, const char** message) {
   if (message != nullptr) *message = "";
-  const qdcache::v1::CompileResult* item = At(results, index);
-  if (item == nullptr) return qdcache::capi::Report(qdcache::capi::OutOfRange(results, index));
-  qdcache::capi::Report(Status::Ok());
-  if (!item->has_error()) return QDCACHE_OK;
-  if (message != nullptr) *message = item->error().message().c_str();
-  const int code = item->error().code();
-  return code > 0 && code <= QDCACHE_UNAUTHENTICATED ? static_cast<qdcache_status>(code) : QDCACHE_UNKNOWN;
+  return Guard([&] {
+    const qdcache::v1::CompileResult* item = At(results, index);
+    if (item == nullptr) return qdcache::capi::OutOfRange(results, index);
+    if (!item->has_error()) return Status::Ok();
+    if (message != nullptr) *message = item->error().message().c_str();
+    const int code = item->error().code();
+    // The item's code, with its message as this thread's last error too.
+    return Status(code > 0 && code <= QDCACHE_UNAUTHENTICATED ? static_cast<qdcache::Code>(code)
+                                                               : qdcache::Code::kUnknown,
+                  item->error().message());
+  });
 }
 
 qdcache_status qdcache_result_artifact(const qdcache_results* results, size_t index, int* kind,
@@ -79,6 +83,7 @@ qdcache_status qdcache_result_artifact(const qdcache_results* results, size_t in
   return Guard([&] {
     QDC_RETURN_IF_ERROR(Required(payload, "payload"));
     QDC_RETURN_IF_ERROR(Required(payload_size, "payload_size"));
+    if (kind != nullptr) *kind = 0;
     *payload = nullptr;
     *payload_size = 0;
     const qdcache::v1::CompileResult* item = At(results, index);

@@ -14,8 +14,12 @@ thread_local std::string last_error;
 
 }  // namespace
 
-qdcache_status Report(const Status& status) {
-  last_error = status.ok() ? std::string() : status.message();
+qdcache_status Report(const Status& status) noexcept {
+  try {
+    last_error = status.ok() ? std::string() : status.message();
+  } catch (...) {  // no memory for the message: the code still goes back
+    last_error.clear();
+  }
   return static_cast<qdcache_status>(status.code());
 }
 

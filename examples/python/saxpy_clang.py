@@ -100,7 +100,8 @@ def main():
         print("cuda saxpy not run: %s" % why)
         return 0 if ok else 1
     dx, dy = qdcache.DeviceBuffer.from_bytes(x), qdcache.DeviceBuffer.from_bytes(y)
-    qdcache.load_cuda(cubin).saxpy.launch((n + 255) // 256, 256, [ctypes.c_int(n), ctypes.c_float(a), dx, dy])
+    module = qdcache.load_cuda(cubin)
+    module.saxpy.launch((n + 255) // 256, 256, [ctypes.c_int(n), ctypes.c_float(a), dx, dy])
     qdcache.synchronize()
     y_gpu = array.array("f")
     y_gpu.frombytes(dy.read())

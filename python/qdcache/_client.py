@@ -1,7 +1,9 @@
 """Client, Artifact and Result: compiling and looking up kernels through qdcached."""
 
+import contextlib
 import ctypes
 import json
+import threading
 
 from . import _lib
 from ._errors import QdcacheError
@@ -118,7 +120,10 @@ class Result:
         if code != 0:
             self.error = QdcacheError(code, lib.qdcache_status_name(code).decode(), message.value.decode("utf-8", "replace"))
         elif self.status != "miss":
-            self.artifact = Artifact(results, index)
+            try:
+                self.artifact = Artifact(results, index)
+            except QdcacheError as e:  # an answer without its artifact: this item's failure
+                self.error = e
 
     def __repr__(self):
         return "<qdcache.Result %s %r>" % (self.status, self.error or self.artifact)
@@ -145,6 +150,13 @@ class Client:
 
     def __init__(self, socket=None, address=None, spawn=None, spawn_args=(), **options):
         self._handle = None
+        # close() may come while other threads are inside calls (ctypes lets
+        # go of the GIL): the handle is freed by whoever leaves it last.
+        self._lock = threading.Lock()
+        self._calls = 0
+        self._closing = False
+        if isinstance(spawn_args, (str, bytes)):
+            raise TypeError("spawn_args is a list of flags, not one string")
         handle = ctypes.c_void_p()
         check(lib.qdcache_options_create(ctypes.byref(handle)))
         try:
@@ -167,9 +179,18 @@ class Client:
             lib.qdcache_options_free(handle)
 
     def close(self):
-        if self._handle:
-            lib.qdcache_client_free(self._handle)
-            self._handle = None
+        """Closes the connection. Calls other threads have in progress finish
+        first; later calls raise ValueError."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # __init__ failed early
+            return
+        with lock:
+            self._closing = True
+            handle = self._handle if self._calls == 0 else None
+            if handle is not None:
+                self._handle = None
+        if handle is not None:
+            lib.qdcache_client_free(handle)
 
     __del__ = close
 
@@ -179,20 +200,36 @@ class Client:
     def __exit__(self, *exc):
         self.close()
 
+    @contextlib.contextmanager
     def _client(self):
-        if not self._handle:
-            raise ValueError("the client is closed")
-        return self._handle
+        """The handle, held open for the duration of one call."""
+        with self._lock:
+            if self._closing or not self._handle:
+                raise ValueError("the client is closed")
+            self._calls += 1
+            handle = self._handle
+        try:
+            yield handle
+        finally:
+            with self._lock:
+                self._calls -= 1
+                last = self._closing and self._calls == 0 and self._handle
+                if last:
+                    self._handle = None
+            if last:
+                lib.qdcache_client_free(handle)
 
     def ping(self):
         """Returns when the daemon answers its health check; raises QdcacheError otherwise."""
-        check(lib.qdcache_ping(self._client()), "ping")
+        with self._client() as client:
+            check(lib.qdcache_ping(client), "ping")
 
     def stats(self, reset=False):
         """The daemon's counters as a dict (the Stats message of the protocol).
         reset=True zeroes them after reading (admin)."""
         out = ctypes.c_void_p()
-        check(lib.qdcache_stats_json(self._client(), 1 if reset else 0, ctypes.byref(out)), "stats")
+        with self._client() as client:
+            check(lib.qdcache_stats_json(client, 1 if reset else 0, ctypes.byref(out)), "stats")
         return json.loads(_lib.take_string(out))
 
     def compile(self, ir, target, options=None, fast_key=None, namespace=None, entries=None, key_extras=None,
@@ -229,7 +266,8 @@ class Client:
             if include_ptx:
                 check(lib.qdcache_request_set(request, 0, b"include-ptx", b"1"))
             out = ctypes.c_void_p()
-            check(lib.qdcache_compile(self._client(), request, ctypes.byref(out)), "compile")
+            with self._client() as client:
+                check(lib.qdcache_compile(client, request, ctypes.byref(out)), "compile")
             return _results(out)
         finally:
             lib.qdcache_request_free(request)
@@ -272,8 +310,9 @@ class Client:
         pointers = (ctypes.c_void_p * max(count, 1))(*[k[0] for k in keys])
         sizes = (ctypes.c_size_t * max(count, 1))(*[k[1] for k in keys])
         out = ctypes.c_void_p()
-        check(lib.qdcache_lookup(self._client(), text(namespace, "namespace"), text(target, "target"), pointers, sizes,
-                                 count, 1 if include_ptx else 0, ctypes.byref(out)), "lookup")
+        with self._client() as client:
+            check(lib.qdcache_lookup(client, text(namespace, "namespace"), text(target, "target"), pointers, sizes,
+                                     count, 1 if include_ptx else 0, ctypes.byref(out)), "lookup")
         artifacts = []
         for result in _results(out):
             if result.error is not None:

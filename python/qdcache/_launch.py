@@ -2,6 +2,7 @@
 CUDA cubins (load_cuda), through libqdcache's loaders."""
 
 import ctypes
+import threading
 
 from . import _lib
 from ._client import Artifact
@@ -67,9 +68,17 @@ def cuda_compute_capability(device=0):
     return value.value
 
 
+# Modules and buffers of launches that may still run: kept until
+# synchronize() (unloading or freeing them under a queued kernel would fault it).
+_pending = set()
+_pending_lock = threading.Lock()
+
+
 def synchronize(device=0):
     """Waits for the device's work; errors inside kernels surface here."""
     check(lib.qdcache_cuda_synchronize(device), "synchronize")
+    with _pending_lock:
+        _pending.difference_update([m for m in _pending if m.device == device])
 
 
 class DeviceBuffer:
@@ -135,8 +144,8 @@ class CudaKernel:
         dims = []
         for value in (grid, block):
             value = (value,) if isinstance(value, int) else tuple(value)
-            if not 1 <= len(value) <= 3:
-                raise ValueError("grid and block take 1 to 3 dimensions")
+            if not 1 <= len(value) <= 3 or not all(isinstance(v, int) and 1 <= v < 2**32 for v in value):
+                raise ValueError("grid and block take 1 to 3 positive dimensions, not %r" % (value,))
             dims.append((ctypes.c_uint32 * 3)(*(value + (1,) * (3 - len(value)))))
         holders = []
         for arg in args:
@@ -147,8 +156,13 @@ class CudaKernel:
             else:
                 raise TypeError("kernel arguments are DeviceBuffers or ctypes scalars, not %s" % type(arg).__name__)
         pointers = (ctypes.c_void_p * max(len(holders), 1))(*[ctypes.addressof(h) for h in holders])
+        if not 0 <= shared_bytes < 2**32:
+            raise ValueError("shared_bytes out of range: %r" % shared_bytes)
         check(lib.qdcache_cuda_launch(self._module._handle, text(self.name, "name"), dims[0], dims[1], shared_bytes,
                                       pointers, stream), self.name)
+        with _pending_lock:  # the module and buffers stay until synchronize()
+            _pending.add(self._module)
+            _pending.update(arg for arg in args if isinstance(arg, DeviceBuffer))
 
 
 class CudaModule:

@@ -158,12 +158,20 @@ def take_string(pointer):
 
 
 def text(value, what):
-    """A str argument as UTF-8 bytes for a `const char*`."""
+    """A str (or UTF-8 bytes) argument as bytes for a `const char*`: UTF-8
+    without NUL, which would silently cut it short at the C boundary."""
     if isinstance(value, bytes):
-        return value
-    if not isinstance(value, str):
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("%s is not valid UTF-8: %r" % (what, value)) from None
+    elif isinstance(value, str):
+        value = value.encode("utf-8")
+    else:
         raise TypeError("%s must be str, not %s" % (what, type(value).__name__))
-    return value.encode("utf-8")
+    if b"\0" in value:
+        raise ValueError("%s contains a NUL character: %r" % (what, value))
+    return value
 
 
 def buffer_pointer(data, what):

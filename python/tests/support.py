@@ -3,6 +3,7 @@ test data. The build passes QDCACHED_BIN, QDCACHE_LIBRARY and
 QDCACHE_TEST_DATA (python/CMakeLists.txt)."""
 
 import os
+import select
 import shutil
 import subprocess
 import tempfile
@@ -38,7 +39,10 @@ class Daemon:
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, pass_fds=(write_end,))
         os.close(write_end)
         with os.fdopen(read_end, "rb") as ready:
-            line = ready.readline()  # EOF if the daemon dies first
+            # "ready\n", or EOF if the daemon dies first; a daemon that hangs
+            # before either fails the test after a minute instead of hanging it.
+            readable, _, _ = select.select([ready], [], [], 60)
+            line = ready.readline() if readable else b""
         if line != b"ready\n":
             self.__exit__(None, None, None)
             raise RuntimeError("qdcached did not start: " + self.log())

@@ -15,15 +15,19 @@ class CompileTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.daemon = Daemon().__enter__()
-        cls.client = qdcache.Client(socket=cls.daemon.socket, spawn=False)
-        cls.saxpy = read_data("cpu/saxpy.ll")
+        try:
+            cls.client = qdcache.Client(socket=cls.daemon.socket, spawn=False)
+            cls.saxpy = read_data("cpu/saxpy.ll")
+        except BaseException:  # tearDownClass will not run
+            cls.daemon.__exit__(None, None, None)
+            raise
 
     @classmethod
     def tearDownClass(cls):
         cls.client.close()
         cls.daemon.__exit__(None, None, None)
 
-    def test_compiles_then_hits_and_runs_the_cpu_kernel(self):
+    def test_compiles_then_hits_with_the_same_artifact(self):
         ir = read_data("cpu/stencil2d.ll")
         first = self.client.compile(ir, target=CPU, options={"opt": 2})
         again = self.client.compile(ir, target=CPU, options={"opt": 2})
@@ -115,6 +119,14 @@ class CompileTest(unittest.TestCase):
             self.client.compile(self.saxpy, target=CPU, options={"opt": 9})
         with self.assertRaises(TypeError):
             self.client.compile(12345, target=CPU)
+        # Text that C would cut short at a NUL, or that is not UTF-8, is refused
+        # rather than silently giving another key.
+        with self.assertRaises(ValueError):
+            self.client.compile(self.saxpy, target=CPU, key_extras={"source": "a\0b"})
+        with self.assertRaises(ValueError):
+            self.client.compile(self.saxpy, target=CPU, key_extras={"source": b"\xff"})
+        with self.assertRaises(ValueError):
+            self.client.lookup([b"k"], namespace="ns\0x", target=CPU)
 
     def test_one_client_from_many_threads(self):
         keys = []
@@ -164,6 +176,34 @@ class ConnectTest(unittest.TestCase):
         self.assertIn("no-such-option", str(err.exception))
         with self.assertRaises(qdcache.QdcacheError):
             qdcache.Client(timeout="soon")
+
+    def test_close_while_other_threads_call(self):
+        with Daemon() as daemon:
+            client = qdcache.Client(socket=daemon.socket)
+            ir = read_data("cpu/saxpy.ll")
+            started = threading.Barrier(5)
+            outcomes = []
+
+            def work():
+                started.wait()
+                while True:  # until the client is closed under it
+                    try:
+                        client.compile(ir, target=CPU)
+                        outcomes.append("ok")
+                    except ValueError:
+                        outcomes.append("closed")
+                        return
+
+            threads = [threading.Thread(target=work) for _ in range(4)]
+            for t in threads:
+                t.start()
+            started.wait()
+            client.close()  # while the others are mid-call: no crash, they finish or see "closed"
+            for t in threads:
+                t.join()
+            self.assertEqual(len(threads), outcomes.count("closed"))
+            with self.assertRaises(ValueError):
+                client.ping()
 
     def test_closed_client_refuses_calls(self):
         with Daemon() as daemon:

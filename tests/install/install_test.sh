@@ -19,7 +19,7 @@ mkdir -m 700 "$run"
 cleanup() {
   # The auto-started daemon: SIGTERM, as idle exit would.
   pkill -TERM -f -- "--socket $run/sock" 2>/dev/null || true
-  timeout 30 pidwait -f -- "--socket $run/sock" 2>/dev/null || true
+  timeout 30 pidwait -f -- "--socket $run/sock" 2>/dev/null || true  # procps 4
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -35,12 +35,11 @@ echo "installed: $(cd "$prefix" && find . -type f | sort | tr '\n' ' ')"
 unset QDCACHE_LIBRARY QDCACHED_BIN PYTHONPATH QDCACHE_AUTOSPAWN
 export PATH=/usr/local/bin:/usr/bin:/bin
 export QDCACHE_SOCKET="$run/sock" XDG_CACHE_HOME="$work/cache" QDCACHE_SPAWN_IDLE_EXIT=5m
-export LD_LIBRARY_PATH="$libdir"
 
 echo "== C through pkg-config"
 export PKG_CONFIG_PATH=$(dirname "$pc")
 cc -std=c11 -Wall -Wextra -Werror "$source/examples/c/saxpy.c" $(pkg-config --cflags --libs qdcache) -lm \
-  -o "$work/saxpy-pc"
+  -Wl,-rpath,"$libdir" -o "$work/saxpy-pc"
 "$work/saxpy-pc" "$source/tests/data/cpu/saxpy.ll"
 # It linked the installed library and nothing else of ours.
 ldd "$work/saxpy-pc" | grep -q "$libdir/libqdcache.so.1"

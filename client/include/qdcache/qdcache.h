@@ -22,6 +22,11 @@
  * any number may read one that nobody changes. Modules may be used from any
  * thread but not freed while in use.
  *
+ * One per process: the library uses the system's gRPC and protobuf, with
+ * which its copy of the qdcache.v1 protocol code registers itself; a process
+ * must not also link that code another way (the static C++ client library of
+ * the qdcached build), or protobuf aborts at load time on the duplicate.
+ *
  * Versions: the ABI version is MAJOR.MINOR. A new MINOR adds functions or
  * option names and keeps every existing one; a new MAJOR changes the soname
  * (libqdcache.so.MAJOR). Every symbol carries the version node QDCACHE_1.

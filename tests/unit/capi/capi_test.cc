@@ -105,6 +105,10 @@ TEST_CASE("misuse is answered with codes and messages, per thread", "[capi]") {
   CHECK(qdcache_request_set(request, 0, "colour", "blue") == QDCACHE_INVALID_ARGUMENT);
   CHECK(qdcache_request_add_entry(request, 1, "k") == QDCACHE_OUT_OF_RANGE);
   CHECK(qdcache_request_add_key_extra(request, 0, "frontend", nullptr) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_request_add_key_extra(request, 0, "frontend", "\xff\xfe") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(qdcache_last_error()).find("UTF-8") != std::string::npos);
+  CHECK(qdcache_request_set(request, 0, "namespace", "\xc3") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_request_add_entry(request, 0, "\x80") == QDCACHE_INVALID_ARGUMENT);
   CHECK(qdcache_request_count(request) == 1);
   qdcache_request_free(request);
 
@@ -219,6 +223,7 @@ TEST_CASE("a failing item is reported in its result, the others are served", "[c
   CHECK(qdcache_result_error(results, 0, &message) == QDCACHE_OK);
   CHECK(qdcache_result_error(results, 1, &message) == QDCACHE_INVALID_ARGUMENT);
   CHECK(std::string(message).find("IR") != std::string::npos);
+  CHECK(std::string(qdcache_last_error()) == message);  // the item's message is the last error too
   CHECK(qdcache_result_cache_status(results, 1) == QDCACHE_CACHE_ERROR);
   CHECK(qdcache_result_error(results, 2, &message) != QDCACHE_OK);
   CHECK(std::string(message).find("missing_kernel") != std::string::npos);
@@ -272,6 +277,6 @@ TEST_CASE("no daemon: calls fail UNAVAILABLE with the socket named", "[capi]") {
   char* stats = nullptr;
   CHECK(qdcache_stats_json(client, 0, &stats) == QDCACHE_UNAVAILABLE);
   CHECK(stats == nullptr);
-  CHECK(std::string(qdcache_last_error()).size() > 0);
+  CHECK_THAT(std::string(qdcache_last_error()), Catch::Contains("none.sock"));
   qdcache_client_free(client);
 }
