@@ -4,6 +4,7 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -33,6 +34,12 @@ namespace qdcache::daemon {
 namespace {
 
 constexpr auto kDrainDeadline = std::chrono::seconds(60);
+
+// Threads of gRPC's sync server. Reflection is gRPC 1.51's only sync service
+// here and each open ServerReflectionInfo stream holds one of them; past the
+// bound a new stream is refused RESOURCE_EXHAUSTED. The callback services
+// (qdcache.v1, health) do not use these threads and are not limited by it.
+constexpr int kMaxSyncServerThreads = 64;
 
 // Health service name that reports the remote cache tier: NOT_SERVING while
 // its circuit breaker is open. The daemon itself ("") stays SERVING.
@@ -134,6 +141,9 @@ class ServerImpl final : public Server {
     // (docs/protocol.md, "Reflection").
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
     grpc::ServerBuilder builder;
+    grpc::ResourceQuota quota("qdcached");
+    quota.SetMaxThreads(kMaxSyncServerThreads);
+    builder.SetResourceQuota(quota);
     const int max_message = static_cast<int>(std::min<std::uint64_t>(options_.max_message_bytes, INT32_MAX));
     builder.SetMaxReceiveMessageSize(max_message);
     builder.SetMaxSendMessageSize(max_message);

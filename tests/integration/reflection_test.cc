@@ -12,7 +12,9 @@
 #include <catch2/catch.hpp>
 #include <future>
 #include <memory>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
 #include "tests/support/daemon_process.h"
@@ -135,4 +137,51 @@ TEST_CASE("server reflection lists the services and describes CompileCache well 
   REQUIRE(version != nullptr);
   CHECK(stats.GetReflection()->GetUInt64(stats, compiles) == 1);
   CHECK_FALSE(stats.GetReflection()->GetString(stats, version).empty());
+}
+
+TEST_CASE("open reflection streams are bounded, and CompileCache is still served meanwhile",
+          "[integration][reflection]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  auto stub = reflection::ServerReflection::NewStub(UnixChannel(daemon));
+  // Each stream, once answered, holds a daemon thread until it ends.
+  struct OpenStream {
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReaderWriter<reflection::ServerReflectionRequest,
+                                             reflection::ServerReflectionResponse>>
+        stream;
+  };
+  std::vector<std::unique_ptr<OpenStream>> open;
+  reflection::ServerReflectionRequest list;
+  list.set_list_services("");
+  constexpr int kTries = 100;  // well past the daemon's bound (64 threads)
+  std::optional<grpc::Status> refused;
+  for (int i = 0; i < kTries && !refused; ++i) {
+    auto s = std::make_unique<OpenStream>();
+    s->stream = stub->ServerReflectionInfo(&s->context);
+    reflection::ServerReflectionResponse response;
+    if (s->stream->Write(list) && s->stream->Read(&response)) {
+      open.push_back(std::move(s));
+    } else {
+      refused = s->stream->Finish();
+    }
+  }
+  INFO(open.size() << " streams open");
+  REQUIRE(refused.has_value());
+  CHECK(refused->error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED);
+  CHECK(open.size() >= 32);
+
+  // The callback services do not use those threads.
+  auto client = daemon.Connect();
+  CHECK(client->Ping().ok());
+  CHECK(CompileOne(*client, Descriptor("cpu/saxpy.ll", "cpu:x86-64")).status() ==
+        v1::CACHE_STATUS_COMPILED);
+
+  for (auto& s : open) {
+    CHECK(s->stream->WritesDone());
+    CHECK(s->stream->Finish().ok());
+  }
+  // The threads are back: a new stream is answered.
+  CHECK(Ask(*stub, list).has_list_services_response());
 }
