@@ -1,12 +1,54 @@
 #include "metrics/request_metrics.h"
 
+#include <google/protobuf/descriptor.h>
+
+#include <atomic>
 #include <chrono>
 #include <string>
+
+#include "common/status.h"
+#include "metrics/bounded_label.h"
+#include "qdcache/v1/qdcache.grpc.pb.h"
 
 namespace qdcache::metrics {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using ServedMethods = std::unordered_map<std::string, std::pair<std::string, std::string>>;
+
+// CodeName names gRPC's codes: the numbering must be the same.
+static_assert(static_cast<int>(Code::kOk) == grpc::StatusCode::OK);
+static_assert(static_cast<int>(Code::kDeadlineExceeded) == grpc::StatusCode::DEADLINE_EXCEEDED);
+static_assert(static_cast<int>(Code::kUnauthenticated) == grpc::StatusCode::UNAUTHENTICATED);
+
+void AddService(const google::protobuf::ServiceDescriptor* service, ServedMethods* served) {
+  if (service == nullptr) return;
+  for (int i = 0; i < service->method_count(); ++i) {
+    const std::string& method = service->method(i)->name();
+    served->emplace("/" + service->full_name() + "/" + method,
+                    std::make_pair(service->full_name(), method));
+  }
+}
+
+// Every method the daemon serves, from the services' descriptors where the
+// process has them.
+ServedMethods MethodsServed() {
+  ServedMethods served;
+  const google::protobuf::DescriptorPool* pool = google::protobuf::DescriptorPool::generated_pool();
+  // The file that defines qdcache.v1 is linked into this library.
+  AddService(v1::Stats::descriptor()->file()->pool()->FindServiceByName(
+                 v1::CompileCache::service_full_name()),
+             &served);
+  // Generated code of libgrpc++_reflection, which the daemon links (absent
+  // elsewhere, where nothing serves reflection).
+  AddService(pool->FindServiceByName("grpc.reflection.v1alpha.ServerReflection"), &served);
+  // gRPC serves health from a schema of its own, not in protobuf's pool.
+  for (const char* method : {"Check", "Watch"}) {
+    served.emplace(std::string("/grpc.health.v1.Health/") + method,
+                   std::make_pair("grpc.health.v1.Health", method));
+  }
+  return served;
+}
 
 // From 100 us (a memory-cache hit) to minutes (a cold compile batch).
 const prometheus::Histogram::BucketBoundaries kRequestBuckets = {
@@ -21,27 +63,30 @@ class RequestInterceptor final : public grpc::experimental::Interceptor {
     metrics_.Started();
   }
   ~RequestInterceptor() override {
-    if (!finished_) Finish(grpc::StatusCode::CANCELLED);
+    if (!finished_.exchange(true)) Finish(grpc::StatusCode::CANCELLED);
   }
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
-    if (!finished_ && methods->QueryInterceptionHookPoint(
-                          grpc::experimental::InterceptionHookPoints::PRE_SEND_STATUS)) {
+    if (methods->QueryInterceptionHookPoint(
+            grpc::experimental::InterceptionHookPoints::PRE_SEND_STATUS) &&
+        !finished_.exchange(true)) {
       Finish(methods->GetSendStatus().error_code());
     }
     methods->Proceed();
   }
 
  private:
+  // Once per call: the caller has set finished_.
   void Finish(grpc::StatusCode code) {
-    finished_ = true;
     metrics_.Finished(method_, code, std::chrono::duration<double>(Clock::now() - start_).count());
   }
 
   RequestMetrics& metrics_;
   const std::string method_;
   const Clock::time_point start_;
-  bool finished_ = false;  // hooks of one call run one at a time
+  // Hooks of a callback call may run on different threads (and the
+  // destructor on yet another): whoever sets it first reports the call.
+  std::atomic<bool> finished_{false};
 };
 
 class RequestInterceptorFactory final
@@ -59,47 +104,6 @@ class RequestInterceptorFactory final
 
 }  // namespace
 
-std::string_view StatusCodeName(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::OK:
-      return "OK";
-    case grpc::StatusCode::CANCELLED:
-      return "CANCELLED";
-    case grpc::StatusCode::UNKNOWN:
-      return "UNKNOWN";
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::StatusCode::ALREADY_EXISTS:
-      return "ALREADY_EXISTS";
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return "PERMISSION_DENIED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return "FAILED_PRECONDITION";
-    case grpc::StatusCode::ABORTED:
-      return "ABORTED";
-    case grpc::StatusCode::OUT_OF_RANGE:
-      return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNIMPLEMENTED:
-      return "UNIMPLEMENTED";
-    case grpc::StatusCode::INTERNAL:
-      return "INTERNAL";
-    case grpc::StatusCode::UNAVAILABLE:
-      return "UNAVAILABLE";
-    case grpc::StatusCode::DATA_LOSS:
-      return "DATA_LOSS";
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return "UNAUTHENTICATED";
-    default:
-      return "UNKNOWN";
-  }
-}
-
 RequestMetrics::RequestMetrics(prometheus::Registry& registry)
     : requests_(prometheus::BuildCounter()
                     .Name("qdcache_grpc_requests_total")
@@ -114,7 +118,8 @@ RequestMetrics::RequestMetrics(prometheus::Registry& registry)
                      .Name("qdcache_grpc_requests_in_flight")
                      .Help("gRPC calls being handled now")
                      .Register(registry)
-                     .Add({})) {}
+                     .Add({})),
+      served_(MethodsServed()) {}
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
 RequestMetrics::InterceptorFactory() {
@@ -125,16 +130,12 @@ void RequestMetrics::Started() { in_flight_.Increment(); }
 
 void RequestMetrics::Finished(std::string_view full_method, grpc::StatusCode code, double seconds) {
   in_flight_.Decrement();
-  std::string service = std::string(kOtherLabel), method = std::string(kOtherLabel);
-  // "/package.Service/Method"
-  const std::size_t slash = full_method.rfind('/');
-  if (full_method.size() > 1 && full_method.front() == '/' && slash > 1 &&
-      slash + 1 < full_method.size() && methods_.Of(full_method) != kOtherLabel) {
-    service = std::string(full_method.substr(1, slash - 1));
-    method = std::string(full_method.substr(slash + 1));
-  }
+  const auto served = served_.find(std::string(full_method));
+  const bool known = served != served_.end();
   const prometheus::Labels labels{
-      {"service", service}, {"method", method}, {"code", std::string(StatusCodeName(code))}};
+      {"service", known ? served->second.first : std::string(kOtherLabel)},
+      {"method", known ? served->second.second : std::string(kOtherLabel)},
+      {"code", std::string(CodeName(static_cast<Code>(code)))}};
   requests_.Add(labels).Increment();
   durations_.Add(labels, kRequestBuckets).Observe(seconds);
 }

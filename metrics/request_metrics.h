@@ -5,7 +5,9 @@
 //   qdcache_grpc_requests_in_flight                             gauge
 // The duration runs from the call's arrival to its status being sent; a call
 // that ends without sending one (the client went away) counts as CANCELLED.
-// Method names are bounded (64 distinct, then "other").
+// Only the methods the daemon serves are named; any other path a client
+// sends (a made-up method, answered UNIMPLEMENTED) counts as service and
+// method "other", so clients cannot add series.
 //
 // Threads: everything may be called concurrently. The registry, and this
 // object, must outlive the grpc::Server the factory is installed on.
@@ -20,9 +22,10 @@
 #include <prometheus/registry.h>
 
 #include <memory>
+#include <string>
 #include <string_view>
-
-#include "metrics/bounded_label.h"
+#include <unordered_map>
+#include <utility>
 
 namespace qdcache::metrics {
 
@@ -43,10 +46,9 @@ class RequestMetrics {
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& durations_;
   prometheus::Gauge& in_flight_;
-  BoundedLabel methods_{64};
+  // "/package.Service/Method" -> {service, method} labels; immutable after
+  // construction.
+  const std::unordered_map<std::string, std::pair<std::string, std::string>> served_;
 };
-
-// "OK", "CANCELLED", ... as gRPC spells its codes.
-[[nodiscard]] std::string_view StatusCodeName(grpc::StatusCode code);
 
 }  // namespace qdcache::metrics

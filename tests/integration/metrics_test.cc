@@ -6,8 +6,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/support/byte_buffer.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -118,6 +123,20 @@ class Samples {
   nlohmann::json samples_;
 };
 
+// A unary call of `path` with an empty message, as any client can make it.
+grpc::Status GenericCall(const DaemonProcess& daemon, const std::string& path) {
+  grpc::GenericStub stub(grpc::CreateChannel("unix:" + daemon.socket_path(),
+                                             grpc::InsecureChannelCredentials()));
+  grpc::ByteBuffer request, response;
+  grpc::Slice empty("");
+  request = grpc::ByteBuffer(&empty, 1);
+  grpc::ClientContext context;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, path, grpc::StubOptions(), &request, &response,
+                 [&done](grpc::Status s) { done.set_value(std::move(s)); });
+  return done.get_future().get();
+}
+
 const std::map<std::string, std::string> kCompileOk = {
     {"service", "qdcache.v1.CompileCache"}, {"method", "Compile"}, {"code", "OK"}};
 
@@ -193,4 +212,36 @@ TEST_CASE("a metrics port in use stops the start with the reason", "[integration
   CHECK_THROWS_WITH(daemon.Start(), Catch::Contains("--metrics-listen") &&
                                         Catch::Contains(address) && Catch::Contains("in use"));
   ::close(taken);
+}
+
+TEST_CASE("a method the daemon does not serve is counted as other, never by its name",
+          "[integration][metrics]") {
+  REQUIRE_PROMETHEUS_PARSER(python);
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--metrics-listen", "127.0.0.1:0"});
+  daemon.Start();
+  // Made up before any real call: no name is kept on a first-come basis.
+  const grpc::Status made_up = GenericCall(daemon, "/squatter.v1.Squat/MadeUpMethod");
+  CHECK(made_up.error_code() == grpc::StatusCode::UNIMPLEMENTED);
+  // Reflection is served: its stream answers an empty request with an error message.
+  GenericCall(daemon, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo");
+  auto client = daemon.Connect();
+  REQUIRE(client->Ping().ok());
+  REQUIRE(client->Stats().ok());
+
+  const std::string body = Scrape(daemon.MetricsAddress());
+  CHECK(body.find("squatter") == std::string::npos);
+  CHECK(body.find("MadeUpMethod") == std::string::npos);
+  Samples samples(python, body, dir);
+  CHECK(samples.Value("qdcache_grpc_requests_total",
+                      {{"service", "other"}, {"method", "other"}, {"code", "UNIMPLEMENTED"}}) == 1);
+  CHECK(samples.Value("qdcache_grpc_requests_total", {{"service", "qdcache.v1.CompileCache"},
+                                                      {"method", "GetStats"},
+                                                      {"code", "OK"}}) == 1);
+  CHECK(samples.Value("qdcache_grpc_requests_total",
+                      {{"service", "grpc.health.v1.Health"}, {"method", "Check"}, {"code", "OK"}}) ==
+        1);
+  CHECK(samples.Value("qdcache_grpc_requests_total",
+                      {{"service", "grpc.reflection.v1alpha.ServerReflection"},
+                       {"method", "ServerReflectionInfo"}}) == 1);
 }
