@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "common/digest.h"
 #include "common/utf8.h"
 #include "daemon/artifact_key.h"
@@ -31,6 +33,14 @@ Engine::Engine(compiler::Compiler& compiler, store::ArtifactStore& store, Engine
 Engine::~Engine() { Drain(); }
 
 void Engine::Drain() { pool_.Drain(); }
+
+void Engine::CountSaved(std::uint64_t compile_micros) {
+  const std::chrono::seconds longest =
+      config_.compile_timeout.count() > 0 ? config_.compile_timeout : std::chrono::hours(1);
+  const auto cap = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(longest).count());
+  compile_micros_saved_ += std::min(compile_micros, cap);
+}
 
 v1::CompileResult Engine::Fail(const Status& status) {
   ++errors_;
@@ -94,7 +104,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
       v1::CompileResult result = Serve(**got, waiter, v1::CACHE_STATUS_HIT);
       if (result.status() == v1::CACHE_STATUS_HIT) {
         ++hits_;
-        compile_micros_saved_ += (*got)->compile_micros;
+        CountSaved((*got)->compile_micros);
       }
       waiter.done(std::move(result));
       return;
@@ -289,7 +299,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
     Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
     if (got.ok() && got->has_value()) {
       ++hits_;  // the leader's; the others were counted as coalesced
-      compile_micros_saved_ += (*got)->compile_micros;
+      CountSaved((*got)->compile_micros);
       std::vector<Waiter> waiters = take_waiters();
       for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));
       return;
@@ -396,7 +406,7 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
       Status s = ToWireArtifact(**record, include_ptx, result.mutable_artifact());
       if (!s.ok()) return Fail(s);
       ++alias_hits_;
-      compile_micros_saved_ += (*record)->compile_micros;
+      CountSaved((*record)->compile_micros);
       result.set_status(v1::CACHE_STATUS_ALIAS_HIT);
       return result;
     }

@@ -57,6 +57,10 @@ struct EngineConfig {
   // The remote cache tier inside the store, for its Stats (null: no remote,
   // remote_state "off"). Must outlive the engine.
   remote::RemoteTier* remote = nullptr;
+  // How long one compile may run (the workers' timeout; 0: none). A hit
+  // counts at most this much time saved (one hour when 0): records from a
+  // remote cache or an imported bundle carry whatever their writer put there.
+  std::chrono::seconds compile_timeout{0};
   // Called once per compile that ran (after it succeeded or failed; not for
   // hits or coalesced waiters), on the compile thread: keep it cheap and
   // thread-safe. May be empty.
@@ -168,6 +172,9 @@ class Engine {
                                                               const compiler::CallControl& control,
                                                               bool* stage_hit);
   void PutStage(const Digest& key, const compiler::CompileOutput& output);
+  // Adds a served record's compile time to the time saved, capped (see
+  // EngineConfig::compile_timeout) so that a bogus value cannot wrap the sum.
+  void CountSaved(std::uint64_t compile_micros);
 
   // Serves `record` to a waiter: entry-point check, alias upkeep, wire artifact.
   v1::CompileResult Serve(const store::ArtifactRecord& record, const Waiter& waiter,

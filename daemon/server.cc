@@ -53,6 +53,7 @@ EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::Work
   c.max_queue = options.max_queue;
   c.failure_memory = options.failure_memory;
   c.limits.max_ir_bytes = options.max_ir_bytes;
+  c.compile_timeout = options.compile_timeout;
   c.daemon_version = kVersion;
   c.max_bytes = options.max_bytes;
   c.worker_stats = [&workers] { return workers.stats(); };

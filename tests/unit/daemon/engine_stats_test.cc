@@ -1,6 +1,8 @@
 // The engine's per-level counters (artifact and stage misses, compile time
 // saved by hits) and the compile event it reports for metrics.
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -99,6 +101,35 @@ TEST_CASE(
   CHECK(s.artifact_misses() == 1);
   CHECK(s.hits() == 1);
   CHECK(s.compile_seconds_saved() == Approx(1.5));
+}
+
+TEST_CASE("a stored compile time counts at most the compile timeout as saved",
+          "[daemon][engine][stats]") {
+  Fixture f([](EngineConfig& c) { c.compile_timeout = std::chrono::seconds(120); });
+  const v1::KernelDescriptor d = CpuKernel("ir");
+  REQUIRE(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
+  // A record from a remote cache or a bundle says whatever its writer put there.
+  SetStoredCompileMicros(f, d, UINT64_MAX);
+  REQUIRE(f.CompileSync(d).status() == v1::CACHE_STATUS_HIT);
+  REQUIRE(f.CompileSync(d).status() == v1::CACHE_STATUS_HIT);
+  CHECK(f.engine->Stats().compile_seconds_saved() == Approx(240));
+}
+
+TEST_CASE("without a compile timeout a hit counts at most an hour as saved",
+          "[daemon][engine][stats]") {
+  Fixture f;
+  v1::KernelDescriptor d = CpuKernel("ir");
+  d.set_fast_key("fast");
+  d.set_namespace_("ns");
+  REQUIRE(f.CompileSync(d, Peer{"uid:1"}).status() == v1::CACHE_STATUS_COMPILED);
+  SetStoredCompileMicros(f, d, UINT64_MAX / 2);
+  REQUIRE(f.CompileSync(d, Peer{"uid:1"}).status() == v1::CACHE_STATUS_HIT);
+  v1::FastKeyQuery q;
+  q.set_fast_key("fast");
+  q.set_namespace_("ns");
+  *q.mutable_target() = d.target();
+  REQUIRE(f.engine->Lookup(q, Peer{"uid:1"}, false).status() == v1::CACHE_STATUS_ALIAS_HIT);
+  CHECK(f.engine->Stats().compile_seconds_saved() == Approx(2 * 3600));
 }
 
 TEST_CASE("an alias hit adds its artifact's compile time to the time saved",
