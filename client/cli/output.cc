@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/digest.h"
+#include "common/file_read.h"
 
 namespace qdcache::cli {
 
@@ -150,12 +151,9 @@ Status WriteFileAtomic(const std::string& path, const std::string& bytes) {
 }
 
 Status ReadFile(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status(Code::kNotFound, "cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream s;
-  s << f.rdbuf();
-  if (f.bad()) return Status(Code::kUnavailable, "cannot read " + path + ": " + std::strerror(errno));
-  *out = std::move(s).str();
+  Expected<std::string> text = ReadSmallFile(path, path, kMaxInputFileBytes);
+  if (!text.ok()) return text.status();
+  *out = std::move(text).value();
   return Status::Ok();
 }
 

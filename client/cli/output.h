@@ -2,6 +2,7 @@
 // errors on stderr, files written atomically.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -44,6 +45,15 @@ void RememberError(const Status& status);
 
 // Writes `bytes` to `path` through a temporary file and rename.
 [[nodiscard]] Status WriteFileAtomic(const std::string& path, const std::string& bytes);
+// The whole of a file the user named (IR, manifest, fast keys), at most
+// kMaxInputFileBytes. Refuses a FIFO, socket or directory instead of blocking
+// or reading nothing; a device that never ends (/dev/zero) is cut off at the
+// cap and refused. NOT_FOUND when it does not exist; FAILED_PRECONDITION for
+// the wrong kind of file or one too large (common/file_read.h).
 [[nodiscard]] Status ReadFile(const std::string& path, std::string* out);
+// The daemon's default --max-message-bytes (256 MiB): no request can carry
+// more. The daemon's IR limit (--max-ir-bytes, 64 MiB by default) is not
+// known here; the daemon enforces it.
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t{256} << 20;
 
 }  // namespace qdcache::cli

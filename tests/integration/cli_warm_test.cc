@@ -273,3 +273,28 @@ TEST_CASE(
   CHECK(j["failures"][0]["error"]["code"] == "PERMISSION_DENIED");
   CHECK_THAT(r.err, Catch::Contains("2 kernels not sent"));
 }
+
+TEST_CASE("qdcache warm fails an entry whose IR is a FIFO instead of waiting on it, and goes on",
+          "[integration][cli][warm]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  // Nobody ever writes to it: opening it for reading the usual way blocks forever.
+  REQUIRE(::mkfifo((dir / "fifo.ll").c_str(), 0600) == 0);
+  WriteFileOrDie(dir / "m.jsonl", R"({"ir": "fifo.ll", "target": "cpu:x86-64"})"
+                                  "\n" +
+                                      std::string(R"({"ir": ")") + TestData("cpu/saxpy.ll") +
+                                      R"(", "target": "cpu:x86-64"})"
+                                      "\n");
+  RunResult r = Cli(daemon, {"warm", dir / "m.jsonl", "--json", "--batch", "1", "--jobs", "1"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["compiled"] == 1);
+  CHECK(j["failed"] == 1);
+  REQUIRE(j["failures"].size() == 1);
+  CHECK(j["failures"][0]["line"] == 1);
+  CHECK(j["failures"][0]["error"]["code"] == "FAILED_PRECONDITION");
+  CHECK_THAT(j["failures"][0]["error"]["message"].get<std::string>(),
+             Catch::Contains(dir / "fifo.ll") && Catch::Contains("not a regular file"));
+}
