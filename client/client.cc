@@ -98,29 +98,32 @@ Client::Client(ClientOptions options, std::string target, std::shared_ptr<grpc::
       channel_(std::move(channel)),
       stub_(v1::CompileCache::NewStub(channel_)) {}
 
-void Client::Authenticate(grpc::ClientContext* context) const {
-  context->set_deadline(std::chrono::system_clock::now() + options_.timeout);
+void Client::Authenticate(grpc::ClientContext* context, Deadline deadline) const {
+  if (deadline == Deadline::kTimeout) {
+    context->set_deadline(std::chrono::system_clock::now() + options_.timeout);
+  }
   if (!options_.token.empty()) context->AddMetadata("authorization", "Bearer " + options_.token);
 }
 
-void Client::Prepare(grpc::ClientContext* context, v1::RequestHeader* header) const {
-  Authenticate(context);
+void Client::Prepare(grpc::ClientContext* context, v1::RequestHeader* header,
+                     Deadline deadline) const {
+  Authenticate(context, deadline);
   header->set_protocol_version(v1::PROTOCOL_VERSION_1);
   header->set_client(options_.client_name);
 }
 
 template <typename Response, typename Request, typename Method>
-Expected<Response> Client::Call(Method method, Request request) {
+Expected<Response> Client::Call(Method method, Request request, Deadline deadline) {
   grpc::ClientContext context;
-  Prepare(&context, request.mutable_header());
+  Prepare(&context, request.mutable_header(), deadline);
   Response response;
   grpc::Status s = (stub_.get()->*method)(&context, request, &response);
   if (!s.ok()) return FromGrpc(s).WithContext(target_);
   return response;
 }
 
-Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request) {
-  return Call<v1::CompileResponse>(&v1::CompileCache::Stub::Compile, std::move(request));
+Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request, Deadline deadline) {
+  return Call<v1::CompileResponse>(&v1::CompileCache::Stub::Compile, std::move(request), deadline);
 }
 
 Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {

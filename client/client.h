@@ -58,9 +58,17 @@ class Client {
   // "unix:/path" or "HOST:PORT".
   [[nodiscard]] const std::string& target() const { return target_; }
 
+  // How long one call may take.
+  enum class Deadline {
+    kTimeout,  // ClientOptions::timeout, from the call's start
+    kNone,     // no deadline: for callers whose calls may rightly take longer
+               // than any fixed figure (qdcache warm's cold batches)
+  };
+
   // Per-item results are in the response; a non-OK Status means the whole
   // call failed (daemon unreachable, deadline, protocol refusal).
-  [[nodiscard]] Expected<v1::CompileResponse> Compile(v1::CompileRequest request);
+  [[nodiscard]] Expected<v1::CompileResponse> Compile(v1::CompileRequest request,
+                                                      Deadline deadline = Deadline::kTimeout);
   // A batch of kStreamedLookupMin queries or more goes through LookupStream
   // (faster for a warm start: the daemon pipelines the results), falling
   // back to the unary Lookup when the daemon does not have it; the answer is
@@ -94,12 +102,13 @@ class Client {
  private:
   Client(ClientOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);
   // Deadline and credentials of every call.
-  void Authenticate(grpc::ClientContext* context) const;
+  void Authenticate(grpc::ClientContext* context, Deadline deadline = Deadline::kTimeout) const;
   // Authenticate, plus the protocol header.
-  void Prepare(grpc::ClientContext* context, v1::RequestHeader* header) const;
+  void Prepare(grpc::ClientContext* context, v1::RequestHeader* header,
+               Deadline deadline = Deadline::kTimeout) const;
   // One unary call through `method` of the stub, header and deadline filled in.
   template <typename Response, typename Request, typename Method>
-  Expected<Response> Call(Method method, Request request);
+  Expected<Response> Call(Method method, Request request, Deadline deadline = Deadline::kTimeout);
 
   const ClientOptions options_;
   const std::string target_;

@@ -57,7 +57,10 @@ int Main(int argc, const char* const* argv) {
       "Start a per-user qdcached if none serves the socket (default: on, except for ping; "
       "$QDCACHE_AUTOSPAWN=1|0 sets the default; $QDCACHED_BIN names the daemon, "
       "$QDCACHE_SPAWN_IDLE_EXIT its idle exit, default 10m)");
-  app.add_option("--timeout", timeout_seconds, "Deadline per call, seconds")->check(CLI::PositiveNumber);
+  CLI::Option* timeout_option =
+      app.add_option("--timeout", timeout_seconds,
+                     "Deadline per call, seconds (default 300; warm: none unless given)")
+          ->check(CLI::PositiveNumber);
   // TCP security (docs/protocol.md).
   std::string token_file;
   app.add_option("--tls-ca", connect.tls_ca_file, "TLS to --addr: CA that signs the daemon's certificate");
@@ -151,6 +154,9 @@ int Main(int argc, const char* const* argv) {
   CLI::App* warm = app.add_subcommand("warm",
                                       "Compile every kernel of a manifest through the cache (JSON "
                                       "lines: {\"ir\": FILE, \"target\": T, ...})");
+  warm->footer(
+      "A batch's Compile call has no deadline unless --timeout is given: a cold batch may take "
+      "longer than any fixed figure, and the daemon's --compile-timeout bounds each kernel.");
   warm->add_option("manifest", w.manifest, "Manifest file, or - for stdin")->required();
   warm->add_option("--batch", w.batch, "Kernels per call (default 32)")->check(CLI::Range(1, 4096));
   warm->add_option("--jobs,-j", w.jobs, "Calls in flight (default 2)")->check(CLI::Range(1, 64));
@@ -178,6 +184,7 @@ int Main(int argc, const char* const* argv) {
       if (!manifest) return rc;
     }
     connect.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
+    w.call_deadline = timeout_option->count() > 0;
     connect.client_name = "qdcache-cli";
     Expected<std::string> token = LoadToken(token_file);
     if (!token.ok()) return PrintError(token.status()), kExitFailure;

@@ -80,6 +80,7 @@ struct WarmArgs {
   std::string manifest;  // a file, or "-" for stdin
   int batch = 32;        // kernels per call
   int jobs = 2;          // calls in flight
+  bool call_deadline = false;  // --timeout given: it bounds each Compile call
   bool json = false;
 };
 

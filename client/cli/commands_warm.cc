@@ -59,7 +59,7 @@ int RunWarm(client::Client& client, const WarmArgs& args,
   std::vector<WarmOutcome> outcomes;
   {
     Progress progress("warming", entries.size());
-    outcomes = Warm(client, entries, WarmOptions{args.batch, args.jobs}, [&](const WarmCounts& c) {
+    outcomes = Warm(client, entries, WarmOptions{args.batch, args.jobs, args.call_deadline}, [&](const WarmCounts& c) {
       if (progress.enabled()) progress.Update(c.done, ProgressDetail(c, entries.size()));
     });
   }

@@ -84,7 +84,9 @@ class WarmRun {
       sent.push_back(i);
     }
     if (sent.empty()) return;
-    Expected<v1::CompileResponse> response = client_.Compile(std::move(request));
+    Expected<v1::CompileResponse> response = client_.Compile(
+        std::move(request), options_.call_deadline ? client::Client::Deadline::kTimeout
+                                                   : client::Client::Deadline::kNone);
     if (!response.ok()) {
       const Status& error = response.status();
       // Too many kernels (--max-batch) or too large a message: two smaller calls,

@@ -16,6 +16,10 @@ namespace qdcache::cli {
 struct WarmOptions {
   int batch = 32;  // kernels per Compile call (halved when the daemon refuses a batch as too large)
   int jobs = 2;    // calls in flight
+  // false: Compile calls have no deadline (a cold batch may take longer than
+  // any fixed figure; the daemon's compile timeout bounds each kernel).
+  // true: the client's timeout applies to each call (qdcache --timeout given).
+  bool call_deadline = false;
 };
 
 // What became of one manifest entry.

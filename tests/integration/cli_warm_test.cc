@@ -298,3 +298,22 @@ TEST_CASE("qdcache warm fails an entry whose IR is a FIFO instead of waiting on 
   CHECK_THAT(j["failures"][0]["error"]["message"].get<std::string>(),
              Catch::Contains(dir / "fifo.ll") && Catch::Contains("not a regular file"));
 }
+
+TEST_CASE("qdcache warm's calls have no deadline unless --timeout is given, which still bounds them",
+          "[integration][cli][warm]") {
+  const RunResult help = Run({CliBinary(), "warm", "--help"});
+  CHECK_THAT(help.out, Catch::Contains("no deadline unless --timeout is given"));
+
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  WriteFileOrDie(dir / "m.jsonl", CpuManifest(dir));
+  // No cold compile ends within a millisecond.
+  RunResult r = Cli(daemon, {"--timeout", "0.001", "warm", dir / "m.jsonl", "--json", "--batch",
+                             "3", "--jobs", "1"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  REQUIRE(j["failures"].size() == 3);
+  CHECK(j["failures"][0]["error"]["code"] == "DEADLINE_EXCEEDED");
+}
