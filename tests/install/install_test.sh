@@ -10,7 +10,17 @@
 # next to itself), on a private socket and store removed afterwards.
 #
 # usage: install_test.sh BUILD_DIR SOURCE_DIR
+# In a sanitized build, QDCACHE_HOST_PRELOAD names the ASan runtime, which
+# the programs loading libqdcache.so need preloaded (and only they: procps'
+# tools hang under it).
 set -euo pipefail
+host() {
+  if [[ -n ${QDCACHE_HOST_PRELOAD:-} ]]; then
+    LD_PRELOAD=$QDCACHE_HOST_PRELOAD ASAN_OPTIONS=detect_leaks=0:use_sigaltstack=0 "$@"
+  else
+    "$@"
+  fi
+}
 build=$1
 source=$2
 work=$(mktemp -d "${TMPDIR:-/tmp}/qdcache-install.XXXXXX")
@@ -40,7 +50,7 @@ echo "== C through pkg-config"
 export PKG_CONFIG_PATH=$(dirname "$pc")
 cc -std=c11 -Wall -Wextra -Werror "$source/examples/c/saxpy.c" $(pkg-config --cflags --libs qdcache) -lm \
   -Wl,-rpath,"$libdir" -o "$work/saxpy-pc"
-"$work/saxpy-pc" "$source/tests/data/cpu/saxpy.ll"
+host "$work/saxpy-pc" "$source/tests/data/cpu/saxpy.ll"
 # It linked the installed library and nothing else of ours.
 ldd "$work/saxpy-pc" | grep -q "$libdir/libqdcache.so.1"
 
@@ -48,14 +58,14 @@ echo "== C through find_package(qdcache)"
 cmake -S "$source/examples/c" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_C_COMPILER_LAUNCHER= >/dev/null
 cmake --build "$work/cmake" >/dev/null
-"$work/cmake/saxpy" "$source/tests/data/cpu/saxpy.ll"
+host "$work/cmake/saxpy" "$source/tests/data/cpu/saxpy.ll"
 
 echo "== Python: the installed package, in a fresh process"
 cd "$work"
-PYTHONPATH="$(dirname "$package")" python3 -c 'import qdcache, sys; print(qdcache.__file__, qdcache.__version__)' |
+PYTHONPATH="$(dirname "$package")" host python3 -c 'import qdcache, sys; print(qdcache.__file__, qdcache.__version__)' |
   grep -q "^$package/__init__.py "
-PYTHONPATH="$(dirname "$package")" python3 "$source/examples/python/saxpy_clang.py" | tee "$work/first"
-PYTHONPATH="$(dirname "$package")" python3 "$source/examples/python/saxpy_clang.py" | tee "$work/second"
+PYTHONPATH="$(dirname "$package")" host python3 "$source/examples/python/saxpy_clang.py" | tee "$work/first"
+PYTHONPATH="$(dirname "$package")" host python3 "$source/examples/python/saxpy_clang.py" | tee "$work/second"
 grep -q "saxpy.c .*compiled" "$work/first"
 grep -q "saxpy.c .*alias_hit" "$work/second"
 if ! grep -q "cuda kernel not compiled: .*built without CUDA" "$work/first"; then
