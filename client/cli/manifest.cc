@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/cli/kernel_options.h"
+#include "client/cli/output.h"
 
 namespace qdcache::cli {
 namespace {
@@ -13,13 +14,6 @@ constexpr const char* kKnownKeys =
     "ir, target, opt, entries, fast_key, namespace, fast_math, no_fmad, debug, lineinfo, "
     "max_registers, "
     "link_libdevice, key_extras";
-
-std::string_view Trimmed(std::string_view s) {
-  const char* blanks = " \t\r\n";
-  const std::size_t begin = s.find_first_not_of(blanks);
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(blanks) - begin + 1);
-}
 
 Status WrongType(const std::string& key, const char* what) {
   return InvalidArgument("\"" + key + "\" must be " + what);

@@ -157,4 +157,11 @@ Status ReadFile(const std::string& path, std::string* out) {
   return Status::Ok();
 }
 
+std::string_view Trimmed(std::string_view s) {
+  const char* blanks = " \t\r\n";
+  const std::size_t begin = s.find_first_not_of(blanks);
+  if (begin == std::string_view::npos) return {};
+  return s.substr(begin, s.find_last_not_of(blanks) - begin + 1);
+}
+
 }  // namespace qdcache::cli

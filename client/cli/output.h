@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 #include "qdcache/v1/qdcache.pb.h"
@@ -19,6 +20,9 @@ namespace qdcache::cli {
 // {"status", "artifact_key", "kind", "size", ...} or {"status":"error", "error":...}
 [[nodiscard]] nlohmann::json ResultJson(const v1::CompileResult& result);
 [[nodiscard]] std::string ResultLine(const v1::CompileResult& result);
+
+// `s` without leading and trailing blanks (space, tab, CR, LF).
+[[nodiscard]] std::string_view Trimmed(std::string_view s);
 
 // Prints "qdcache: <status>" to stderr; with JSON output on, also remembers
 // the first such error for FinishRun.

@@ -5,36 +5,10 @@
 #include <set>
 
 #include "client/cli/progress.h"
+#include "client/proto_json.h"
 
 namespace qdcache::cli {
 namespace {
-
-using google::protobuf::FieldDescriptor;
-
-// A scalar field of `stats` as JSON (null for a kind Stats does not use).
-nlohmann::json FieldJson(const v1::Stats& stats, const FieldDescriptor* f) {
-  const google::protobuf::Reflection* r = stats.GetReflection();
-  switch (f->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_UINT64:
-      return r->GetUInt64(stats, f);
-    case FieldDescriptor::CPPTYPE_UINT32:
-      return r->GetUInt32(stats, f);
-    case FieldDescriptor::CPPTYPE_INT64:
-      return r->GetInt64(stats, f);
-    case FieldDescriptor::CPPTYPE_INT32:
-      return r->GetInt32(stats, f);
-    case FieldDescriptor::CPPTYPE_DOUBLE:
-      return r->GetDouble(stats, f);
-    case FieldDescriptor::CPPTYPE_FLOAT:
-      return r->GetFloat(stats, f);
-    case FieldDescriptor::CPPTYPE_BOOL:
-      return r->GetBool(stats, f);
-    case FieldDescriptor::CPPTYPE_STRING:
-      return r->GetString(stats, f);
-    default:
-      return nullptr;
-  }
-}
 
 std::string Count(std::uint64_t n) { return std::to_string(n); }
 
@@ -84,14 +58,7 @@ std::vector<CacheLevel> CacheLevels(const v1::Stats& s) {
 }
 
 nlohmann::json StatsJson(const v1::Stats& stats) {
-  nlohmann::json j = nlohmann::json::object();
-  const google::protobuf::Descriptor* d = stats.GetDescriptor();
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FieldDescriptor* f = d->field(i);
-    if (f->is_repeated()) continue;
-    if (nlohmann::json value = FieldJson(stats, f); !value.is_null())
-      j[f->name()] = std::move(value);
-  }
+  nlohmann::json j = client::ProtoToJson(stats);
   nlohmann::json levels = nlohmann::json::object();
   for (const CacheLevel& level : CacheLevels(stats)) {
     const std::optional<double> rate = level.hit_rate();
@@ -193,13 +160,10 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
 
   out += "\nother counters\n";
   Section other(&out);
-  const google::protobuf::Descriptor* d = s.GetDescriptor();
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FieldDescriptor* f = d->field(i);
-    if (f->is_repeated() || shown.count(f->name()) > 0) continue;
-    const nlohmann::json value = FieldJson(s, f);
-    if (value.is_null()) continue;
-    other.Row(f->name(), value.is_string() ? value.get<std::string>() : value.dump());
+  const nlohmann::json all = client::ProtoToJson(s);
+  for (const auto& [name, value] : all.items()) {
+    if (shown.count(name) > 0) continue;
+    other.Row(name, value.is_string() ? value.get<std::string>() : value.dump());
   }
   return out;
 }
