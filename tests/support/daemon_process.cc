@@ -167,24 +167,22 @@ std::string DaemonProcess::log() const {
   }
 }
 
-std::string DaemonProcess::TcpAddress() const {
-  // server.cc logs "listening on tcp HOST:PORT (...)" before it reports ready.
+// The HOST:PORT the daemon logged after `marker` (up to one of `ends`), as
+// server.cc logs its listeners before it reports ready.
+std::string DaemonProcess::ReportedAddress(std::string_view marker, const char* ends, const char* what) const {
   const std::string text = log();
-  constexpr std::string_view kMarker = "listening on tcp ";
-  const std::size_t at = text.rfind(kMarker);
-  if (at == std::string::npos) throw std::runtime_error("qdcached reported no TCP address:\n" + text);
-  const std::size_t begin = at + kMarker.size();
-  return text.substr(begin, text.find_first_of(" \n", begin) - begin);
+  const std::size_t at = text.rfind(marker);
+  if (at == std::string::npos) throw std::runtime_error(std::string("qdcached reported no ") + what + ":\n" + text);
+  const std::size_t begin = at + marker.size();
+  return text.substr(begin, text.find_first_of(ends, begin) - begin);
 }
 
+// "listening on tcp HOST:PORT (...)"
+std::string DaemonProcess::TcpAddress() const { return ReportedAddress("listening on tcp ", " \n", "TCP address"); }
+
+// "metrics on http://HOST:PORT/metrics (...)"
 std::string DaemonProcess::MetricsAddress() const {
-  // server.cc logs "metrics on http://HOST:PORT/metrics (...)" before it reports ready.
-  const std::string text = log();
-  constexpr std::string_view kMarker = "metrics on http://";
-  const std::size_t at = text.rfind(kMarker);
-  if (at == std::string::npos) throw std::runtime_error("qdcached reported no metrics address:\n" + text);
-  const std::size_t begin = at + kMarker.size();
-  return text.substr(begin, text.find('/', begin) - begin);
+  return ReportedAddress("metrics on http://", "/\n", "metrics address");
 }
 
 }  // namespace qdcache::testing

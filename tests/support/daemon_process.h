@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -73,6 +74,7 @@ class DaemonProcess {
 
  private:
   int Wait();
+  std::string ReportedAddress(std::string_view marker, const char* ends, const char* what) const;
 
   std::string dir_, socket_, store_, log_path_;
   std::vector<std::string> extra_args_;
