@@ -1,6 +1,7 @@
 #include "common/units.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 
 #include <string>
@@ -68,6 +69,16 @@ Expected<std::chrono::seconds> ParseDuration(std::string_view text) {
     return InvalidArgument("\"" + std::string(text) + "\" is longer than 100 years");
   }
   return std::chrono::seconds(static_cast<std::int64_t>(value * scale));
+}
+
+Expected<std::uint64_t> ParseCount(std::string_view text, std::uint64_t min, std::uint64_t max) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    return InvalidArgument("expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+                           ", got \"" + std::string(text) + "\"");
+  }
+  return value;
 }
 
 Expected<bool> ParseBool(std::string_view text) {

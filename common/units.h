@@ -23,6 +23,10 @@ inline constexpr std::chrono::seconds kMaxDuration{100ll * 365 * 86400};
 // kMaxDuration.
 [[nodiscard]] Expected<std::chrono::seconds> ParseDuration(std::string_view text);
 
+// A whole number in [min, max], digits only: INVALID_ARGUMENT "expected a
+// whole number from MIN to MAX, got "TEXT"" otherwise.
+[[nodiscard]] Expected<std::uint64_t> ParseCount(std::string_view text, std::uint64_t min, std::uint64_t max);
+
 // true/yes/on/1 or false/no/off/0, in any case.
 [[nodiscard]] Expected<bool> ParseBool(std::string_view text);
 

@@ -1,6 +1,6 @@
 #include "daemon/setting.h"
 
-#include <charconv>
+#include <cstdlib>
 #include <limits>
 
 #include "common/units.h"
@@ -14,13 +14,11 @@ template <class T>
 Setting CountSettingOf(std::string name, std::string help, T DaemonOptions::*field, T min, T max) {
   Setting s{.name = std::move(name), .help = std::move(help), .kind = ValueKind::kInteger};
   s.apply = [field, min, max](std::string_view text, DaemonOptions& o) -> Status {
-    T value{};
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-      return InvalidArgument("expected a whole number from " + std::to_string(min) + " to " +
-                             std::to_string(max) + ", got " + Quote(text));
-    }
-    o.*field = value;
+    // Counts are never negative: CountSetting refuses a negative min.
+    Expected<std::uint64_t> value =
+        ParseCount(text, static_cast<std::uint64_t>(min), static_cast<std::uint64_t>(max));
+    if (!value.ok()) return value.status();
+    o.*field = static_cast<T>(*value);
     return Status::Ok();
   };
   s.show = [field](const DaemonOptions& o) { return std::to_string(o.*field); };
@@ -85,6 +83,7 @@ Setting CountSetting(std::string name, std::string help, std::size_t DaemonOptio
 }
 
 Setting CountSetting(std::string name, std::string help, int DaemonOptions::*field, int min, int max) {
+  if (min < 0) std::abort();  // a programming error in the settings table (ParseCount reads no sign)
   return CountSettingOf(std::move(name), std::move(help), field, min, max);
 }
 

@@ -36,14 +36,9 @@ Status SetFlag(std::string_view value, bool* out) {
 }
 
 Status SetNumber(std::string_view value, unsigned max, std::uint32_t* out) {
-  unsigned parsed = 0;
-  if (value.empty() || value.size() > 9) return InvalidArgument("not a number: \"" + std::string(value) + "\"");
-  for (char c : value) {
-    if (c < '0' || c > '9') return InvalidArgument("not a number: \"" + std::string(value) + "\"");
-    parsed = parsed * 10 + static_cast<unsigned>(c - '0');
-  }
-  if (parsed > max) return InvalidArgument("at most " + std::to_string(max));
-  *out = parsed;
+  Expected<std::uint64_t> parsed = ParseCount(value, 0, max);
+  if (!parsed.ok()) return parsed.status();
+  *out = static_cast<std::uint32_t>(*parsed);
   return Status::Ok();
 }
 

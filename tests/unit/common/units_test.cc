@@ -61,3 +61,15 @@ TEST_CASE("millisecond durations take ms as well as s/m/h/d/w", "[common]") {
   CHECK_FALSE(ParseDurationMillis("5xms").ok());
   CHECK_FALSE(ParseDurationMillis("1y").ok());
 }
+
+TEST_CASE("counts are whole numbers inside their range, digits only", "[common]") {
+  CHECK(ParseCount("0", 0, 3).value() == 0);
+  CHECK(ParseCount("3", 0, 3).value() == 3);
+  CHECK(ParseCount("18446744073709551615", 0, UINT64_MAX).value() == UINT64_MAX);
+  for (const char* bad : {"", "4", "-1", "+1", " 1", "1 ", "1.0", "0x1", "18446744073709551616"}) {
+    INFO(bad);
+    const auto parsed = ParseCount(bad, 0, 3);
+    REQUIRE(!parsed.ok());
+    CHECK(parsed.status().message().find("expected a whole number from 0 to 3") != std::string::npos);
+  }
+}
