@@ -10,52 +10,14 @@
 #include "common/digest.h"
 #include "daemon/engine.h"
 #include "tests/unit/daemon/engine_fixture.h"
+#include "tests/unit/daemon/scripted_compiler.h"
 
 using namespace qdcache;
 using namespace qdcache::daemon;
 
 namespace {
 
-// CPU: "artifact:<ir>", or an error for IR "fail". CUDA: PTX "ptx:<ir>",
-// cubin "cubin:<ptx>/<max registers>".
-class StageCompiler final : public compiler::Compiler {
- public:
-  Expected<compiler::CompileOutput> Compile(const compiler::CompileInput& input,
-                                            const compiler::CallControl&) override {
-    if (input.ir == "fail") return InvalidArgument("1:1: scripted failure");
-    compiler::CompileOutput out;
-    out.kind = compiler::ArtifactKind::kSharedObject;
-    out.payload = "artifact:" + std::string(input.ir);
-    return out;
-  }
-  Expected<Digest> CanonicalIrDigest(std::string_view ir, const compiler::Target&, bool,
-                                     const compiler::CallControl&) override {
-    return Sha256(ir);
-  }
-  Expected<compiler::PtxOutput> CompileToPtx(const compiler::CompileInput& input,
-                                             const compiler::CallControl&) override {
-    compiler::PtxOutput out;
-    out.ptx = "ptx:" + std::string(input.ir);
-    return out;
-  }
-  Expected<compiler::CompileOutput> LinkCubin(std::string_view ptx,
-                                              const std::vector<compiler::EntryInfo>&,
-                                              const compiler::Target&,
-                                              const compiler::CompileOptions& options,
-                                              const compiler::CallControl&) override {
-    compiler::CompileOutput out;
-    out.kind = compiler::ArtifactKind::kCubin;
-    out.payload = "cubin:" + std::string(ptx) + "/" + std::to_string(options.max_registers);
-    out.ptx = std::string(ptx);
-    return out;
-  }
-  const compiler::ToolchainInfo& toolchain() const override { return info_; }
-
- private:
-  compiler::ToolchainInfo info_;
-};
-
-using Fixture = daemon::testing::EngineFixture<StageCompiler>;
+using Fixture = daemon::testing::EngineFixture<daemon::testing::ScriptedCompiler>;
 
 v1::KernelDescriptor CpuKernel(const std::string& ir) {
   v1::KernelDescriptor d;
