@@ -210,7 +210,7 @@ TEST_CASE("qdcache warm lists a missing IR file and a kernel the daemon refuses,
 }
 
 TEST_CASE(
-    "qdcache warm splits batches the daemon finds too large and keeps several calls in flight",
+    "qdcache warm splits batches the daemon finds too large (with --jobs 3: the outcome, not the overlap, is checked)",
     "[integration][cli][warm]") {
   TempDir dir;
   DaemonProcess daemon(dir.path(), {"--max-batch", "2"});
