@@ -23,31 +23,6 @@ using Source = std::function<Expected<std::size_t>(char* buffer, std::size_t siz
 // A Source over `bytes` (which must outlive it).
 [[nodiscard]] Source StringSource(std::string_view bytes);
 
-// A file being written under a temporary name, renamed into place by
-// Commit(): a failed or abandoned export never leaves a partial file under
-// the final name. The destructor removes an uncommitted temporary file.
-// Not thread-safe.
-class AtomicFile {
- public:
-  // Creates "<path>.tmp.<pid>". UNAVAILABLE (with the OS's reason) when it
-  // cannot be created; PERMISSION_DENIED when the directory refuses it.
-  [[nodiscard]] static Expected<std::unique_ptr<AtomicFile>> Create(const std::string& path);
-  ~AtomicFile();
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-
-  // Appends to the temporary file. Valid until Commit() or destruction.
-  [[nodiscard]] Sink sink();
-  // Flushes, fsyncs and renames the temporary file to the final path.
-  [[nodiscard]] Status Commit();
-  [[nodiscard]] const std::string& temp_path() const { return temp_; }
-
- private:
-  AtomicFile(std::string path, std::string temp, std::FILE* file);
-  std::string path_, temp_;
-  std::FILE* file_;  // null once committed
-};
-
 // A file opened for reading. NOT_FOUND / PERMISSION_DENIED / UNAVAILABLE
 // with the OS's reason. Not thread-safe.
 class InputFile {

@@ -67,7 +67,7 @@ struct ImportArgs {
 [[nodiscard]] int RunEvict(client::Client& client, const std::string& older_than,
                            const std::string& max_size, bool json);
 [[nodiscard]] int RunVerify(client::Client& client, bool json);
-// Writes a bundle through "<out>.tmp.<pid>" and a rename. A progress line
+// Writes a bundle to `args.out` as common/output_file.h writes any output. A progress line
 // on stderr when it is a terminal; one summary line (or JSON) on stdout.
 [[nodiscard]] int RunExport(client::Client& client, const ExportArgs& args);
 // Exit 0 even when entries were skipped (they are counted); 1 when the file

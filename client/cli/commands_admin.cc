@@ -62,7 +62,7 @@ int RunInspect(client::Client& client, const std::string& key_hex, const std::st
   if (!response.ok()) return PrintError(response.status()), kExitFailure;
   const v1::Artifact& a = response->artifact();
   if (!output.empty()) {
-    Status s = WriteFileAtomic(output, a.payload());
+    Status s = WriteOutputFile(output, a.payload());
     if (!s.ok()) return PrintError(s), kExitFailure;
   }
   if (json) {

@@ -11,6 +11,7 @@
 #include "client/cli/commands.h"
 #include "client/cli/output.h"
 #include "client/cli/progress.h"
+#include "common/output_file.h"
 #include "common/units.h"
 
 namespace qdcache::cli {
@@ -45,10 +46,10 @@ int RunExport(client::Client& client, const ExportArgs& args) {
     if (!since.ok()) return PrintError(since.status().WithContext("--since")), kExitUsage;
     request.set_since_seconds(static_cast<std::uint64_t>(since->count()));
   }
-  Expected<std::unique_ptr<bundle::AtomicFile>> file = bundle::AtomicFile::Create(args.out);
+  Expected<std::unique_ptr<OutputFile>> file = OutputFile::Open(args.out);
   if (!file.ok()) return PrintError(file.status()), kExitFailure;
-  Expected<std::unique_ptr<bundle::BundleWriter>> writer =
-      bundle::BundleWriter::Create((*file)->sink());
+  Expected<std::unique_ptr<bundle::BundleWriter>> writer = bundle::BundleWriter::Create(
+      [out = file->get()](std::string_view bytes) { return out->Write(bytes); });
   if (!writer.ok()) return PrintError(writer.status()), kExitFailure;
 
   Progress progress("exporting", 0);
@@ -62,7 +63,8 @@ int RunExport(client::Client& client, const ExportArgs& args) {
     return Status::Ok();
   });
   progress.Done();
-  // On failure the temporary file is removed: no half bundle under the name.
+  // On failure the temporary file is removed: no half bundle under the name
+  // (a bundle streamed to a device or FIFO ends where it failed).
   if (!s.ok()) return PrintError(s), kExitFailure;
   Expected<bundle::BundleTotals> totals = (*writer)->Finish();
   if (!totals.ok()) return PrintError(totals.status()), kExitFailure;

@@ -38,11 +38,11 @@ int Report(const v1::CompileResult& r, const std::string& output, const std::str
     }
     // PTX first: if it cannot be written, no artifact file is left behind either.
     if (!ptx_output.empty()) {
-      Status s = WriteFileAtomic(ptx_output, r.artifact().ptx());
+      Status s = WriteOutputFile(ptx_output, r.artifact().ptx());
       if (!s.ok()) return PrintError(s), kExitFailure;
     }
     if (!output.empty()) {
-      Status s = WriteFileAtomic(output, r.artifact().payload());
+      Status s = WriteOutputFile(output, r.artifact().payload());
       if (!s.ok()) return PrintError(s), kExitFailure;
     }
   }

@@ -133,23 +133,6 @@ int FinishRun(int exit_code) {
   return exit_code;
 }
 
-Status WriteFileAtomic(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  auto fail = [&](const std::string& what) {
-    Status s(Code::kUnavailable, what + ": " + std::strerror(errno));
-    std::remove(tmp.c_str());
-    return s;
-  };
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return fail("cannot write " + tmp);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!f.flush()) return fail("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename " + tmp + " to " + path);
-  return Status::Ok();
-}
-
 Status ReadFile(const std::string& path, std::string* out) {
   Expected<std::string> text = ReadSmallFile(path, path, kMaxInputFileBytes);
   if (!text.ok()) return text.status();

@@ -1,5 +1,5 @@
 // Shared output helpers for the CLI: results as JSON or one human line,
-// errors on stderr, files written atomically.
+// errors on stderr. Files are written with common/output_file.h.
 #pragma once
 
 #include <cstddef>
@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/output_file.h"
 #include "common/status.h"
 #include "qdcache/v1/qdcache.pb.h"
 
@@ -47,8 +48,6 @@ void RememberError(const Status& status);
 // printed no document prints the error document. Returns `exit_code`.
 [[nodiscard]] int FinishRun(int exit_code);
 
-// Writes `bytes` to `path` through a temporary file and rename.
-[[nodiscard]] Status WriteFileAtomic(const std::string& path, const std::string& bytes);
 // The whole of a file the user named (IR, manifest, fast keys), at most
 // kMaxInputFileBytes. Refuses a FIFO, socket or directory instead of blocking
 // or reading nothing; a device that never ends (/dev/zero) is cut off at the

@@ -2,6 +2,8 @@
 // instead of hanging, reading forever or reading as empty.
 #include "common/file_read.h"
 
+#include "tests/unit/common/scratch_dir.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,25 +14,7 @@
 
 using namespace qdcache;
 
-namespace {
-
-struct Dir {
-  Dir() {
-    std::string tmpl = std::filesystem::temp_directory_path().string() + "/qdcache-file-read-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~Dir() { std::filesystem::remove_all(path); }
-  std::string File(const std::string& name, const std::string& text, mode_t mode = 0600) const {
-    const std::string p = path + "/" + name;
-    std::ofstream(p) << text;
-    ::chmod(p.c_str(), mode);
-    return p;
-  }
-  std::string path;
-};
-
-}  // namespace
+using Dir = testing::ScratchDir;
 
 TEST_CASE("a small regular file is read whole", "[common][file_read]") {
   Dir d;
