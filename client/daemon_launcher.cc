@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,6 +98,30 @@ Readiness AwaitReady(int fd, std::chrono::steady_clock::time_point deadline) {
   }
 }
 
+// Renames `log` to `log`.1, if it is a regular file and `log`.1 is absent
+// or one too: the log path is derived from the socket path, and whatever a
+// user keeps there (a link, a FIFO, a device) is not ours to move or replace.
+Status RotateLog(const std::string& log) {
+  const std::string old = log + ".1";
+  struct stat st {};
+  if (::lstat(log.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::Ok();
+    return FailedPrecondition(Errno("cannot rotate " + log));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return FailedPrecondition(log + " exists and is not a regular file; refusing to replace it with the "
+                              "daemon's log (choose another --socket, or remove it)");
+  }
+  if (::lstat(old.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return FailedPrecondition(old + " exists and is not a regular file; refusing to rotate the daemon's "
+                              "log onto it");
+  }
+  if (::rename(log.c_str(), old.c_str()) != 0 && errno != ENOENT) {
+    return FailedPrecondition(Errno("cannot rotate " + log));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string TailOfFile(const std::string& path, int max_lines) {
@@ -131,11 +156,8 @@ Status LaunchDaemon(const LaunchPlan& plan) {
   const std::string exec_failed = "qdcache: cannot execute " + plan.binary + "\n";
 
   // Keep the previous daemon's log (it may say why it died); start a new one.
-  if (::rename(plan.log_path.c_str(), (plan.log_path + ".1").c_str()) != 0 && errno != ENOENT) {
-    return Unavailable(Errno("cannot rotate " + plan.log_path));
-  }
-  Fd log(
-      ::open(plan.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  QDC_RETURN_IF_ERROR(RotateLog(plan.log_path));
+  Fd log(::open(plan.log_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (log.fd < 0) return Unavailable(Errno("cannot create " + plan.log_path));
   Fd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (null.fd < 0) return Unavailable(Errno("cannot open /dev/null"));

@@ -15,6 +15,7 @@
 
 #include "compiler/worker_main.h"
 #include "compiler/worker_protocol.h"
+#include "compiler/worker_scratch.h"
 
 extern char** environ;
 
@@ -62,12 +63,8 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(const WorkerSpawnC
   args.push_back(std::string(kMaxAnswerFlag) + std::to_string(max_answer));
   // A scratch directory per worker: a worker killed mid-link leaves its
   // files there, and Reap removes them.
+  QDC_ASSIGN_OR_RETURN(std::string scratch, MakeScratchDir(config.scratch_root));
   std::error_code ec;
-  std::string scratch = (std::filesystem::temp_directory_path(ec) / "qdcached-worker-XXXXXX").string();
-  if (ec || ::mkdtemp(scratch.data()) == nullptr) {
-    return Unavailable("cannot create a scratch directory for a compile worker: " +
-                       (ec ? ec.message() : std::string(strerror(errno))));
-  }
   args.push_back(std::string(kScratchFlag) + scratch);
   args.insert(args.end(), config.args.begin(), config.args.end());
   std::vector<char*> argv;

@@ -27,6 +27,9 @@ struct WorkerSpawnConfig {
   // 0: kMaxFrameBytes.
   std::uint64_t max_answer_bytes = 0;
   std::chrono::milliseconds start_timeout{std::chrono::seconds(60)};  // until its Hello
+  // Where the worker's scratch directory goes (worker_scratch.h); empty: the
+  // system's temporary directory.
+  std::string scratch_root;
 };
 
 class WorkerProcess {

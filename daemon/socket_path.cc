@@ -28,12 +28,28 @@ bool SomeoneListens(const std::string& path) {
 
 }  // namespace
 
-Status PrepareSocketPath(const std::string& path) {
+Status CheckSocketPathFree(const std::string& path) {
   if (path.empty()) return InvalidArgument("socket path is empty");
   if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
     return InvalidArgument("socket path \"" + path + "\" is longer than " +
                            std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) + " bytes");
   }
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return Status::Ok();
+    return FailedPrecondition(Errno("cannot stat " + path));
+  }
+  if (!S_ISSOCK(st.st_mode)) {
+    return FailedPrecondition(path + " exists and is not a socket; refusing to replace it");
+  }
+  if (SomeoneListens(path)) {
+    return FailedPrecondition("another qdcached is already serving " + path);
+  }
+  return Status::Ok();
+}
+
+Status PrepareSocketPath(const std::string& path) {
+  QDC_RETURN_IF_ERROR(CheckSocketPathFree(path));
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -48,12 +64,7 @@ Status PrepareSocketPath(const std::string& path) {
     if (errno == ENOENT) return Status::Ok();
     return FailedPrecondition(Errno("cannot stat " + path));
   }
-  if (!S_ISSOCK(st.st_mode)) {
-    return FailedPrecondition(path + " exists and is not a socket; refusing to replace it");
-  }
-  if (SomeoneListens(path)) {
-    return FailedPrecondition("another qdcached is already serving " + path);
-  }
+  // A socket nobody listens on (CheckSocketPathFree said so): a dead daemon's.
   if (::unlink(path.c_str()) != 0) return FailedPrecondition(Errno("cannot remove stale socket " + path));
   return Status::Ok();
 }

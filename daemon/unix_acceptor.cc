@@ -43,32 +43,32 @@ Expected<std::unique_ptr<UnixAcceptor>> UnixAcceptor::Listen(const std::string& 
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return Unavailable(std::string("socket: ") + std::strerror(errno));
-  // bind, then chgrp and chmod, then listen: nobody can connect before the
-  // group and mode are set.
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    std::string why = std::strerror(errno);
-    ::close(fd);
-    return Unavailable("cannot bind " + path + ": " + why);
-  }
-  if (group && ::chown(path.c_str(), static_cast<uid_t>(-1), *group) != 0) {
-    std::string why = std::strerror(errno);
-    ::close(fd);
-    ::unlink(path.c_str());
-    return Unavailable("cannot give socket " + path + " to group " + std::to_string(*group) + ": " + why);
-  }
-  if (::chmod(path.c_str(), mode) != 0 || ::listen(fd, SOMAXCONN) != 0) {
-    std::string why = std::strerror(errno);
-    ::close(fd);
-    ::unlink(path.c_str());
-    return Unavailable("cannot listen on " + path + ": " + why);
-  }
   int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake < 0) {
     ::close(fd);
-    ::unlink(path.c_str());
     return Unavailable(std::string("eventfd: ") + std::strerror(errno));
   }
-  return std::unique_ptr<UnixAcceptor>(new UnixAcceptor(fd, wake));
+  std::unique_ptr<UnixAcceptor> acceptor(new UnixAcceptor(fd, wake));
+  // bind, then chgrp and chmod, then listen: nobody can connect before the
+  // group and mode are set.
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    const int err = errno;
+    return Unavailable("cannot bind " + path + ": " + std::strerror(err));
+  }
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    acceptor->bound_ = BoundPath{path, st.st_dev, st.st_ino};  // from here on the destructor removes it
+  }
+  if (group && ::chown(path.c_str(), static_cast<uid_t>(-1), *group) != 0) {
+    const int err = errno;
+    return Unavailable("cannot give socket " + path + " to group " + std::to_string(*group) + ": " +
+                       std::strerror(err));
+  }
+  if (::chmod(path.c_str(), mode) != 0 || ::listen(fd, SOMAXCONN) != 0) {
+    const int err = errno;
+    return Unavailable("cannot listen on " + path + ": " + std::strerror(err));
+  }
+  return acceptor;
 }
 
 Expected<std::unique_ptr<UnixAcceptor>> UnixAcceptor::Adopt(int listen_fd) {
@@ -83,7 +83,20 @@ Expected<std::unique_ptr<UnixAcceptor>> UnixAcceptor::Adopt(int listen_fd) {
 
 UnixAcceptor::~UnixAcceptor() {
   Stop();
+  RemoveSocket();
   ::close(wake_fd_);
+}
+
+void UnixAcceptor::RemoveSocket() {
+  if (!bound_) return;
+  // Only the socket this acceptor bound: after a long drain the path may
+  // belong to a successor daemon, or to whatever a user put there since.
+  struct stat st {};
+  if (::lstat(bound_->path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == bound_->dev &&
+      st.st_ino == bound_->ino) {
+    ::unlink(bound_->path.c_str());
+  }
+  bound_.reset();
 }
 
 void UnixAcceptor::Start(grpc::Server* server, PeerRegistry* registry) {

@@ -40,14 +40,16 @@ class UnixAcceptor {
  public:
   // Binds `path` (which PrepareSocketPath has cleared), gives it to `group`
   // if set, sets `mode`, listens. UNAVAILABLE (path removed) on failure, e.g.
-  // when the daemon may not chgrp to `group`.
+  // when the daemon may not chgrp to `group`. The socket file is removed by
+  // RemoveSocket() or the destructor, and only while it is still the one
+  // bound here.
   [[nodiscard]] static Expected<std::unique_ptr<UnixAcceptor>> Listen(
       const std::string& path, mode_t mode, std::optional<gid_t> group = std::nullopt);
   // Takes over `listen_fd`, a socket already bound and listening (socket
   // activation: systemd set its path, owner and mode). Stop() closes the fd
   // but never removes the path.
   [[nodiscard]] static Expected<std::unique_ptr<UnixAcceptor>> Adopt(int listen_fd);
-  ~UnixAcceptor();  // Stop()s
+  ~UnixAcceptor();  // Stop()s and RemoveSocket()s
   UnixAcceptor(const UnixAcceptor&) = delete;
   UnixAcceptor& operator=(const UnixAcceptor&) = delete;
 
@@ -55,6 +57,9 @@ class UnixAcceptor {
   void Start(grpc::Server* server, PeerRegistry* registry);
   // Stops accepting (existing connections stay with gRPC) and closes the socket.
   void Stop();
+  // Removes the socket file Listen() bound, if the path still holds that
+  // very socket (same device and inode); never anything else. Idempotent.
+  void RemoveSocket();
   // False once the accept loop has ended by itself (the listening socket
   // failed): the daemon takes no new connections. Any thread.
   [[nodiscard]] bool accepting() const { return !failed_.load(std::memory_order_relaxed); }
@@ -63,8 +68,14 @@ class UnixAcceptor {
   UnixAcceptor(int listen_fd, int wake_fd) : listen_fd_(listen_fd), wake_fd_(wake_fd) {}
   void Run(grpc::Server* server, PeerRegistry* registry);
 
+  struct BoundPath {
+    std::string path;
+    dev_t dev;
+    ino_t ino;
+  };
   int listen_fd_;
-  int wake_fd_;  // eventfd: written by Stop() to end the accept loop
+  int wake_fd_;
+  std::optional<BoundPath> bound_;  // set by Listen once bound; never for Adopt  // eventfd: written by Stop() to end the accept loop
   std::atomic<bool> failed_{false};
   std::thread thread_;
 };

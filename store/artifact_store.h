@@ -45,6 +45,11 @@ namespace qdcache::store {
 // Full disk: writes fail with UNAVAILABLE while reads go on; once space is
 // back the store writes again by itself, without being reopened
 // (write_recovery.h).
+// A subdirectory of the store directory that the store leaves to its owner
+// (the daemon keeps its compile workers' scratch files there): it is neither
+// part of the database nor a reason to call the directory foreign.
+inline constexpr const char* kScratchSubdirectory = "worker-scratch";
+
 struct StoreOptions {
   std::string path;          // directory; created (with parents) if missing
   bool sync_writes = false;  // fsync the WAL on every write (power-loss durability)
@@ -157,6 +162,12 @@ class StoreSnapshot {
   // its payload; nullopt when absent.
   [[nodiscard]] virtual Expected<std::optional<std::uint64_t>> LastAccess(const ArtifactKey& key) = 0;
 };
+
+// OK unless another process holds the store at `path` open (RocksDB keeps a
+// POSIX lock on its LOCK file): then FAILED_PRECONDITION naming that process.
+// Creates and changes nothing, so a second daemon can fail before it touches
+// anything; Open checks it too.
+[[nodiscard]] Status CheckStoreNotInUse(const std::string& path);
 
 class ArtifactStore {
  public:

@@ -32,6 +32,7 @@ RocksDbStore::RocksDbStore(const StoreOptions& options)
 
 Expected<std::unique_ptr<ArtifactStore>> RocksDbStore::Open(const StoreOptions& options) {
   if (options.path.empty()) return InvalidArgument("store path is empty");
+  QDC_RETURN_IF_ERROR(CheckStoreNotInUse(options.path));
   QDC_RETURN_IF_ERROR(EnsureWritableDirectory(options.path));
   QDC_ASSIGN_OR_RETURN(DirectoryKind kind, ClassifyDirectory(options.path));
   if (kind == DirectoryKind::kForeign) {
@@ -95,12 +96,20 @@ RocksDbStore::OpenAttempt RocksDbStore::TryOpen(const StoreOptions& options) {
     store->handles_.clear();
     // I/O errors (permissions, a lock held by another process) are not the
     // store's fault: report them and leave the directory alone.
-    if (s.IsIOError()) {
+    if (s.IsIOError() && s.ToString().find("lock file") != std::string::npos) {
+      // Another process took the lock since CheckStoreNotInUse looked.
+      out.error = CheckStoreNotInUse(path);
+      if (out.error.ok()) out.error = FailedPrecondition("store '" + path + "' is in use by another process");
+    } else if (s.IsIOError()) {
       out.error = FromRocks(s, "opening store '" + path + "'");
     } else {
       out.incompatible = "cannot open as a store: " + s.ToString();
     }
     return out;
+  }
+  if (std::string damaged = store->DamagedLiveFile(); !damaged.empty()) {
+    out.incompatible = damaged;
+    return out;  // store's destructor closes the database before the move
   }
   store->artifacts_ = store->handles_[kArtifactsCf];
   store->stages_ = store->handles_[kStagesCf];
@@ -121,6 +130,37 @@ RocksDbStore::OpenAttempt RocksDbStore::TryOpen(const StoreOptions& options) {
   }
   out.store = std::move(store);
   return out;
+}
+
+std::string RocksDbStore::DamagedLiveFile() const {
+  // RocksDB checks table sizes when it opens a store, not blob file sizes: a
+  // blob file cut short (what a power cut can do to a file the disk had not
+  // written yet) opens fine and then fails every flush and compaction that
+  // reads it, which stops every write. Compare what is on disk with what the
+  // MANIFEST recorded.
+  auto mismatch = [](const std::string& path, std::uint64_t recorded) -> std::string {
+    std::error_code ec;
+    const std::uintmax_t actual = std::filesystem::file_size(path, ec);
+    if (ec) return "live file " + path + " cannot be read: " + ec.message();
+    if (actual == recorded) return "";
+    return "live file " + path + " is " + std::to_string(actual) + " bytes, the store recorded " +
+           std::to_string(recorded) + " (damaged: cut short by a power cut or a disk error)";
+  };
+  for (rocksdb::ColumnFamilyHandle* cf : handles_) {
+    rocksdb::ColumnFamilyMetaData meta;
+    db_->GetColumnFamilyMetaData(cf, &meta);
+    for (const rocksdb::BlobMetaData& blob : meta.blob_files) {
+      std::string why = mismatch(blob.blob_file_path + "/" + blob.blob_file_name, blob.blob_file_size);
+      if (!why.empty()) return why;
+    }
+    for (const rocksdb::LevelMetaData& level : meta.levels) {
+      for (const rocksdb::SstFileMetaData& table : level.files) {
+        std::string why = mismatch(table.directory + "/" + table.relative_filename, table.size);
+        if (!why.empty()) return why;
+      }
+    }
+  }
+  return "";
 }
 
 Status RocksDbStore::InitializeOrLoadMeta(std::string* incompatible_reason) {

@@ -95,6 +95,9 @@ class RocksDbStore final : public ArtifactStore {
 
   explicit RocksDbStore(const StoreOptions& options);
   [[nodiscard]] static OpenAttempt TryOpen(const StoreOptions& options);
+  // Why a live table or blob file does not have the size the MANIFEST
+  // recorded, or "" when every one does.
+  [[nodiscard]] std::string DamagedLiveFile() const;
   [[nodiscard]] Status InitializeOrLoadMeta(std::string* incompatible_reason);
   [[nodiscard]] Status RecountLocked(Counters* out);
   [[nodiscard]] Status AdvanceClockPastNewestAccess();

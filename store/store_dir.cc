@@ -1,5 +1,8 @@
 #include "store/store_dir.h"
 
+#include "store/artifact_store.h"
+
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -7,14 +10,17 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 namespace qdcache::store {
 namespace fs = std::filesystem;
 namespace {
 
-// File names RocksDB itself creates in a database directory.
-bool IsRocksDbFileName(const std::string& name) {
+// File names RocksDB itself creates in a database directory, and the
+// owner's scratch subdirectory.
+bool IsStoreFileName(const std::string& name) {
+  if (name == kScratchSubdirectory) return true;
   auto starts = [&](std::string_view p) { return name.rfind(p, 0) == 0; };
   auto ends = [&](std::string_view s) {
     return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
@@ -24,7 +30,32 @@ bool IsRocksDbFileName(const std::string& name) {
          ends(".blob") || ends(".dbtmp") || starts("CURRENT.");
 }
 
+// The command line of `pid`, for a message ("qdcached --store ..."); empty
+// when it cannot be read.
+std::string CommandOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::string cmd;
+  std::getline(in, cmd, '\0');
+  return cmd;
+}
+
 }  // namespace
+
+Status CheckStoreNotInUse(const std::string& path) {
+  const std::string lock = path + "/LOCK";
+  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return Status::Ok();  // no database there yet, or none we could open anyway
+  struct flock probe {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  const bool held = ::fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+  ::close(fd);
+  if (!held) return Status::Ok();
+  const std::string command = CommandOf(probe.l_pid);
+  return FailedPrecondition("store '" + path + "' is in use by another process (pid " +
+                            std::to_string(probe.l_pid) + (command.empty() ? "" : ", " + command) +
+                            "): another qdcached already serves it; use its socket or choose another --store");
+}
 
 Status EnsureWritableDirectory(const std::string& path) {
   std::error_code ec;
@@ -49,7 +80,7 @@ Expected<DirectoryKind> ClassifyDirectory(const std::string& path) {
   bool any = false;
   for (const fs::directory_entry& entry : it) {
     any = true;
-    if (!IsRocksDbFileName(entry.path().filename().string())) return DirectoryKind::kForeign;
+    if (!IsStoreFileName(entry.path().filename().string())) return DirectoryKind::kForeign;
   }
   return any ? DirectoryKind::kDatabase : DirectoryKind::kEmpty;
 }
@@ -58,16 +89,28 @@ Expected<std::string> MoveAside(const std::string& path, std::string_view reason
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
-  std::string base = fs::path(path).lexically_normal().string();
+  std::error_code ec;
+  // A store path that is a symbolic link stays one: the directory it points
+  // to is moved aside and made anew, the user's link is left alone.
+  const fs::path real = fs::is_symlink(path, ec) ? fs::canonical(path, ec) : fs::path(path);
+  if (ec) return FailedPrecondition("cannot resolve the store path '" + path + "': " + ec.message());
+  std::string base = real.lexically_normal().string();
   while (base.size() > 1 && base.back() == '/') base.pop_back();
+  const std::string directory = base;
   base += ".incompatible-" + std::to_string(seconds);
   std::string target = base;
-  std::error_code ec;
-  for (int n = 1; fs::exists(target, ec); ++n) target = base + "-" + std::to_string(n);
-  fs::rename(path, target, ec);
+  for (int n = 1; fs::symlink_status(target, ec).type() != fs::file_type::not_found; ++n) {
+    target = base + "-" + std::to_string(n);
+  }
+  fs::rename(directory, target, ec);
   if (ec) {
     return FailedPrecondition("store at '" + path + "' is incompatible (" + std::string(reason) +
                               ") and cannot be moved aside: " + ec.message());
+  }
+  fs::create_directory(directory, target, ec);  // with the old directory's permissions
+  if (ec) {
+    return FailedPrecondition("moved the incompatible store at '" + path + "' to '" + target +
+                              "' but cannot create a new one: " + ec.message());
   }
   spdlog::warn("store at '{}' is incompatible ({}); moved it to '{}' and starting a fresh store",
                path, reason, target);

@@ -24,8 +24,10 @@ enum class DirectoryKind {
 [[nodiscard]] Expected<DirectoryKind> ClassifyDirectory(const std::string& path);
 
 // Renames `path` to "<path>.incompatible-<unix-seconds>" (with a "-N" suffix
-// if that name is taken) and logs a warning naming `reason`. Returns the new
-// path. Nothing is deleted: the old store stays for inspection.
+// if that name is taken), creates an empty directory in its place and logs a
+// warning naming `reason`. Returns the new path. Nothing is deleted: the old
+// store stays for inspection. When `path` is a symbolic link, the directory
+// it points to is moved and re-created; the link stays.
 [[nodiscard]] Expected<std::string> MoveAside(const std::string& path, std::string_view reason);
 
 }  // namespace qdcache::store

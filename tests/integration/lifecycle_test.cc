@@ -41,6 +41,55 @@ TEST_CASE("a second daemon refuses a socket that a live daemon serves", "[integr
   CHECK(second.exit_code == 1);
   CHECK_THAT(second.err, Catch::Contains("already serving"));
   CHECK(first.Connect()->Ping().ok());
+  // It failed before creating anything: no store, no worker was started.
+  CHECK_FALSE(std::filesystem::exists(dir / "other-store"));
+  CHECK_THAT(second.err, !Catch::Contains("compile workers:"));
+}
+
+TEST_CASE("a second daemon on a store in use fails at once, naming the process, and creates nothing",
+          "[integration][lifecycle]") {
+  TempDir dir;
+  DaemonProcess first(dir.path());
+  first.Start();
+  RunResult second = Run({DaemonBinary(), "--socket", dir / "second.sock", "--store", first.store_dir()});
+  CHECK(second.exit_code == 1);
+  CHECK_THAT(second.err, Catch::Contains("is in use by another process (pid " + std::to_string(first.pid())));
+  CHECK_THAT(second.err, !Catch::Contains("While lock file"));
+  CHECK_THAT(second.err, !Catch::Contains("compile workers:"));
+  CHECK_FALSE(std::filesystem::exists(dir / "second.sock"));
+  CHECK(first.Connect()->Ping().ok());
+}
+
+TEST_CASE("worker scratch left by a daemon killed with SIGKILL is reaped by the next start, and only that",
+          "[integration][lifecycle]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  CHECK(CompileOne(*daemon.Connect(), Descriptor("cpu/saxpy.ll", "cpu:x86-64")).has_artifact());
+  const std::filesystem::path scratch = std::filesystem::path(daemon.store_dir()) / "worker-scratch";
+  auto owned_by = [&](pid_t pid) {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(scratch)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("w-" + std::to_string(pid) + "-", 0) == 0) names.push_back(name);
+    }
+    return names;
+  };
+  const pid_t killed = daemon.pid();
+  REQUIRE(owned_by(killed).size() >= 2);  // the key and compile workers' directories
+  daemon.Kill();
+  REQUIRE(owned_by(killed).size() >= 2);  // SIGKILL leaves them behind
+  // A directory of a process that is alive (this one) and one not named
+  // like scratch: neither is the new daemon's to remove.
+  std::filesystem::create_directory(scratch / ("w-" + std::to_string(::getpid()) + "-Live01"));
+  std::filesystem::create_directory(scratch / "not-scratch");
+
+  daemon.Start();
+  CHECK(owned_by(killed).empty());
+  CHECK(owned_by(daemon.pid()).size() >= 2);
+  CHECK(std::filesystem::exists(scratch / ("w-" + std::to_string(::getpid()) + "-Live01")));
+  CHECK(std::filesystem::exists(scratch / "not-scratch"));
+  CHECK_THAT(daemon.log(), Catch::Contains("compile worker scratch director"));
 }
 
 TEST_CASE("a stale socket left by a killed daemon is replaced", "[integration][lifecycle]") {
@@ -98,7 +147,10 @@ TEST_CASE("idle exit: a compile in flight keeps the daemon up until it is answer
   daemon.Start();
   v1::CompileResult r = CompileOne(*daemon.Connect(), SlowCpuKernel(20000));
   INFO(r.DebugString());
-  CHECK(r.has_artifact());
+  REQUIRE(r.has_artifact());
+  // What makes this test able to fail: the compile outlasted the idle time,
+  // so a daemon that counted only RPC arrivals would have exited under it.
+  REQUIRE(r.artifact().timings().total_seconds() > 3.0);
   CHECK(daemon.WaitForExit(std::chrono::seconds(120)) == 0);
   // The idle timer fired only after the compile had finished: in the log,
   // the compile's line comes first.

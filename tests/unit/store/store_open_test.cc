@@ -70,6 +70,30 @@ TEST_CASE("a store with another schema version is moved aside", "[store][open]")
   CHECK(MovedAside(dir).size() == 1);
 }
 
+TEST_CASE("a store path that is a symbolic link stays one when its store is moved aside",
+          "[store][open]") {
+  TempDir dir;
+  const std::filesystem::path real = dir.root() / "real-store";
+  {
+    StoreOptions options;
+    options.path = real.string();
+    OpenOrFail(options).reset();
+    RawDb raw(real.string());
+    raw.Put(raw.meta(), std::string(kSchemaVersionKey), EncodeFixed32(ArtifactStore::kSchemaVersion + 1));
+  }
+  std::filesystem::create_directory_symlink(real, dir.store_path());
+  auto store = OpenOrFail(OptionsFor(dir));
+  CHECK(std::filesystem::is_symlink(dir.store_path()));
+  CHECK(std::filesystem::exists(real / "CURRENT"));  // the fresh store, where the link points
+  CHECK(store->Put(MakeRecord("fresh")).ok());
+  std::vector<std::string> aside;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.root())) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("real-store.incompatible-", 0) == 0) aside.push_back(name);
+  }
+  CHECK(aside.size() == 1);
+}
+
 TEST_CASE("a schema 2 store (aliases keyed by numeric uid) is moved aside, not half-read",
           "[store][open]") {
   TempDir dir;
@@ -198,6 +222,38 @@ TEST_CASE("missing counters are recomputed on open", "[store][open][stats]") {
   CHECK(after.artifacts == before.artifacts);
   CHECK(after.aliases == before.aliases);
   CHECK(after.payload_bytes == before.payload_bytes);
+}
+
+}  // namespace
+}  // namespace qdcache::store
+
+namespace qdcache::store {
+namespace {
+
+TEST_CASE("a blob file cut short is found when the store opens, and the store is moved aside saying so",
+          "[store][open]") {
+  testing::TempDir dir;
+  const ArtifactRecord big = testing::MakeRecord("big", 64 << 10);  // well above kMinBlobSize
+  {
+    auto store = testing::OpenOrFail(testing::OptionsFor(dir));
+    REQUIRE(store->Put(big).ok());
+  }
+  {
+    testing::RawDb raw(dir.store_path());  // flushes the memtable into a table and a blob file
+    REQUIRE(raw.db()->Flush(rocksdb::FlushOptions(), raw.artifacts()).ok());
+  }
+  std::filesystem::path blob;
+  for (const auto& e : std::filesystem::directory_iterator(dir.store_path())) {
+    if (e.path().extension() == ".blob") blob = e.path();
+  }
+  REQUIRE_FALSE(blob.empty());
+  std::filesystem::resize_file(blob, std::filesystem::file_size(blob) - 100);  // the tail a power cut took
+
+  auto store = testing::OpenOrFail(testing::OptionsFor(dir));
+  CHECK_FALSE(store->Get(big.key)->has_value());  // a fresh store, not a half-readable one
+  CHECK(store->Put(testing::MakeRecord("after")).ok());
+  REQUIRE(MovedAside(dir).size() == 1);
+  CHECK(std::filesystem::exists(MovedAside(dir)[0] / blob.filename()));  // kept for inspection
 }
 
 }  // namespace
