@@ -53,6 +53,7 @@ Expected<Digest> IrDigestMemo::FindOrCompute(const std::string& raw_key,
   }
   if (!leader) {
     std::unique_lock wait(pending->mu);
+    if (on_follower_waits_ && !pending->done) on_follower_waits_();
     pending->cv.wait(wait, [&] { return pending->done; });
     return pending->result;
   }

@@ -23,7 +23,11 @@ namespace qdcache::daemon {
 
 class IrDigestMemo {
  public:
-  explicit IrDigestMemo(std::size_t capacity) : capacity_(capacity) {}
+  // `on_follower_waits` (a test seam; may be empty) is called by each
+  // FindOrCompute that is about to wait for another thread's computation,
+  // while that computation cannot yet have published its result.
+  explicit IrDigestMemo(std::size_t capacity, std::function<void()> on_follower_waits = nullptr)
+      : capacity_(capacity), on_follower_waits_(std::move(on_follower_waits)) {}
 
   // The memo key for raw IR bytes under what canonicalization depends on.
   [[nodiscard]] static std::string RawKey(std::string_view ir, std::string_view target, bool keep_debug);
@@ -52,6 +56,7 @@ class IrDigestMemo {
     Order::iterator position;
   };
   const std::size_t capacity_;
+  const std::function<void()> on_follower_waits_;
   std::mutex mu_;
   Order order_;                                     // guarded by mu_
   std::unordered_map<std::string, Entry> entries_;  // guarded by mu_

@@ -75,6 +75,7 @@ Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
   auto client = remote::MakeRedisClient(r.url, r.connect);
   auto tier = std::make_unique<remote::RemoteTier>(std::move(r), std::move(client));
   (void)tier->Probe();  // logs; a remote that is down is retried after the back-off
+  tier->StartRecoveryProbes();
   remote::RemoteTier* raw = tier.get();
   store::ArtifactStore* local_only = local.get();
   return StoreWithRemote{std::make_unique<remote::TieredStore>(std::move(local), std::move(tier)), raw,

@@ -70,6 +70,12 @@ CircuitBreaker::State CircuitBreaker::state() const {
   return state_;
 }
 
+std::optional<std::chrono::steady_clock::time_point> CircuitBreaker::retry_at() const {
+  std::lock_guard lock(mu_);
+  if (state_ != State::kOpen) return std::nullopt;
+  return open_until_;
+}
+
 std::chrono::milliseconds CircuitBreaker::current_backoff() const {
   std::lock_guard lock(mu_);
   return backoff_;

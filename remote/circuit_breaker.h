@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 
 namespace qdcache::remote {
 
@@ -42,6 +43,9 @@ class CircuitBreaker {
   void Trip();
 
   [[nodiscard]] State state() const;
+  // While open: when the back-off ends and Allow() lets a probe through.
+  // Closed or half-open: nullopt.
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> retry_at() const;
   // The back-off the breaker is (or would next be) open for.
   [[nodiscard]] std::chrono::milliseconds current_backoff() const;
   // Times the breaker went from closed to open (not counting failed probes).

@@ -13,10 +13,12 @@ Expected<NodePool::Lease> NodePool::Acquire(const Endpoint& node) {
   {
     std::lock_guard lock(mu_);
     auto it = idle_.find(node.ToString());
-    if (it != idle_.end() && !it->second.empty()) {
+    while (it != idle_.end() && !it->second.empty()) {
       std::unique_ptr<RedisConnection> conn = std::move(it->second.back());
       it->second.pop_back();
-      return Lease(this, std::move(conn));
+      // One the server closed (it restarted) would fail the call and count
+      // against the breaker although the remote is fine now.
+      if (!conn->PeerClosed()) return Lease(this, std::move(conn));
     }
   }
   // Connecting happens outside the lock: a slow node must not stall the others.

@@ -1,6 +1,7 @@
 #include "remote/redis_connection.h"
 
 #include <hiredis/hiredis.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 
 #include <cerrno>
@@ -53,6 +54,15 @@ RedisConnection::RedisConnection(Endpoint endpoint, redisContext* context)
     : endpoint_(std::move(endpoint)), context_(context) {}
 
 RedisConnection::~RedisConnection() { redisFree(context_); }
+
+bool RedisConnection::PeerClosed() const {
+  if (broken_ || context_ == nullptr || context_->fd < 0) return true;
+  char byte = 0;
+  const ssize_t n = ::recv(context_->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  // An idle connection has nothing to read: EOF (0) or an error means the
+  // server has gone; a byte would be an unsolicited reply, equally unusable.
+  return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+}
 
 Expected<std::unique_ptr<RedisConnection>> RedisConnection::Open(const Endpoint& endpoint,
                                                                  const ConnectOptions& options) {

@@ -51,6 +51,10 @@ class RedisConnection {
   [[nodiscard]] Expected<Reply> Command(const std::vector<std::string>& argv);
 
   [[nodiscard]] bool broken() const { return broken_; }
+  // True when the server has closed this (idle) connection, as a restarted
+  // Redis does: a pool hands out a fresh one instead of failing a call on it.
+  // One non-blocking peek; no round trip.
+  [[nodiscard]] bool PeerClosed() const;
   [[nodiscard]] const Endpoint& endpoint() const { return endpoint_; }
 
  private:

@@ -18,6 +18,46 @@ RemoteTier::RemoteTier(RemoteOptions options, std::unique_ptr<RedisClient> clien
                        CircuitBreaker::Clock clock)
     : options_(std::move(options)), client_(std::move(client)), breaker_(options_.breaker, std::move(clock)) {}
 
+RemoteTier::~RemoteTier() {
+  {
+    std::lock_guard lock(probe_mu_);
+    stopping_ = true;
+  }
+  probe_cv_.notify_all();
+  if (prober_.joinable()) prober_.join();
+}
+
+void RemoteTier::StartRecoveryProbes() {
+  prober_ = std::thread([this] { RecoveryLoop(); });
+}
+
+void RemoteTier::RecoveryLoop() {
+  std::unique_lock lock(probe_mu_);
+  while (!stopping_) {
+    const std::optional<std::chrono::steady_clock::time_point> retry_at = breaker_.retry_at();
+    if (!retry_at) {
+      // Closed, or half-open with a call probing: NoteHealth wakes us when
+      // that changes.
+      probe_cv_.wait(lock);
+      continue;
+    }
+    if (std::chrono::steady_clock::now() < *retry_at) {
+      probe_cv_.wait_until(lock, *retry_at);
+      continue;
+    }
+    lock.unlock();
+    if (breaker_.Allow()) {
+      if (client_->Ping().ok()) {
+        breaker_.RecordSuccess();
+      } else {
+        breaker_.RecordFailure();
+      }
+      NoteHealth();
+    }
+    lock.lock();
+  }
+}
+
 void RemoteTier::SetHealthListener(std::function<void(bool)> listener) {
   health_listener_ = std::move(listener);
 }
@@ -60,7 +100,13 @@ void RemoteTier::NoteHealth() {
   // must not interleave, or a stale reading could overwrite a newer one.
   std::lock_guard lock(health_mu_);
   const bool healthy = breaker_.state() == CircuitBreaker::State::kClosed;
-  if (healthy_.exchange(healthy) == healthy) return;
+  const bool changed = healthy_.exchange(healthy) != healthy;
+  if (!healthy || changed) {
+    // The prober re-reads the breaker: open again (a failed probe), or closed.
+    { std::lock_guard probe_lock(probe_mu_); }
+    probe_cv_.notify_all();
+  }
+  if (!changed) return;
   if (healthy) {
     spdlog::info("remote cache {} is back", options_.url.ToString());
   } else {

@@ -14,12 +14,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "common/expected.h"
 #include "remote/circuit_breaker.h"
@@ -58,10 +60,20 @@ class RemoteTier {
   // (null: steady_clock).
   RemoteTier(RemoteOptions options, std::unique_ptr<RedisClient> client,
              CircuitBreaker::Clock clock = nullptr);
+  ~RemoteTier();  // stops the recovery probes
+  RemoteTier(const RemoteTier&) = delete;
+  RemoteTier& operator=(const RemoteTier&) = delete;
 
   // One round trip to the remote, made at start-up: logs whether it answered
   // and, if not, opens the breaker (the daemon starts anyway).
   Status Probe();
+
+  // From now on, while the breaker is open, a thread of the tier's own
+  // probes the remote once at the end of each back-off: a remote that comes
+  // back is used again (and the health listener hears so) without waiting
+  // for traffic to probe it. Needs the steady clock (no injected clock).
+  // Call once; the destructor stops it.
+  void StartRecoveryProbes();
 
   // The record stored under `key`, verified against it.
   [[nodiscard]] Expected<std::optional<store::ArtifactRecord>> GetArtifact(const store::ArtifactKey& key);
@@ -89,6 +101,7 @@ class RemoteTier {
   Status Write(const std::string& key, std::string value);
   void NoteHealth();
   void LogThrottled(const std::string& message);
+  void RecoveryLoop();
 
   const RemoteOptions options_;
   const std::unique_ptr<RedisClient> client_;
@@ -99,6 +112,11 @@ class RemoteTier {
   std::atomic<bool> healthy_{true};
   std::atomic<std::uint64_t> hits_{0}, misses_{0}, errors_{0}, corrupt_{0}, writes_{0},
       write_failures_{0}, skipped_{0};
+
+  std::mutex probe_mu_;  // taken after health_mu_, never before
+  std::condition_variable probe_cv_;  // breaker state changed, or stopping
+  bool stopping_ = false;  // guarded by probe_mu_
+  std::thread prober_;
 
   std::mutex log_mu_;
   std::chrono::steady_clock::time_point next_log_{};  // guarded by log_mu_

@@ -52,6 +52,11 @@ void FormatListenPid(char* buf, pid_t pid) {
 }  // namespace
 
 void DaemonProcess::Start() {
+  Launch();
+  AwaitReady();
+}
+
+void DaemonProcess::Launch() {
   int ready[2];
   if (pipe2(ready, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -97,12 +102,17 @@ void DaemonProcess::Start() {
   }
   ::close(ready[1]);
   ::close(log_fd);
+  ready_fd_ = ready[0];
+}
+
+void DaemonProcess::AwaitReady() {
   // Blocks until the daemon writes "ready\n", or closes the pipe by exiting.
   std::string got;
   char buf[16];
   ssize_t n;
-  while ((n = ::read(ready[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
-  ::close(ready[0]);
+  while ((n = ::read(ready_fd_, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+  ::close(ready_fd_);
+  ready_fd_ = -1;
   if (got != "ready\n") {
     int status = Wait();
     throw std::runtime_error("qdcached did not start (exit " + std::to_string(status) + "):\n" + log());
@@ -154,6 +164,10 @@ int DaemonProcess::Stop() {
 }
 
 void DaemonProcess::Kill() {
+  if (ready_fd_ >= 0) {
+    ::close(ready_fd_);
+    ready_fd_ = -1;
+  }
   if (pid_ <= 0) return;
   ::kill(pid_, SIGKILL);
   Wait();

@@ -28,6 +28,13 @@ class DaemonProcess {
   // Starts the daemon and waits until it serves. Throws on failure, with the
   // daemon's stderr in the message.
   void Start();
+  // Start in two halves: Launch forks and executes the daemon and returns at
+  // once (it is still opening its store, starting workers...); AwaitReady
+  // then waits for it to serve, as Start does. Kill may come in between.
+  void Launch();
+  void AwaitReady();
+  // Replaces the extra arguments for the next Start or Launch.
+  void set_extra_args(std::vector<std::string> args) { extra_args_ = std::move(args); }
   // Runs `setup` in the forked child just before it execs the daemon (e.g.
   // PrivateTmpfs::Enter); false makes the child exit with 126. It runs
   // between fork and exec, so it may only make system calls.
@@ -62,6 +69,7 @@ class DaemonProcess {
   const std::string& socket_path() const { return socket_; }
   const std::string& store_dir() const { return store_; }
   std::string log() const;  // the daemon's stderr so far
+  const std::string& log_path() const { return log_path_; }
   // "HOST:PORT" the daemon reported listening on (for --listen HOST:0, the
   // port the kernel chose). Throws when it reported none.
   std::string TcpAddress() const;
@@ -84,6 +92,7 @@ class DaemonProcess {
   bool paths_on_command_line_ = true;
   std::string log_level_ = "debug";
   pid_t pid_ = -1;
+  int ready_fd_ = -1;  // between Launch and AwaitReady
 };
 
 // On scope exit (also when a REQUIRE throws): SIGKILLs the daemon, ending

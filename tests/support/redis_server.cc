@@ -11,15 +11,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
-#include <thread>
 
+#include "tests/support/log_watch.h"
 #include "tests/support/subprocess.h"
 
 namespace qdcache::testing {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-constexpr auto kPollInterval = std::chrono::milliseconds(20);
 
 // A loopback port that was free a moment ago (bound to port 0, then closed).
 int FreePort() {
@@ -79,7 +76,8 @@ void RedisServer::Start() {
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
-  const std::string log_path = dir_ + "/redis-" + std::to_string(port_) + ".log";
+  const std::string log_path = this->log_path();
+  const std::size_t log_start = FileSize(log_path);
   const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   const pid_t parent = ::getpid();
   pid_ = ::fork();
@@ -92,24 +90,10 @@ void RedisServer::Start() {
     ::_exit(127);
   }
   ::close(log_fd);
-  // Ready when it answers PING; it may also die (port taken meanwhile).
-  const auto deadline = Clock::now() + std::chrono::seconds(20);
-  while (true) {
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      throw std::runtime_error("redis-server exited at start:\n" + log());
-    }
-    auto conn = remote::RedisConnection::Open(endpoint(), TestConnectOptions());
-    if (conn.ok()) {
-      auto pong = (*conn)->Command({"PING"});
-      if (pong.ok() && pong->str == "PONG") return;
-    }
-    if (Clock::now() > deadline) {
-      Kill();
-      throw std::runtime_error("redis-server did not answer PING in time:\n" + log());
-    }
-    std::this_thread::sleep_for(kPollInterval);
+  // Ready when it says so in its log; it may also die (port taken meanwhile).
+  if (!WaitForLogText(log_path, log_start, "Ready to accept connections", pid_)) {
+    Kill();
+    throw std::runtime_error("redis-server did not become ready:\n" + log());
   }
 }
 
@@ -129,9 +113,11 @@ remote::Reply RedisServer::Command(const std::vector<std::string>& argv) const {
   return std::move(reply).value();
 }
 
+std::string RedisServer::log_path() const { return dir_ + "/redis-" + std::to_string(port_) + ".log"; }
+
 std::string RedisServer::log() const {
   try {
-    return ReadFileOrDie(dir_ + "/redis-" + std::to_string(port_) + ".log");
+    return ReadFileOrDie(log_path());
   } catch (const std::exception&) {
     return "";
   }
@@ -167,13 +153,12 @@ void RedisCluster::RestartAll() {
 }
 
 void RedisCluster::WaitUntilOk() const {
-  const auto deadline = Clock::now() + std::chrono::seconds(60);
   for (const auto& node : nodes_) {
-    while (true) {
-      remote::Reply info = node->Command({"CLUSTER", "INFO"});
-      if (info.str.find("cluster_state:ok") != std::string::npos) break;
-      if (Clock::now() > deadline) throw std::runtime_error("the cluster did not become ok:\n" + info.str);
-      std::this_thread::sleep_for(kPollInterval);
+    // Offset first, then the state: a change in between is in the log after it.
+    const std::size_t from = FileSize(node->log_path());
+    if (node->Command({"CLUSTER", "INFO"}).str.find("cluster_state:ok") != std::string::npos) continue;
+    if (!WaitForLogText(node->log_path(), from, "Cluster state changed: ok", node->pid())) {
+      throw std::runtime_error("the cluster did not become ok:\n" + node->Command({"CLUSTER", "INFO"}).str);
     }
   }
 }

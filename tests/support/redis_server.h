@@ -1,7 +1,8 @@
 // Real redis-server processes for integration tests: one server, or a Redis
 // Cluster of three masters, on free loopback ports, found on PATH. Each
 // process dies with the test (PR_SET_PDEATHSIG) and is killed on destruction.
-// Readiness is a PING (or CLUSTER INFO) loop bounded by a deadline.
+// Readiness is what the server logs ("Ready to accept connections", "Cluster
+// state changed: ok"), waited for as an event (log_watch.h).
 //
 // Tests that need Redis call RedisAvailable() first and return with a WARN
 // when it is false (Catch2 v2 has no SKIP).
@@ -32,7 +33,8 @@ class RedisServer {
   RedisServer& operator=(const RedisServer&) = delete;
 
   // Starts on free ports (first call) or the same ports as before (after
-  // Kill), and waits until it answers PING. Throws on failure with its log.
+  // Kill), and waits until it logs that it is ready. Throws on failure with
+  // its log.
   void Start();
   void Kill();  // SIGKILL and wait
   bool running() const { return pid_ > 0; }
@@ -42,6 +44,8 @@ class RedisServer {
   // Runs one command on this server; throws if it cannot be reached.
   remote::Reply Command(const std::vector<std::string>& argv) const;
   std::string log() const;
+  std::string log_path() const;
+  pid_t pid() const { return pid_; }
 
  private:
   const std::string dir_;
@@ -62,7 +66,6 @@ class RedisCluster {
   // Starts the killed nodes again on their ports with their cluster config;
   // waits for cluster_state:ok.
   void RestartAll();
-  void WaitUntilOk() const;
 
   std::vector<std::unique_ptr<RedisServer>>& nodes() { return nodes_; }
   // The node serving `slot` (per CLUSTER SLOTS of the first node).
@@ -70,6 +73,9 @@ class RedisCluster {
   std::string NodeId(const RedisServer& node) const;
 
  private:
+  // Returns once every node says cluster_state:ok (or logs that it became so).
+  void WaitUntilOk() const;
+
   std::vector<std::unique_ptr<RedisServer>> nodes_;
 };
 

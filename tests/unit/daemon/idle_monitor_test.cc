@@ -3,59 +3,84 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <future>
+#include <optional>
 #include <thread>
+#include <atomic>
+
+#include "tests/unit/daemon/manual_clock.h"
 
 using qdcache::daemon::IdleMonitor;
+using qdcache::daemon::testing::ManualClock;
 using namespace std::chrono_literals;
 
 namespace {
 
-// The time on_idle was called, or a timeout failure after a generous wait.
-IdleMonitor::Clock::time_point AwaitIdle(std::future<IdleMonitor::Clock::time_point>& fired) {
-  REQUIRE(fired.wait_for(60s) == std::future_status::ready);
-  return fired.get();
-}
+// Records when (by the manual clock) on_idle was called.
+struct Firing {
+  explicit Firing(ManualClock& c) : clock(c) {}
+  std::function<void(IdleMonitor::Clock::duration)> Callback() {
+    return [this](IdleMonitor::Clock::duration) { promise.set_value(clock.Now()); };
+  }
+  IdleMonitor::Clock::time_point Await() {
+    auto fired = promise.get_future();
+    REQUIRE(fired.wait_for(60s) == std::future_status::ready);  // a bound on a hang, not a timing
+    return fired.get();
+  }
+  ManualClock& clock;
+  std::promise<IdleMonitor::Clock::time_point> promise;
+};
 
 }  // namespace
 
-TEST_CASE("the idle monitor fires once the idle time has passed with nothing in flight",
+TEST_CASE("the idle monitor fires when the idle time has passed with nothing in flight, not before",
           "[daemon][idle]") {
-  std::promise<IdleMonitor::Clock::time_point> promise;
-  std::future<IdleMonitor::Clock::time_point> fired = promise.get_future();
-  const auto start = IdleMonitor::Clock::now();
-  IdleMonitor monitor(20ms, [&](IdleMonitor::Clock::duration idle) {
-    CHECK(idle == 20ms);
-    promise.set_value(IdleMonitor::Clock::now());
-  });
-  CHECK(AwaitIdle(fired) - start >= 20ms);
+  ManualClock clock;
+  Firing firing(clock);
+  const auto start = clock.Now();
+  IdleMonitor monitor(20ms, firing.Callback(), clock);
+  clock.AwaitWaitsAbove(0);
+  const int waits = clock.waits();
+  clock.Advance(19ms);
+  clock.AwaitWaitsAbove(waits);  // it looked at 19 ms and went back to sleep
+  clock.Advance(1ms);
+  CHECK(firing.Await() == start + 20ms);
 }
 
 TEST_CASE("an activity in flight holds the idle monitor off however long it lasts",
           "[daemon][idle]") {
-  std::promise<IdleMonitor::Clock::time_point> promise;
-  std::future<IdleMonitor::Clock::time_point> fired = promise.get_future();
-  // The idle time must outlast the gap between construction and Begin() even
-  // on a loaded machine (a 20 ms one fired in that gap under load).
-  IdleMonitor monitor(
-      500ms, [&](IdleMonitor::Clock::duration) { promise.set_value(IdleMonitor::Clock::now()); });
+  ManualClock clock;
+  Firing firing(clock);
+  IdleMonitor monitor(500ms, firing.Callback(), clock);
   monitor.Begin();
-  // Not synchronisation: an activity that lasts well past the idle time (as a
-  // long compile does). Had the monitor fired during it, it would have
-  // recorded a time before `ended`.
-  std::this_thread::sleep_for(1200ms);
-  const auto ended = IdleMonitor::Clock::now();
+  clock.AwaitWaitsAbove(0);
+  int waits = clock.waits();
+  clock.Advance(2h);  // a long compile, many idle times over
+  clock.AwaitWaitsAbove(waits);
+  const auto ended = clock.Now();
+  waits = clock.waits();
   monitor.End();
-  CHECK(AwaitIdle(fired) - ended >= 500ms);
+  clock.AwaitWaitsAbove(waits);  // counting from the end of the activity now
+  clock.Advance(500ms);
+  CHECK(firing.Await() == ended + 500ms);
 }
 
-TEST_CASE("a stopped idle monitor never fires", "[daemon][idle]") {
-  bool fired = false;
+TEST_CASE("the idle monitor never fires after Stop has returned", "[daemon][idle]") {
+  ManualClock clock;
+  std::atomic<bool> stop_returned{false};
+  std::atomic<int> calls{0}, late_calls{0};
   {
-    IdleMonitor monitor(1h, [&](IdleMonitor::Clock::duration) { fired = true; });
-    monitor.Begin();
-    monitor.End();
+    IdleMonitor monitor(1h, [&](IdleMonitor::Clock::duration) {
+      if (stop_returned.load()) ++late_calls;
+      ++calls;
+    }, clock);
+    clock.AwaitWaitsAbove(0);
+    // The deadline passes as Stop runs: firing is allowed only before Stop returns.
+    std::thread advancer([&] { clock.Advance(2h); });
     monitor.Stop();
+    stop_returned = true;
+    advancer.join();
     monitor.Stop();  // idempotent
   }
-  CHECK_FALSE(fired);
+  CHECK(late_calls.load() == 0);
+  CHECK(calls.load() <= 1);
 }

@@ -6,7 +6,8 @@
 
 #include <atomic>
 #include <future>
-#include <latch>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 namespace qdcache::daemon {
@@ -44,41 +45,45 @@ TEST_CASE("a failed digest is returned and computed again next time", "[daemon][
 
 TEST_CASE("a raw key asked for while it is being computed is not computed twice",
           "[daemon][ir_digest_memo]") {
-  IrDigestMemo memo(8);
+  // The leader computes until every follower is waiting for its result (the
+  // memo reports each one as it starts to wait). Without single-flight each
+  // follower would compute its own digest and return at once.
+  constexpr int kFollowers = 8;
+  std::mutex mu;
+  std::condition_variable cv;
+  int waiting = 0;  // guarded by mu
+  IrDigestMemo memo(8, [&] {
+    std::lock_guard lock(mu);
+    ++waiting;
+    cv.notify_all();
+  });
   const std::string raw = IrDigestMemo::RawKey("same kernel", "cuda:sm_90", false);
-  std::promise<void> started, release;
-  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> started;
   std::atomic<int> computed{0};
-  // The leader computes until the test releases it.
   std::future<Expected<Digest>> leader = std::async(std::launch::async, [&] {
     return memo.FindOrCompute(raw, [&]() -> Expected<Digest> {
       ++computed;
       started.set_value();
-      released.wait();
+      std::unique_lock lock(mu);
+      // A bound on a hang (followers that never wait), not a timing.
+      cv.wait_for(lock, std::chrono::seconds(60), [&] { return waiting == kFollowers; });
       return DigestOf("leader's");
     });
   });
   started.get_future().wait();
-  // The followers ask while the leader is still computing (the latch holds
-  // the release until every one of them is about to call). Without
-  // single-flight each would compute its own digest and return at once.
-  constexpr int kFollowers = 8;
-  std::latch asking(kFollowers);
   std::vector<std::future<Expected<Digest>>> followers;
   for (int i = 0; i < kFollowers; ++i) {
     followers.push_back(std::async(std::launch::async, [&] {
-      asking.count_down();
       return memo.FindOrCompute(raw, [&]() -> Expected<Digest> {
         ++computed;
         return DigestOf("follower's");
       });
     }));
   }
-  asking.wait();
-  release.set_value();
   REQUIRE(*leader.get() == DigestOf("leader's"));
   for (auto& f : followers) CHECK(*f.get() == DigestOf("leader's"));
   CHECK(computed == 1);
+  CHECK(waiting == kFollowers);
 }
 
 TEST_CASE("the memo forgets its least recently used digest beyond capacity", "[daemon][ir_digest_memo]") {
