@@ -4,6 +4,7 @@
 // each call runs in a supervised worker process). Callers depend only on it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -112,6 +113,11 @@ struct ToolchainInfo {
 struct CallControl {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   const CancelToken* cancel = nullptr;  // not owned; null: never cancelled
+  // Not owned; may be null. Incremented once for each worker process this
+  // call used up (crashed, hung, ran out of memory, was cancelled under it,
+  // or retired after refusing the input): what the caller charges to the
+  // client that sent the input (the daemon's failure budget).
+  std::atomic<int>* workers_used_up = nullptr;
 };
 
 // Thread-safe: every method may be called from many threads at once.

@@ -30,6 +30,12 @@ void ToWire(const CompileInput& in, worker::v1::CompileRequest* w) {
 WorkerPool::WorkerPool(WorkerPoolConfig config) : config_(std::move(config)) {
   key_.size = std::max(1u, config_.key_workers);
   compile_.size = std::max(1u, config_.compile_workers);
+  if (config_.max_respawns_per_second > 0) {
+    respawns_.emplace(static_cast<int>(config_.max_respawns_per_second),
+                      std::chrono::duration_cast<Clock::duration>(std::chrono::seconds(1)) /
+                          config_.max_respawns_per_second,
+                      Clock::now());
+  }
   supervisor_ = std::thread([this] { SupervisorLoop(); });
 }
 
@@ -50,7 +56,7 @@ Expected<std::unique_ptr<WorkerPool>> WorkerPool::Start(WorkerPoolConfig config)
   bool first = true;
   for (Lane* lane : {&pool->key_, &pool->compile_}) {
     for (unsigned i = 0; i < lane->size; ++i) {
-      QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, pool->SpawnOnSupervisor());
+      QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, pool->SpawnOnSupervisor(false));
       if (first) {
         pool->toolchain_ = worker->toolchain();  // later workers are checked against it
         first = false;
@@ -76,19 +82,34 @@ void WorkerPool::SupervisorLoop() {
   }
 }
 
-Expected<std::unique_ptr<WorkerProcess>> WorkerPool::SpawnOnSupervisor() {
+Expected<std::unique_ptr<WorkerProcess>> WorkerPool::SpawnOnSupervisor(bool replacement) {
   auto done = std::make_shared<std::promise<Expected<std::unique_ptr<WorkerProcess>>>>();
   std::future<Expected<std::unique_ptr<WorkerProcess>>> result = done->get_future();
   {
     std::lock_guard lock(supervisor_mu_);
     if (stopping_) return Unavailable("compile workers are shutting down");
-    supervisor_jobs_.push_back([this, done] { done->set_value(SpawnChecked()); });
+    supervisor_jobs_.push_back([this, done, replacement] { done->set_value(SpawnChecked(replacement)); });
   }
   supervisor_cv_.notify_one();
   return result.get();
 }
 
-Expected<std::unique_ptr<WorkerProcess>> WorkerPool::SpawnChecked() {
+bool WorkerPool::AwaitRespawnToken() {
+  std::unique_lock lock(supervisor_mu_);
+  bool waited = false;
+  for (;;) {
+    if (stopping_) return false;
+    const Clock::time_point now = Clock::now();
+    if (!respawns_ || respawns_->TryTake(now)) return true;
+    if (!waited) ++respawns_delayed_;
+    waited = true;
+    // Woken early only by the destructor (stopping_); the wait is the limit.
+    supervisor_cv_.wait_until(lock, respawns_->NextToken(now));
+  }
+}
+
+Expected<std::unique_ptr<WorkerProcess>> WorkerPool::SpawnChecked(bool replacement) {
+  if (replacement && !AwaitRespawnToken()) return Unavailable("compile workers are shutting down");
   QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, WorkerProcess::Spawn(config_.spawn));
   ++started_;
   // toolchain_ is empty only while Start spawns the first worker.
@@ -109,7 +130,7 @@ void WorkerPool::Replenish(Lane& lane) {
       if (lane.live >= lane.size) return;
       ++lane.live;
     }
-    Expected<std::unique_ptr<WorkerProcess>> worker = SpawnChecked();
+    Expected<std::unique_ptr<WorkerProcess>> worker = SpawnChecked(/*replacement=*/true);
     std::lock_guard pool_lock(mu_);
     if (!worker.ok()) {
       --lane.live;  // the next Acquire tries again and reports why
@@ -134,7 +155,7 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerPool::Acquire(Lane& lane, const C
     if (lane.live < lane.size) {
       ++lane.live;
       lock.unlock();
-      Expected<std::unique_ptr<WorkerProcess>> worker = SpawnOnSupervisor();
+      Expected<std::unique_ptr<WorkerProcess>> worker = SpawnOnSupervisor(/*replacement=*/true);
       lock.lock();
       if (!worker.ok()) --lane.live;
       return worker;
@@ -190,6 +211,7 @@ Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Req
     // has been seen to crash on the next one. A fresh worker serves the next.
     worker->Retire();
   }
+  if (!worker->alive() && control.workers_used_up != nullptr) ++*control.workers_used_up;
   Release(lane, std::move(worker));
   if (!response.ok() && response.status().code() == Code::kDeadlineExceeded && pool_limit) {
     return DeadlineExceeded("compile exceeded the time limit of " + Seconds(config_.compile_timeout) +
@@ -256,6 +278,7 @@ WorkerPoolStats WorkerPool::stats() const {
   s.timed_out = timed_out_;
   s.out_of_memory = out_of_memory_;
   s.cancelled = cancelled_;
+  s.respawns_delayed = respawns_delayed_;
   std::lock_guard lock(mu_);
   s.live = key_.live + compile_.live;
   return s;

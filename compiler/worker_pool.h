@@ -16,11 +16,13 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "common/expected.h"
+#include "common/token_bucket.h"
 #include "compiler/compiler.h"
 #include "compiler/worker_process.h"
 
@@ -32,6 +34,10 @@ struct WorkerPoolConfig {
   unsigned key_workers = 1;
   // Each call's limit, on top of its own CallControl deadline. 0: none.
   std::chrono::milliseconds compile_timeout{std::chrono::minutes(2)};
+  // Replacement workers started per second at most (the initial ones are
+  // not counted): a stream of inputs that each cost a worker cannot make the
+  // daemon fork without bound; replacements past it wait. 0: unlimited.
+  unsigned max_respawns_per_second = 20;
 };
 
 struct WorkerPoolStats {
@@ -40,6 +46,7 @@ struct WorkerPoolStats {
   std::uint64_t timed_out = 0;      // killed past the compile time limit or deadline
   std::uint64_t out_of_memory = 0;  // ran out of memory under the limit
   std::uint64_t cancelled = 0;      // killed because every caller had gone
+  std::uint64_t respawns_delayed = 0;  // replacements that waited for max_respawns_per_second
   unsigned live = 0;                // processes alive now
 };
 
@@ -85,11 +92,15 @@ class WorkerPool final : public Compiler {
   void Release(Lane& lane, std::unique_ptr<WorkerProcess> worker);
   void Count(const Status& failure);
   // Starts a worker on the spawner thread (so PR_SET_PDEATHSIG ties it to a
-  // thread that lives as long as the pool) and waits for it.
-  Expected<std::unique_ptr<WorkerProcess>> SpawnOnSupervisor();
+  // thread that lives as long as the pool) and waits for it. A replacement
+  // (any worker after Start) first waits for a respawn token.
+  Expected<std::unique_ptr<WorkerProcess>> SpawnOnSupervisor(bool replacement);
   // Spawns on the calling (supervisor) thread and checks the new worker's
   // toolchain against the pool's: keys must keep describing what compiles.
-  Expected<std::unique_ptr<WorkerProcess>> SpawnChecked();
+  Expected<std::unique_ptr<WorkerProcess>> SpawnChecked(bool replacement);
+  // On the supervisor thread: waits until a replacement may start
+  // (max_respawns_per_second). False when the pool is stopping.
+  bool AwaitRespawnToken();
   void Replenish(Lane& lane);  // async: starts a replacement if the lane is short
   void SupervisorLoop();
 
@@ -105,10 +116,11 @@ class WorkerPool final : public Compiler {
   std::condition_variable supervisor_cv_;
   std::vector<std::function<void()>> supervisor_jobs_;  // guarded by supervisor_mu_
   bool stopping_ = false;                                // guarded by supervisor_mu_
+  std::optional<TokenBucket> respawns_;                   // guarded by supervisor_mu_; empty: unlimited
   std::thread supervisor_;
 
   std::atomic<std::uint64_t> started_{0}, crashed_{0}, timed_out_{0}, out_of_memory_{0},
-      cancelled_{0};
+      cancelled_{0}, respawns_delayed_{0};
 };
 
 }  // namespace qdcache::compiler

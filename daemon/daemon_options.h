@@ -42,6 +42,9 @@ struct DaemonOptions {
   std::chrono::seconds compile_timeout{120};       // per worker call; 0 = none
   std::uint64_t worker_memory_bytes = 4ull << 30;  // RLIMIT_AS of a worker; 0 = none
   std::chrono::seconds failure_memory{600};        // crashed inputs answered from memory
+  unsigned worker_respawns = 20;                   // replacement workers started per second; 0 = unlimited
+  int peer_failure_burst = 30;                     // workers a tenant's inputs may use up at once; 0 = unlimited
+  std::chrono::milliseconds peer_failure_refill{200};  // one of them forgiven this often
   // Security (DESIGN §7, docs/protocol.md); checked by LoadSecurity.
   std::string socket_group;        // group of the unix socket (mode 0660); empty: the daemon's
   std::string tls_cert_file;       // TCP: server certificate chain (PEM); with tls_key_file

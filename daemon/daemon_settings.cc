@@ -68,6 +68,16 @@ std::vector<Setting> MakeSettings() {
   s.push_back(DurationSetting("failure-memory",
                               "How long an input that crashed a worker is answered from memory (0: off)",
                               &O::failure_memory));
+  s.push_back(CountSetting("worker-respawns",
+                           "Replacement compile workers started per second at most; more wait (0: unlimited)",
+                           &O::worker_respawns, 0u, 10000u));
+  s.push_back(CountSetting("peer-failure-burst",
+                           "Compile workers one tenant's inputs may use up (crash, hang, refuse) before its "
+                           "compiles are refused for a while; its hits are still served (0: unlimited)",
+                           &O::peer_failure_burst, 0, 100000));
+  s.push_back(MillisSetting("peer-failure-refill",
+                            "How often one used-up worker is forgiven a tenant, ms/s suffix",
+                            &O::peer_failure_refill, false));
   // Security (DESIGN §7): see docs/protocol.md for identities and roles.
   s.push_back(StringSetting("socket-group", "Group of the unix socket: its members may connect (empty: the daemon's)",
                             &O::socket_group));

@@ -28,11 +28,15 @@ Engine::Engine(compiler::Compiler& compiler, store::ArtifactStore& store, Engine
       toolchain_(ToolchainFingerprint(compiler.toolchain(), config_.daemon_version)),
       started_(Clock::now()),
       failures_(config_.failure_memory, 4096),
+      budget_(config_.failure_budget),
       pool_(config_.workers, config_.max_queue) {}
 
 Engine::~Engine() { Drain(); }
 
-void Engine::Drain() { pool_.Drain(); }
+void Engine::Drain() {
+  pool_.Drain();
+  tarpit_.Flush();
+}
 
 void Engine::CountSaved(std::uint64_t compile_micros) {
   const std::chrono::seconds longest =
@@ -51,18 +55,30 @@ v1::CompileResult Engine::Fail(const Status& status) {
   return r;
 }
 
-Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor) {
+Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor, const Peer& peer,
+                                       const Status& budget, bool* over_budget) {
+  *over_budget = false;
   Keyed k;
   QDC_ASSIGN_OR_RETURN(k.kernel, DecodeKernel(descriptor, config_.limits));
   const bool keep_debug = KeepsDebugInfo(k.kernel);
   const std::string raw = IrDigestMemo::RawKey(k.kernel.input.ir, k.kernel.target, keep_debug);
+  // A peer past its failure budget is keyed only from memory: IR it sent
+  // before (a hit) needs no worker.
+  if (!budget.ok() && !ir_digests_.Find(raw)) {
+    *over_budget = true;
+    return budget;
+  }
   QDC_ASSIGN_OR_RETURN(k.canonical_ir, ir_digests_.FindOrCompute(raw, [&]() -> Expected<Digest> {
     if (std::optional<Status> remembered = failures_.Find(raw)) {
       ++remembered_failures_;
       return *remembered;
     }
+    std::atomic<int> used_up{0};
+    compiler::CallControl control;
+    control.workers_used_up = &used_up;
     Expected<Digest> digest =
-        compiler_.CanonicalIrDigest(k.kernel.input.ir, k.kernel.input.target, keep_debug);
+        compiler_.CanonicalIrDigest(k.kernel.input.ir, k.kernel.input.target, keep_debug, control);
+    budget_.Charge(peer.tenant, used_up.load());
     if (!digest.ok()) failures_.Remember(raw, digest.status());
     return digest;
   }));
@@ -82,7 +98,13 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
       return;
     }
   }
-  Expected<Keyed> keyed = KeyOf(descriptor);
+  // A peer past its failure budget is served what needs no worker; the rest
+  // is refused, and the refusal held back a while (RefuseOverBudget).
+  std::chrono::milliseconds retry_after{0};
+  const Status budget = budget_.Check(peer.tenant, &retry_after);
+  bool over_budget = false;
+  Expected<Keyed> keyed = KeyOf(descriptor, peer, budget, &over_budget);
+  if (over_budget) return RefuseOverBudget(budget, retry_after, std::move(done));
   if (!keyed.ok()) {
     done(Fail(keyed.status()));
     return;
@@ -131,20 +153,29 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
       return;
     }
   }
+  // A peer past its failure budget may join a compile already running (that
+  // costs no worker) but not lead a new one.
   std::shared_ptr<Flight> flight;
   bool leader = true;
   {
     std::lock_guard lock(mu_);
-    if (store_result) {
-      auto [it, inserted] = in_flight_.try_emplace(key);
-      leader = inserted;
-      if (inserted) it->second = std::make_shared<Flight>(key);
-      flight = it->second;
-    } else {
-      flight = std::make_shared<Flight>(std::string());
+    auto running = store_result ? in_flight_.find(key) : in_flight_.end();
+    if (running != in_flight_.end()) {
+      leader = false;
+      flight = running->second;
+    } else if (budget.ok()) {
+      flight = std::make_shared<Flight>(store_result ? key : std::string(), peer.tenant);
+      if (store_result) in_flight_.emplace(key, flight);
     }
-    flight->waiters.push_back(std::move(waiter));
-    flight->recache = flight->recache || keyed->kernel.recache;
+    if (flight != nullptr) {
+      flight->waiters.push_back(std::move(waiter));
+      flight->recache = flight->recache || keyed->kernel.recache;
+    }
+  }
+  if (flight == nullptr) {  // refused by the budget
+    if (call_lock.owns_lock()) call_lock.unlock();
+    RefuseOverBudget(budget, retry_after, std::move(waiter.done));
+    return;
   }
   if (call != nullptr) {
     call->flights_.push_back(flight);
@@ -169,6 +200,15 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
     }
     for (Waiter& w : waiters) w.done(Fail(submitted));
   }
+}
+
+void Engine::RefuseOverBudget(const Status& budget, std::chrono::milliseconds retry_after, CompileDone done) {
+  ++budget_refusals_;
+  // Held back until the tenant may try again (at most a second): a client
+  // that retries at once cannot spin on refusals.
+  constexpr std::chrono::milliseconds kMaxHold{1000};
+  tarpit_.At(Clock::now() + std::min(retry_after, kMaxHold),
+             [done = std::move(done), refusal = Fail(budget)]() mutable { done(std::move(refusal)); });
 }
 
 void Engine::ForgetFlight(const std::shared_ptr<Flight>& flight) {
@@ -308,12 +348,15 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
 
   const Clock::time_point t0 = Clock::now();
   bool stage_hit = false;
+  std::atomic<int> used_up{0};
   compiler::CallControl control;
   control.cancel = &flight->cancel;
+  control.workers_used_up = &used_up;
   Expected<compiler::CompileOutput> output = kernel.input.target.kind == compiler::TargetKind::kCuda
                                                  ? CompileCuda(keyed, control, &stage_hit)
                                                  : compiler_.Compile(kernel.input, control);
   const double seconds = SecondsSince(t0);
+  budget_.Charge(flight->leader_tenant, used_up.load());
   compile_micros_ += static_cast<std::uint64_t>(seconds * 1e6);
   if (config_.on_compile) {
     const compiler::Target& t = kernel.input.target;
@@ -416,10 +459,12 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
   return result;
 }
 
-v1::Explanation Engine::Explain(const v1::KernelDescriptor& descriptor) {
+v1::Explanation Engine::Explain(const v1::KernelDescriptor& descriptor, const Peer& peer) {
   v1::Explanation out;
-  Expected<Keyed> keyed = KeyOf(descriptor);
+  bool over_budget = false;
+  Expected<Keyed> keyed = KeyOf(descriptor, peer, budget_.Check(peer.tenant), &over_budget);
   if (!keyed.ok()) {
+    if (over_budget) ++budget_refusals_;
     out.mutable_error()->set_code(static_cast<int>(keyed.status().code()));
     out.mutable_error()->set_message(ValidUtf8(keyed.status().message()));
     return out;
@@ -469,6 +514,8 @@ v1::Stats Engine::Stats() {
   s.set_artifact_misses(artifact_misses_);
   s.set_stage_misses(stage_misses_);
   s.set_compile_seconds_saved(static_cast<double>(compile_micros_saved_.load()) / 1e6);
+  s.set_peer_worker_failures(budget_.charged());
+  s.set_peer_failure_refusals(budget_refusals_);
   if (config_.worker_stats) {
     const compiler::WorkerPoolStats w = config_.worker_stats();
     s.set_worker_starts(w.started);
@@ -477,6 +524,7 @@ v1::Stats Engine::Stats() {
     s.set_worker_out_of_memory(w.out_of_memory);
     s.set_worker_kills_cancelled(w.cancelled);
     s.set_workers_live(w.live);
+    s.set_worker_respawns_delayed(w.respawns_delayed);
   }
   if (config_.remote != nullptr) {
     const remote::RemoteStats r = config_.remote->Stats();

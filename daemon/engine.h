@@ -23,7 +23,9 @@
 #include "daemon/artifact_key.h"
 #include "daemon/bundle_export.h"
 #include "daemon/bundle_import.h"
+#include "daemon/delayed_answers.h"
 #include "daemon/descriptor.h"
+#include "daemon/failure_budget.h"
 #include "daemon/failure_memory.h"
 #include "daemon/ir_digest_memo.h"
 #include "daemon/thread_pool.h"
@@ -65,6 +67,8 @@ struct EngineConfig {
   // hits or coalesced waiters), on the compile thread: keep it cheap and
   // thread-safe. May be empty.
   std::function<void(const CompileEvent&)> on_compile;
+  // Worker failures each tenant may cause (failure_budget.h).
+  FailureBudgetOptions failure_budget;
 };
 
 // Identity of the caller; aliases are never shared across tenants.
@@ -112,7 +116,8 @@ class Engine {
                                          bool include_ptx);
 
   // The artifact key of a descriptor and every component that went into it.
-  [[nodiscard]] v1::Explanation Explain(const v1::KernelDescriptor& descriptor);
+  // Keying may need a compile worker: it is charged to `peer` as compiles are.
+  [[nodiscard]] v1::Explanation Explain(const v1::KernelDescriptor& descriptor, const Peer& peer);
 
   // Store administration (see ArtifactStore).
   [[nodiscard]] Expected<v1::ListResponse> List(std::size_t limit);
@@ -146,8 +151,9 @@ class Engine {
     std::shared_ptr<Call> call;  // may be null
   };
   struct Flight {
-    explicit Flight(std::string k) : key(std::move(k)) {}
+    Flight(std::string k, std::string leader) : key(std::move(k)), leader_tenant(std::move(leader)) {}
     const std::string key;        // the artifact key; empty for a no_store flight
+    const std::string leader_tenant;  // whose budget the workers it uses up are charged to
     std::vector<Waiter> waiters;  // guarded by Engine::mu_
     bool recache = false;         // some waiter distrusts the store; guarded by Engine::mu_
     CancelToken cancel;           // fired when every waiter has gone
@@ -165,7 +171,14 @@ class Engine {
     std::string owned_ir;
   };
 
-  [[nodiscard]] Expected<Keyed> KeyOf(const v1::KernelDescriptor& descriptor);
+  // Decodes and keys `descriptor`. A digest that needs a worker is charged to
+  // `peer`, or refused with `budget` when that (budget_.Check) is not OK;
+  // *over_budget says that was the reason.
+  [[nodiscard]] Expected<Keyed> KeyOf(const v1::KernelDescriptor& descriptor, const Peer& peer,
+                                      const Status& budget, bool* over_budget);
+  // Answers `done` with the budget's refusal, after `retry_after` (at most a
+  // second) on tarpit_.
+  void RefuseOverBudget(const Status& budget, std::chrono::milliseconds retry_after, CompileDone done);
   // CUDA through the PTX and cubin stage caches; sets *stage_hit on reuse
   // and counts a PTX stage that had to be generated in stage_misses_.
   [[nodiscard]] Expected<compiler::CompileOutput> CompileCuda(const Keyed& keyed,
@@ -193,6 +206,8 @@ class Engine {
 
   IrDigestMemo ir_digests_{8192};
   FailureMemory failures_;
+  FailureBudget budget_;
+  DelayedAnswers tarpit_;  // budget refusals, held back
 
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Flight>> in_flight_;  // guarded by mu_
@@ -200,7 +215,7 @@ class Engine {
   std::atomic<std::uint64_t> compiles_{0}, hits_{0}, alias_hits_{0}, misses_{0}, coalesced_{0},
       errors_{0}, requests_{0}, store_errors_{0}, compile_micros_{0}, stage_hits_{0},
       cancelled_{0}, remembered_failures_{0}, queue_rejections_{0}, artifact_misses_{0}, stage_misses_{0},
-      compile_micros_saved_{0};
+      compile_micros_saved_{0}, budget_refusals_{0};
 
   ThreadPool pool_;  // last: destroyed (drained) first
 };

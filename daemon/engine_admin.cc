@@ -93,9 +93,10 @@ void Engine::ResetStats() {
   for (std::atomic<std::uint64_t>* counter :
        {&compiles_, &hits_, &alias_hits_, &misses_, &coalesced_, &errors_, &requests_, &store_errors_,
         &compile_micros_, &stage_hits_, &cancelled_, &remembered_failures_, &queue_rejections_,
-        &artifact_misses_, &stage_misses_, &compile_micros_saved_}) {
+        &artifact_misses_, &stage_misses_, &compile_micros_saved_, &budget_refusals_}) {
     counter->store(0);
   }
+  budget_.ResetStats();
   if (config_.remote != nullptr) config_.remote->ResetStats();
   spdlog::info("engine counters reset on request");
 }

@@ -18,6 +18,7 @@
 #include "daemon/idle_monitor.h"
 #include "compiler/compiler.h"
 #include "compiler/worker_pool.h"
+#include "compiler/worker_scratch.h"
 #include "daemon/call_auth.h"
 #include "daemon/engine.h"
 #include "daemon/remote_setup.h"
@@ -54,6 +55,7 @@ EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::Work
   c.failure_memory = options.failure_memory;
   c.limits.max_ir_bytes = options.max_ir_bytes;
   c.compile_timeout = options.compile_timeout;
+  c.failure_budget = FailureBudgetOptions{options.peer_failure_burst, options.peer_failure_refill};
   c.daemon_version = kVersion;
   c.max_bytes = options.max_bytes;
   c.worker_stats = [&workers] { return workers.stats(); };
@@ -74,6 +76,14 @@ constexpr bool kSanitized = false;
 Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions& options) {
   compiler::WorkerPoolConfig c;
   c.spawn.executable = "/proc/self/exe";  // this very binary, even if replaced on disk since
+  // Inside the store directory, which this daemon holds locked: scratch left
+  // by a daemon that was killed is reaped here, and none goes to /tmp.
+  c.spawn.scratch_root = options.store_dir + "/" + store::kScratchSubdirectory;
+  QDC_ASSIGN_OR_RETURN(const int reaped, compiler::PrepareScratchRoot(c.spawn.scratch_root));
+  if (reaped > 0) {
+    spdlog::info("removed {} compile worker scratch director{} left by a daemon that is gone", reaped,
+                 reaped == 1 ? "y" : "ies");
+  }
   if (!options.libdevice_path.empty()) c.spawn.args.push_back("--libdevice=" + options.libdevice_path);
   c.spawn.memory_limit_bytes = kSanitized ? 0 : options.worker_memory_bytes;
   // A worker's answer becomes a response: keep room for its other fields.
@@ -86,6 +96,7 @@ Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions
   c.compile_workers = options.workers;
   c.key_workers = options.key_workers;
   c.compile_timeout = options.compile_timeout;
+  c.max_respawns_per_second = options.worker_respawns;
   return compiler::WorkerPool::Start(std::move(c));
 }
 
@@ -168,9 +179,8 @@ class ServerImpl final : public Server {
       if (server_) server_->Shutdown();
       server_.reset();
       idle_.reset();
-      acceptor_.reset();
+      acceptor_.reset();  // removes the socket it bound
       metrics_endpoint_.reset();
-      RemoveOwnSocket();
       return Unavailable(options_.listen.empty() ? "cannot start the gRPC server"
                                                  : "cannot listen on " + options_.listen);
     }
@@ -204,9 +214,9 @@ class ServerImpl final : public Server {
     if (idle_) idle_->Stop();  // draining is not idleness
     if (acceptor_) {
       acceptor_->Stop();  // no new connections
-      // Remove the socket now, while it is surely still ours: after a long
-      // drain it might already belong to a successor daemon.
-      RemoveOwnSocket();
+      // Remove the socket now: after a long drain the path might belong to a
+      // successor daemon (RemoveSocket checks that it is still ours anyway).
+      acceptor_->RemoveSocket();
     }
     {
       std::lock_guard lock(health_mu_);
@@ -239,11 +249,6 @@ class ServerImpl final : public Server {
   }
 
  private:
-  // The socket this daemon bound, never one a service manager passed.
-  void RemoveOwnSocket() {
-    if (activation_fd_ < 0) ::unlink(options_.socket_path.c_str());
-  }
-
   // Sets kRemoteHealthService from the breaker's state now (not from the
   // listener's argument, which may be older than a concurrent report).
   void ReportRemoteHealth() {
@@ -300,6 +305,10 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options, in
     }
   } guard{activation_fd};
   QDC_ASSIGN_OR_RETURN(SecuritySetup security, LoadSecurity(options));
+  // Before anything is created: a second daemon on a busy socket or a store
+  // in use fails here and leaves no directory, worker or file behind.
+  if (guard.fd < 0) QDC_RETURN_IF_ERROR(CheckSocketPathFree(options.socket_path));
+  QDC_RETURN_IF_ERROR(store::CheckStoreNotInUse(options.store_dir));
   if (InPrivateTmpDir(options.socket_path) || InPrivateTmpDir(options.store_dir)) {
     QDC_RETURN_IF_ERROR(CheckPrivateDir(PrivateTmpDir(), /*create=*/true));
   }

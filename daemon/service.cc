@@ -152,12 +152,12 @@ grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* CompileCacheService::Explain(grpc::CallbackServerContext* context,
                                                        const v1::ExplainRequest* request,
                                                        v1::ExplainResponse* response) {
-  return Answer(context, auth::Operation::kExplain, *request, [&](const Peer&) -> Status {
+  return Answer(context, auth::Operation::kExplain, *request, [&](const Peer& peer) -> Status {
     if (request->kernels_size() < 1 || request->kernels_size() > 2) {
       return InvalidArgument("explain takes one or two descriptors");
     }
     for (const v1::KernelDescriptor& d : request->kernels()) {
-      *response->add_explanations() = engine_.Explain(d);
+      *response->add_explanations() = engine_.Explain(d, peer);
     }
     if (response->explanations_size() == 2) {
       for (std::string& name : Differing(response->explanations(0), response->explanations(1))) {

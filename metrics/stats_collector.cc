@@ -101,6 +101,15 @@ std::vector<MetricFamily> StatsFamilies(const v1::Stats& s) {
   f.Counter("qdcache_worker_kills_cancelled_total",
             "Compile workers killed because every requester had gone",
             D(s.worker_kills_cancelled()));
+  f.Counter("qdcache_worker_respawns_delayed_total",
+            "Replacement compile workers that waited for the respawn limit (--worker-respawns)",
+            D(s.worker_respawns_delayed()));
+  f.Counter("qdcache_peer_worker_failures_total",
+            "Compile workers used up by an input, charged to the tenant that sent it",
+            D(s.peer_worker_failures()));
+  f.Counter("qdcache_peer_failure_refusals_total",
+            "Items refused because their tenant had spent its worker-failure budget",
+            D(s.peer_failure_refusals()));
 
   // Store.
   f.Add("qdcache_store_entries", "Entries in the local store by kind", MetricType::Gauge,

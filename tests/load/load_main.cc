@@ -96,7 +96,12 @@ void CompileWarmSet(const testing::DaemonProcess& daemon, int count) {
 
 int RunDriver(const Options& o) {
   testing::TempDir dir;
-  testing::DaemonProcess daemon(dir.path(), o.daemon_args);
+  // All clients are one tenant (this uid): its malformed inputs would spend
+  // the failure budget and refuse its fresh compiles, which is not what a
+  // load run measures. --daemon-arg=--peer-failure-burst=N comes after and wins.
+  std::vector<std::string> daemon_args = {"--peer-failure-burst", "0"};
+  daemon_args.insert(daemon_args.end(), o.daemon_args.begin(), o.daemon_args.end());
+  testing::DaemonProcess daemon(dir.path(), daemon_args);
   daemon.Start();
   CompileWarmSet(daemon, o.worker.warm_kernels);
   const std::optional<ProcessSample> idle = SampleProcess(daemon.pid());

@@ -36,7 +36,7 @@ v1::KernelDescriptor CudaKernel(const std::string& ir) {
 
 // Gives the stored record of `d` a known compile time (what a hit saves).
 void SetStoredCompileMicros(Fixture& f, const v1::KernelDescriptor& d, std::uint64_t micros) {
-  const std::string key = f.engine->Explain(d).artifact_key();
+  const std::string key = f.engine->Explain(d, Peer{"uid:1"}).artifact_key();
   auto record = f.store->Get(key);
   REQUIRE(record.ok());
   REQUIRE(record->has_value());

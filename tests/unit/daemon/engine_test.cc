@@ -159,7 +159,7 @@ TEST_CASE("explain lists every key component and the key they hash to", "[daemon
   Fixture f;
   v1::KernelDescriptor d = Kernel("ir");
   (*d.mutable_key_extras())["FRONTEND"] = "v2";
-  v1::Explanation e = f.engine->Explain(d);
+  v1::Explanation e = f.engine->Explain(d, Peer{"uid:1"});
   REQUIRE_FALSE(e.has_error());
   CHECK(e.artifact_key().size() == 32);
   std::vector<std::string> names;
@@ -284,4 +284,30 @@ TEST_CASE("one waiter's wrong entry point does not fail the others on its flight
   CHECK_THAT(a.result.error().message(), Catch::Contains("nope"));
   REQUIRE(b.result.has_artifact());
   CHECK(b.result.artifact().payload() == "artifact:ir");
+}
+
+TEST_CASE("a tenant whose inputs keep using up workers is refused new work, keeps its hits, and "
+          "does not affect other tenants",
+          "[daemon][engine][budget]") {
+  Fixture f([](EngineConfig& c) { c.failure_budget = {3, std::chrono::hours(1)}; });
+  const Peer storm{"token:storm"}, good{"token:good"};
+  REQUIRE(f.CompileSync(Kernel("warm"), storm).status() == v1::CACHE_STATUS_COMPILED);
+  // Keying failures (the digest worker refuses the IR) and compile failures
+  // both use up a worker.
+  CHECK(f.CompileSync(Kernel("bad digest 1"), storm).error().code() == int(Code::kInvalidArgument));
+  CHECK(f.CompileSync(Kernel("bad digest 2"), storm).error().code() == int(Code::kInvalidArgument));
+  CHECK(f.CompileSync(Kernel("fail"), storm).error().code() == int(Code::kInvalidArgument));
+  const int digests = f.compiler.digest_calls(), compiles = f.compiler.calls();
+
+  v1::CompileResult refused = f.CompileSync(Kernel("bad digest 3"), storm);
+  CHECK(refused.error().code() == int(Code::kResourceExhausted));
+  CHECK(f.CompileSync(Kernel("fresh"), storm).error().code() == int(Code::kResourceExhausted));
+  CHECK(f.compiler.digest_calls() == digests);  // refused before any worker was asked
+  CHECK(f.compiler.calls() == compiles);
+  CHECK(f.CompileSync(Kernel("warm"), storm).status() == v1::CACHE_STATUS_HIT);
+
+  CHECK(f.CompileSync(Kernel("fresh"), good).status() == v1::CACHE_STATUS_COMPILED);
+  const v1::Stats s = f.engine->Stats();
+  CHECK(s.peer_worker_failures() == 3);
+  CHECK(s.peer_failure_refusals() == 2);
 }

@@ -1,7 +1,9 @@
 // A compiler for engine tests, with no LLVM: CPU artifacts are
 // "artifact:<ir>" (entry point "f"), IR "fail" is an INVALID_ARGUMENT and
 // "crash" an INTERNAL compiler crash, an entry point other than "f" is
-// refused; CUDA PTX is "ptx:<ir>" (entry "k") and the cubin
+// refused; IR starting with "bad digest" cannot be keyed (INVALID_ARGUMENT).
+// Like the worker pool, every failing call reports one worker used up
+// (CallControl::workers_used_up). CUDA PTX is "ptx:<ir>" (entry "k") and the cubin
 // "cubin:<ptx>/<max registers>". Compile calls pass a gate that tests may
 // Close() to hold them (and Open() to release), and every call is counted.
 // Thread-safe.
@@ -28,11 +30,11 @@ class ScriptedCompiler final : public compiler::Compiler {
       cv_.wait(lock, [&] { return open_; });
       if (control.cancel != nullptr && control.cancel->cancelled()) ++saw_cancelled_;
     }
-    if (input.ir == "fail") return InvalidArgument("1:1: scripted failure");
+    if (input.ir == "fail") return UsedUp(control, InvalidArgument("1:1: scripted failure"));
     for (const std::string& e : input.entry_points) {  // as the real compiler refuses them
-      if (e != "f") return InvalidArgument("entry point \"" + e + "\" not found");
+      if (e != "f") return UsedUp(control, InvalidArgument("entry point \"" + e + "\" not found"));
     }
-    if (input.ir == "crash") return Internal("compiler crashed (SIGSEGV) in scripted worker");
+    if (input.ir == "crash") return UsedUp(control, Internal("compiler crashed (SIGSEGV) in scripted worker"));
     compiler::CompileOutput out;
     out.kind = compiler::ArtifactKind::kSharedObject;
     out.payload = "artifact:" + std::string(input.ir);
@@ -40,7 +42,12 @@ class ScriptedCompiler final : public compiler::Compiler {
     return out;
   }
   Expected<Digest> CanonicalIrDigest(std::string_view ir, const compiler::Target&, bool,
-                                     const compiler::CallControl&) override {
+                                     const compiler::CallControl& control) override {
+    {
+      std::lock_guard lock(mu_);
+      ++digest_calls_;
+    }
+    if (ir.substr(0, 10) == "bad digest") return UsedUp(control, InvalidArgument("1:1: scripted parse error"));
     return Sha256(ir);
   }
   // CUDA stages: PTX is "ptx:<ir>", the cubin "cubin:<ptx>/<max_registers>".
@@ -96,12 +103,21 @@ class ScriptedCompiler final : public compiler::Compiler {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return calls_ >= n; });
   }
+  int digest_calls() {
+    std::lock_guard lock(mu_);
+    return digest_calls_;
+  }
   int saw_cancelled() {
     std::lock_guard lock(mu_);
     return saw_cancelled_;
   }
 
  private:
+  static Status UsedUp(const compiler::CallControl& control, Status failure) {
+    if (control.workers_used_up != nullptr) ++*control.workers_used_up;
+    return failure;
+  }
+
   compiler::ToolchainInfo info_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -110,6 +126,7 @@ class ScriptedCompiler final : public compiler::Compiler {
   int saw_cancelled_ = 0;
   int ptx_calls_ = 0;
   int link_calls_ = 0;
+  int digest_calls_ = 0;
 };
 
 }  // namespace qdcache::daemon::testing
