@@ -12,12 +12,15 @@
 
 namespace qdcache::crash {
 
-// With `daemon` running: every acknowledged kernel is a HIT with the same key
-// and payload digest; every one sent with a fast key is an ALIAS_HIT; Verify
-// drops nothing; nothing was compiled and no store error or corrupt entry
-// was counted. Returns the violations (empty when all hold).
+// With `daemon` running: every guaranteed kernel is a HIT with the same key
+// and payload digest, every one sent with a fast key an ALIAS_HIT; the
+// others are that too, or compiled again (their alias missing) with the same
+// key and bytes; Verify drops nothing and no corrupt entry was counted
+// unless the store was `damaged`; nothing was compiled but those, and no
+// store error was counted. Returns the violations (empty when all hold).
 [[nodiscard]] std::vector<std::string> CheckServedBack(testing::DaemonProcess& daemon,
-                                                       const std::vector<Acknowledged>& acked);
+                                                       const std::vector<Acknowledged>& acked,
+                                                       bool damaged);
 
 // On a store no process holds open: the persisted counters equal the entries
 // actually stored, and every entry has its value, its info and exactly one

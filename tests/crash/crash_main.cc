@@ -9,10 +9,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <thread>
 #include <random>
 
 #include "tests/crash/crash_check.h"
 #include "tests/crash/crash_round.h"
+#include "tests/crash/crash_sources.h"
 #include "tests/support/kernels.h"
 #include "tests/support/subprocess.h"
 
@@ -31,25 +34,61 @@ struct Options {
   int max_kill_delay_ms = 400;
   std::string work_dir;  // empty: a temporary directory, removed on success
   bool no_cuda = false;
+  bool no_redis = false;
 };
 
 double SecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Store writes the daemon logged as failed: their artifacts were served but
-// not stored, which would break the test's premise rather than durability.
+// Store writes the daemon logged as failed (back-fills of remote entries
+// included): their artifacts were served but not stored, which would break
+// the test's premise rather than durability.
 std::vector<std::string> FailedStoreWrites(const std::string& log) {
   std::vector<std::string> out;
-  std::size_t at = 0;
-  while ((at = log.find(" write failed", at)) != std::string::npos) {
-    const std::size_t begin = log.rfind('\n', at) + 1;
-    const std::size_t end = log.find('\n', at);
-    out.push_back("daemon log: " + log.substr(begin, end - begin));
-    at = end;
+  for (const char* failed : {" write failed", "back-fill of a remote"}) {
+    std::size_t at = 0;
+    while ((at = log.find(failed, at)) != std::string::npos) {
+      const std::size_t begin = log.rfind('\n', at) + 1;
+      const std::size_t end = log.find('\n', at);
+      out.push_back("daemon log: " + log.substr(begin, end - begin));
+      at = end;
+    }
   }
   return out;
 }
+
+// What a round does besides writing: see README.md.
+enum class RoundKind { kWrite, kStartup, kEviction, kImport, kBackfill, kDamage };
+
+const char* KindName(RoundKind kind) {
+  switch (kind) {
+    case RoundKind::kWrite: return "write";
+    case RoundKind::kStartup: return "startup";
+    case RoundKind::kEviction: return "evict";
+    case RoundKind::kImport: return "import";
+    case RoundKind::kBackfill: return "backfill";
+    case RoundKind::kDamage: return "damage";
+  }
+  return "?";
+}
+
+RoundKind DrawKind(std::mt19937_64& rng, int round, bool remote) {
+  if (round == 0) return RoundKind::kWrite;  // something to recover, import and evict first
+  // write 40%, startup 15%, evict 10%, import 15%, backfill 10% (write without Redis), damage 10%
+  const int r = std::uniform_int_distribution<int>(0, 99)(rng);
+  if (r < 40) return RoundKind::kWrite;
+  if (r < 55) return RoundKind::kStartup;
+  if (r < 65) return RoundKind::kEviction;
+  if (r < 80) return RoundKind::kImport;
+  if (r < 90) return remote ? RoundKind::kBackfill : RoundKind::kWrite;
+  return RoundKind::kDamage;
+}
+
+// Kernel ids of the bundle and the remote tier, far from the writers'.
+constexpr std::uint64_t kImportIds = std::uint64_t{1} << 40;
+constexpr std::uint64_t kRemoteIds = std::uint64_t{2} << 40;
+constexpr int kSourceKernels = 24;
 
 int Run(const Options& options) {
   std::unique_ptr<testing::TempDir> temp;
@@ -71,41 +110,114 @@ int Run(const Options& options) {
   std::uniform_int_distribution<int> delay_ms(0, options.max_kill_delay_ms);
   Oracle oracle(dir + "/oracle.txt");
   std::atomic<std::uint64_t> next_id{0};
-  testing::DaemonProcess daemon(dir);
+  testing::DaemonProcess daemon(dir + "/daemon");
+  std::filesystem::create_directories(dir + "/daemon");
+  const ImportSource bundle = MakeImportSource(dir + "/bundle", oracle, kImportIds, kSourceKernels, cuda);
+  const std::unique_ptr<RemoteSource> remote =
+      options.no_redis ? nullptr : MakeRemoteSource(dir + "/remote", oracle, kRemoteIds, kSourceKernels, cuda);
+  if (!remote) std::printf("  no back-fill rounds: %s\n", options.no_redis ? "--no-redis" : "redis-server not found");
   std::vector<std::string> violations;
   const Clock::time_point t0 = Clock::now();
   int rounds = 0;
+  std::map<RoundKind, int> kinds;
   std::uint64_t rechecked = 0;
+  bool damaged = false;
+  double start_ms = 200;  // how long the last full start took
   auto more_rounds = [&] {
     if (options.rounds > 0) return rounds < options.rounds;
     return rounds < options.min_rounds || SecondsSince(t0) < options.seconds;
   };
+  auto start = [&](std::vector<std::string> args) {
+    daemon.set_extra_args(std::move(args));
+    const int aside = MovedAsideStores(daemon.store_dir());
+    const std::size_t log_mark = daemon.log().size();
+    const Clock::time_point s0 = Clock::now();
+    daemon.Start();
+    start_ms = SecondsSince(s0) * 1000;
+    // A store moved aside must say why in the log (a damaged store may be).
+    if (MovedAsideStores(daemon.store_dir()) != aside &&
+        daemon.log().find("is incompatible (", log_mark) == std::string::npos) {
+      violations.push_back("the store was moved aside without a logged reason");
+    }
+  };
   while (more_rounds() && violations.empty()) {
     const Clock::time_point r0 = Clock::now();
+    const RoundKind kind = DrawKind(rng, rounds, remote != nullptr);
+    ++kinds[kind];
     RoundConfig config;
     config.round = rounds;
     config.writers = options.writers;
     config.cuda = cuda;
     config.kill_delay = std::chrono::milliseconds(delay_ms(rng));
     config.seed = rng();
-    daemon.Start();
-    RoundResult r = RunRound(daemon, oracle, next_id, config);
+    std::string note;
+    std::vector<std::string> args;
+    if (kind == RoundKind::kEviction) {
+      // A cap below what the store holds: every write starts an eviction pass.
+      args = {"--max-size", "64K"};
+      config.evicting = true;
+      oracle.DropGuarantees();
+    } else if (kind == RoundKind::kImport) {
+      config.import_bundle = bundle.bundle;
+      config.import_ids = bundle.ids;
+    } else if (kind == RoundKind::kBackfill) {
+      args = {"--remote", remote->url};
+      config.also_request = remote->kernels;
+    }
+    RoundResult r;
+    if (kind == RoundKind::kStartup) {
+      // Killed while it opens (and recovers) its store and starts workers:
+      // somewhere within a start's time.
+      const auto kill_at = std::chrono::milliseconds(
+          std::uniform_int_distribution<int>(0, static_cast<int>(start_ms * 1.2) + 1)(rng));
+      daemon.set_extra_args({});
+      daemon.Launch();
+      // The random moment of the kill is what this round is about.
+      std::this_thread::sleep_for(kill_at);
+      daemon.Kill();
+      note = "killed " + std::to_string(kill_at.count()) + " ms into its start";
+    } else {
+      start(args);
+      r = RunRound(daemon, oracle, next_id, config);
+      note = "killed " + std::to_string(config.kill_delay.count()) + " ms after the first ack";
+      if (r.imported) note += "; import acknowledged";
+    }
+    if (kind == RoundKind::kDamage) {
+      const std::string what = DamageNewestFile(daemon.store_dir(), rng);
+      if (!what.empty()) {
+        damaged = true;
+        oracle.DropGuarantees();
+        note += "; " + what;
+      }
+    }
     ++rounds;
     rechecked += r.rechecked;
-    std::printf(
-        "round %3d: killed %4lld ms after the first ack; %3llu acknowledged, %3llu "
-        "re-served; %.2f s\n",
-        config.round, static_cast<long long>(config.kill_delay.count()),
-        static_cast<unsigned long long>(r.acknowledged),
-        static_cast<unsigned long long>(r.rechecked), SecondsSince(r0));
+    std::printf("round %3d %-8s %s; %3llu acknowledged, %3llu re-served; %.2f s\n", config.round,
+                KindName(kind), note.c_str(), static_cast<unsigned long long>(r.acknowledged),
+                static_cast<unsigned long long>(r.rechecked), SecondsSince(r0));
     std::fflush(stdout);
+    for (std::string& v : r.violations) violations.push_back(std::move(v));
+  }
+  // A closing write round: whatever the last rounds took away, the final
+  // check then has freshly guaranteed entries to find.
+  if (violations.empty()) {
+    RoundConfig config;
+    config.round = rounds++;
+    config.writers = options.writers;
+    config.cuda = cuda;
+    config.kill_delay = std::chrono::milliseconds(delay_ms(rng));
+    config.seed = rng();
+    ++kinds[RoundKind::kWrite];
+    start({});
+    RoundResult r = RunRound(daemon, oracle, next_id, config);
+    rechecked += r.rechecked;
     for (std::string& v : r.violations) violations.push_back(std::move(v));
   }
   const double round_seconds = SecondsSince(t0);
 
   if (violations.empty()) {
-    daemon.Start();
-    violations = CheckServedBack(daemon, oracle.All());
+    start({});
+    violations = CheckServedBack(daemon, oracle.All(), damaged);
     const int stop = daemon.Stop();
     if (stop != 0)
       violations.push_back("daemon exited with " + std::to_string(stop) + " on SIGTERM");
@@ -113,13 +225,15 @@ int Run(const Options& options) {
   }
   for (std::string& v : FailedStoreWrites(daemon.log())) violations.push_back(std::move(v));
 
+  std::string mix;
+  for (const auto& [kind, n] : kinds) mix += std::string(mix.empty() ? "" : ", ") + std::to_string(n) + " " + KindName(kind);
   std::printf(
-      "%d rounds in %.1f s (%.2f s per round); %zu artifacts acknowledged, %llu "
-      "re-served during the rounds, all checked after the last kill\n",
-      rounds, round_seconds, round_seconds / std::max(rounds, 1), oracle.size(),
-      static_cast<unsigned long long>(rechecked));
+      "%d rounds (%s) in %.1f s (%.2f s per round); %zu artifacts acknowledged (%zu still guaranteed), "
+      "%llu re-served during the rounds, all checked after the last kill\n",
+      rounds, mix.c_str(), round_seconds, round_seconds / std::max(rounds, 1), oracle.size(),
+      oracle.guaranteed(), static_cast<unsigned long long>(rechecked));
   if (violations.empty()) {
-    std::printf("PASS: every acknowledged artifact survived %d kill -9s\n", rounds);
+    std::printf("PASS: every acknowledged artifact survived %d kill -9s; nothing corrupt was served\n", rounds);
     return 0;
   }
   std::fprintf(stderr, "FAIL (seed %llu): %zu violations\n",
@@ -159,6 +273,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 60000));
   app.add_option("--work-dir", options.work_dir, "keep the store, log and oracle here");
   app.add_flag("--no-cuda", options.no_cuda, "CPU kernels only, even in a CUDA build");
+  app.add_flag("--no-redis", options.no_redis, "no back-fill rounds, even with redis-server installed");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

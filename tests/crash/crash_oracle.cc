@@ -19,17 +19,53 @@ std::string Summary(const v1::CompileResult& result) {
   return out;
 }
 
+bool Carries(const v1::CompileResult& r, const Acknowledged& a) {
+  return r.has_artifact() && r.artifact().artifact_key() == a.key &&
+         Sha256Hex(r.artifact().payload()) == a.payload_sha256;
+}
+
 Oracle::Oracle(const std::string& path) : file_(path, std::ios::app) {
   if (!file_) throw std::runtime_error("cannot open oracle file " + path);
 }
 
+void Oracle::Log(const Acknowledged& entry) {
+  file_ << entry.round << ' ' << entry.spec.id << ' ' << (entry.spec.cuda ? "cuda" : "cpu") << ' '
+        << (entry.spec.fast_key ? "fast" : "-") << ' ' << ToHex(entry.key) << ' ' << entry.payload_sha256
+        << ' ' << (entry.guaranteed ? 1 : 0) << '\n';
+  file_.flush();
+}
+
 void Oracle::Add(Acknowledged entry) {
   std::lock_guard lock(mu_);
-  file_ << entry.round << ' ' << entry.spec.id << ' ' << (entry.spec.cuda ? "cuda" : "cpu") << ' '
-        << (entry.spec.fast_key ? "fast" : "-") << ' ' << ToHex(entry.key) << ' '
-        << entry.payload_sha256 << '\n';
+  Log(entry);
+  auto it = by_id_.find(entry.spec.id);
+  if (it == by_id_.end()) {
+    by_id_.emplace(entry.spec.id, entries_.size());
+    entries_.push_back(std::move(entry));
+    return;
+  }
+  Acknowledged& known = entries_[it->second];
+  if (known.key != entry.key || known.payload_sha256 != entry.payload_sha256) {
+    throw std::logic_error("kernel " + std::to_string(entry.spec.id) + " recorded with two artifacts");
+  }
+  known.guaranteed = known.guaranteed || entry.guaranteed;
+}
+
+void Oracle::Guarantee(std::uint64_t id, int round) {
+  std::lock_guard lock(mu_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end() || entries_[it->second].guaranteed) return;
+  Acknowledged& known = entries_[it->second];
+  known.guaranteed = true;
+  known.round = round;
+  Log(known);
+}
+
+void Oracle::DropGuarantees() {
+  std::lock_guard lock(mu_);
+  for (Acknowledged& e : entries_) e.guaranteed = false;
+  file_ << "# no guarantees from here on\n";
   file_.flush();
-  entries_.push_back(std::move(entry));
 }
 
 std::optional<Acknowledged> Oracle::Pick(std::mt19937_64& rng) const {
@@ -47,6 +83,13 @@ std::vector<Acknowledged> Oracle::All() const {
 std::size_t Oracle::size() const {
   std::lock_guard lock(mu_);
   return entries_.size();
+}
+
+std::size_t Oracle::guaranteed() const {
+  std::lock_guard lock(mu_);
+  std::size_t n = 0;
+  for (const Acknowledged& e : entries_) n += e.guaranteed ? 1 : 0;
+  return n;
 }
 
 }  // namespace qdcache::crash

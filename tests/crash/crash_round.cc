@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "common/digest.h"
+#include "tests/support/subprocess.h"
 
 namespace qdcache::crash {
 namespace {
@@ -81,29 +82,44 @@ bool Send(client::Client& client, const KernelSpec& spec, RoundState& state,
   return true;
 }
 
+// What an earlier entry may come back as: a guaranteed one only as the hit
+// it was; one that may have gone (evicted, damaged, never stored here) also
+// compiled again, but always with the same key and bytes.
+bool ServedAsAcknowledged(const v1::CompileResult& r, const Acknowledged& a) {
+  if (!Carries(r, a)) return false;
+  if (r.status() == v1::CACHE_STATUS_HIT) return true;
+  return !a.guaranteed &&
+         (r.status() == v1::CACHE_STATUS_COMPILED || r.status() == v1::CACHE_STATUS_STAGE_HIT ||
+          r.status() == v1::CACHE_STATUS_COALESCED);
+}
+
 void Writer(const testing::DaemonProcess& daemon, Oracle& oracle,
             std::atomic<std::uint64_t>& next_id, const RoundConfig& config, int index,
             RoundState& state) {
   std::unique_ptr<client::Client> client = daemon.Connect();
   std::mt19937_64 rng(config.seed * 1000003 + static_cast<std::uint64_t>(index));
-  std::bernoulli_distribution recheck(0.2);
+  std::bernoulli_distribution recheck(0.2), from_also(1.0 / 3);
   const bool cuda_writer = config.cuda && index % 4 == 3;
   while (!state.killed.load()) {
     std::optional<Acknowledged> earlier;
-    if (recheck(rng)) earlier = oracle.Pick(rng);
+    if (!config.also_request.empty() && from_also(rng)) {
+      std::uniform_int_distribution<std::size_t> pick(0, config.also_request.size() - 1);
+      earlier = config.also_request[pick(rng)];
+    } else if (recheck(rng)) {
+      earlier = oracle.Pick(rng);
+    }
     v1::CompileResult result;
     if (earlier) {
       if (!Send(*client, earlier->spec, state, &result)) break;
-      const bool same = result.status() == v1::CACHE_STATUS_HIT && result.has_artifact() &&
-                        result.artifact().artifact_key() == earlier->key &&
-                        Sha256Hex(result.artifact().payload()) == earlier->payload_sha256;
-      if (same) {
+      if (ServedAsAcknowledged(result, *earlier)) {
         state.Rechecked();
+        // Served again: stored now, as durable as any acknowledgement.
+        if (!config.evicting) oracle.Guarantee(earlier->spec.id, config.round);
       } else {
         state.Violation(Describe(earlier->spec) + " acknowledged in round " +
-                        std::to_string(earlier->round) + " as key " + ToHex(earlier->key) +
-                        " payload sha256 " + earlier->payload_sha256 + " came back as " +
-                        Summary(result));
+                        std::to_string(earlier->round) + (earlier->guaranteed ? "" : " (not guaranteed)") +
+                        " as key " + ToHex(earlier->key) + " payload sha256 " + earlier->payload_sha256 +
+                        " came back as " + Summary(result));
       }
       continue;
     }
@@ -119,10 +135,18 @@ void Writer(const testing::DaemonProcess& daemon, Oracle& oracle,
       continue;
     }
     oracle.Add(Acknowledged{config.round, spec, result.artifact().artifact_key(),
-                            Sha256Hex(result.artifact().payload())});
+                            Sha256Hex(result.artifact().payload()), !config.evicting});
     state.Acknowledged();
   }
   state.WriterStopped();
+}
+
+// Imports the round's bundle through the CLI, as a CI job would; true when
+// the daemon acknowledged the whole import.
+bool Import(const testing::DaemonProcess& daemon, const std::string& bundle) {
+  const testing::RunResult r =
+      testing::Run({testing::CliBinary(), "--socket", daemon.socket_path(), "--no-spawn", "import", bundle});
+  return r.exit_code == 0;
 }
 
 }  // namespace
@@ -134,6 +158,11 @@ RoundResult RunRound(testing::DaemonProcess& daemon, Oracle& oracle,
   for (int i = 0; i < config.writers; ++i) {
     writers.emplace_back([&, i] { Writer(daemon, oracle, next_id, config, i, state); });
   }
+  std::atomic<bool> imported{false};
+  std::thread importer;
+  if (!config.import_bundle.empty()) {
+    importer = std::thread([&] { imported = Import(daemon, config.import_bundle); });
+  }
   if (!state.WaitForFirstAck(config.first_ack_timeout)) {
     state.Violation("round " + std::to_string(config.round) + ": nothing acknowledged within " +
                     std::to_string(config.first_ack_timeout.count()) + " s");
@@ -144,7 +173,13 @@ RoundResult RunRound(testing::DaemonProcess& daemon, Oracle& oracle,
   state.killed.store(true);
   daemon.Kill();
   for (std::thread& t : writers) t.join();
-  return state.Take();
+  if (importer.joinable()) importer.join();
+  RoundResult result = state.Take();
+  if (imported) {
+    result.imported = true;
+    for (std::uint64_t id : config.import_ids) oracle.Guarantee(id, config.round);
+  }
+  return result;
 }
 
 }  // namespace qdcache::crash

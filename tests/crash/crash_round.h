@@ -2,6 +2,9 @@
 // re-request ones acknowledged earlier) against a running daemon, each
 // acknowledged artifact goes into the oracle, and after the first
 // acknowledgement of the round plus a random delay the daemon is SIGKILLed.
+// Some rounds also import a bundle while they run (the import is
+// acknowledged when the call returns), or re-request kernels that only a
+// remote tier holds (served through a back-fill into the local store).
 #pragma once
 
 #include <atomic>
@@ -23,11 +26,22 @@ struct RoundConfig {
   std::uint64_t seed = 0;                   // for the writers' choices
   // A round whose daemon acknowledges nothing for this long has failed.
   std::chrono::seconds first_ack_timeout{300};
+  // The daemon runs under a byte cap: eviction may remove anything, so no
+  // acknowledgement of this round guarantees survival.
+  bool evicting = false;
+  // Entries that writers also re-request, one request in three (the kernels
+  // of a remote tier the daemon reads through).
+  std::vector<Acknowledged> also_request;
+  // A bundle file to import meanwhile (empty: none), and its kernels: once
+  // the import is acknowledged they are guaranteed.
+  std::string import_bundle;
+  std::vector<std::uint64_t> import_ids;
 };
 
 struct RoundResult {
   std::uint64_t acknowledged = 0;  // new artifacts acknowledged in this round
   std::uint64_t rechecked = 0;     // earlier artifacts served again, byte-identical
+  bool imported = false;           // the bundle's import was acknowledged
   std::vector<std::string> violations;
 };
 
