@@ -142,6 +142,8 @@ int RunDriver(const Options& o) {
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed_workers;
       }
     }
+    // The sampling period (what --sample-ms sets), not a wait for an event:
+    // a client that ends is reaped at the next sample.
     if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(o.sample_ms));
   }
   for (pid_t pid : workers) {
