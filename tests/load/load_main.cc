@@ -16,12 +16,16 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 #include <random>
 #include <thread>
 
 #include "tests/load/load_worker.h"
 #include "tests/load/process_sampler.h"
 #include "tests/support/daemon_process.h"
+#include "tests/support/kernels.h"
+#include "tests/support/redis_server.h"
 #include "tests/support/subprocess.h"
 
 namespace qdcache::load {
@@ -38,6 +42,12 @@ struct Options {
   // by up to ~70 MiB under a steady write load without any leak.
   std::uint64_t rss_tolerance_mib = 96;
   std::uint64_t fd_tolerance = 8;
+  // When set (the soak: 5), RSS and fds compared as medians of a window at
+  // the end of warm-up and at the end of the run, within this many percent.
+  double flat_percent = 0;
+  std::uint64_t worker_rss_max_mib = 1024;  // any compile worker, any sample
+  bool no_cuda = false;
+  bool redis = false;  // a Redis tier (redis-server started here) behind the daemon
   std::uint64_t seed = 0;
   std::vector<std::string> daemon_args;
   std::string samples_csv;  // write every sample here
@@ -66,7 +76,9 @@ pid_t SpawnWorker(const Options& o, const std::string& socket, int index, const 
                                    "--hit-ratio",    std::to_string(o.worker.hit_ratio),
                                    "--lookup-ratio", std::to_string(o.worker.lookup_ratio),
                                    "--bad-ratio",    std::to_string(o.worker.bad_ratio),
+                                   "--rate",         std::to_string(o.worker.rate),
                                    "--out",          out};
+  if (!o.worker.cuda) argv.push_back("--no-cuda");
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
@@ -84,14 +96,26 @@ pid_t SpawnWorker(const Options& o, const std::string& socket, int index, const 
 
 // Warm kernels, compiled once before the load so that "hit" and "lookup"
 // requests have something to find.
-void CompileWarmSet(const testing::DaemonProcess& daemon, int count) {
+void CompileWarmSet(const testing::DaemonProcess& daemon, int count, bool cuda) {
   v1::CompileRequest request;
-  for (int n = 0; n < count; ++n) *request.add_kernels() = WarmKernel(n);
+  for (int n = 0; n < count; ++n) *request.add_kernels() = WarmKernel(n, cuda);
   auto response = daemon.Connect()->Compile(std::move(request));
   if (!response.ok()) throw std::runtime_error("warm-up compile: " + response.status().ToString());
   for (const v1::CompileResult& r : response->results()) {
     if (!r.has_artifact()) throw std::runtime_error("warm-up compile: " + r.ShortDebugString());
   }
+}
+
+// The median of `value` over the samples taken in [from, to) seconds.
+template <typename Value>
+double WindowMedian(const std::vector<ProcessSample>& samples, double from, double to, Value value) {
+  std::vector<double> v;
+  for (const ProcessSample& s : samples) {
+    if (s.at_seconds >= from && s.at_seconds < to) v.push_back(static_cast<double>(value(s)));
+  }
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
 int RunDriver(const Options& o) {
@@ -100,17 +124,28 @@ int RunDriver(const Options& o) {
   // the failure budget and refuse its fresh compiles, which is not what a
   // load run measures. --daemon-arg=--peer-failure-burst=N comes after and wins.
   std::vector<std::string> daemon_args = {"--peer-failure-burst", "0"};
+  std::unique_ptr<testing::RedisServer> redis;
+  if (o.redis) {
+    if (!testing::RedisAvailable()) throw std::runtime_error("--redis: redis-server is not installed");
+    std::filesystem::create_directories(dir / "redis");
+    redis = std::make_unique<testing::RedisServer>(dir / "redis");
+    redis->Start();
+    daemon_args.insert(daemon_args.end(), {"--remote", "redis://" + redis->endpoint().ToString() + "/load"});
+  }
   daemon_args.insert(daemon_args.end(), o.daemon_args.begin(), o.daemon_args.end());
-  testing::DaemonProcess daemon(dir.path(), daemon_args);
+  std::filesystem::create_directories(dir / "daemon");
+  testing::DaemonProcess daemon(dir / "daemon", daemon_args);
   daemon.Start();
-  CompileWarmSet(daemon, o.worker.warm_kernels);
+  CompileWarmSet(daemon, o.worker.warm_kernels, o.worker.cuda);
   const std::optional<ProcessSample> idle = SampleProcess(daemon.pid());
   if (!idle) throw std::runtime_error("cannot sample the daemon");
   std::printf(
-      "qdcache_load: %d client processes for %.0f s, seed %llu; daemon pid %d idle: RSS "
+      "qdcache_load: %d client processes for %.0f s%s, seed %llu, CPU%s targets%s; daemon pid %d idle: RSS "
       "%.1f MiB, %llu fds\n",
-      o.clients, o.seconds, static_cast<unsigned long long>(o.seed), daemon.pid(),
-      Mib(idle->rss_kib), static_cast<unsigned long long>(idle->fds));
+      o.clients, o.seconds,
+      o.worker.rate > 0 ? (" at " + std::to_string(o.worker.rate) + " requests/s each").c_str() : "",
+      static_cast<unsigned long long>(o.seed), o.worker.cuda ? " and CUDA" : "", redis ? ", Redis tier" : "",
+      daemon.pid(), Mib(idle->rss_kib), static_cast<unsigned long long>(idle->fds));
   std::fflush(stdout);
 
   std::vector<pid_t> workers;
@@ -122,6 +157,7 @@ int RunDriver(const Options& o) {
   // not a wait for some event.
   const Clock::time_point t0 = Clock::now();
   std::vector<ProcessSample> samples;
+  std::uint64_t worker_peak_kib = 0;  // the largest RSS of any compile worker seen
   std::size_t end_sample = 0;  // last sample while every worker still ran
   int running = o.clients, failed_workers = 0;
   bool daemon_gone = false;
@@ -133,6 +169,9 @@ int RunDriver(const Options& o) {
     }
     s->at_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     samples.push_back(*s);
+    for (pid_t child : ChildrenOf(daemon.pid())) {
+      if (std::optional<ProcessSample> w = SampleProcess(child)) worker_peak_kib = std::max(worker_peak_kib, w->rss_kib);
+    }
     for (pid_t& pid : workers) {
       int status = 0;
       if (pid > 0 && ::waitpid(pid, &status, WNOHANG) == pid) {
@@ -191,7 +230,7 @@ int RunDriver(const Options& o) {
   if (stats.ok()) {
     std::printf(
         "daemon: %llu compiles, %llu hits, %llu alias hits, %llu coalesced, %llu errors, "
-        "%llu store errors, %llu artifacts stored (%.1f MiB)\n",
+        "%llu store errors, %llu artifacts stored (%.1f MiB), remote %s (%llu hits, %llu writes, %llu errors)\n",
         static_cast<unsigned long long>(stats->compiles()),
         static_cast<unsigned long long>(stats->hits()),
         static_cast<unsigned long long>(stats->alias_hits()),
@@ -199,7 +238,14 @@ int RunDriver(const Options& o) {
         static_cast<unsigned long long>(stats->errors()),
         static_cast<unsigned long long>(stats->store_errors()),
         static_cast<unsigned long long>(stats->store_artifacts()),
-        static_cast<double>(stats->total_bytes()) / (1 << 20));
+        static_cast<double>(stats->total_bytes()) / (1 << 20), stats->remote_state().c_str(),
+        static_cast<unsigned long long>(stats->remote_hits()),
+        static_cast<unsigned long long>(stats->remote_writes()),
+        static_cast<unsigned long long>(stats->remote_errors() + stats->remote_write_failures()));
+    std::printf("compile workers: %llu started, %llu crashed; largest RSS seen %.1f MiB (bound %llu MiB)\n",
+                static_cast<unsigned long long>(stats->worker_starts()),
+                static_cast<unsigned long long>(stats->worker_crashes()), Mib(worker_peak_kib),
+                static_cast<unsigned long long>(o.worker_rss_max_mib));
   }
   if (!o.samples_csv.empty()) {
     std::string csv = "seconds,rss_kib,fds\n";
@@ -219,6 +265,9 @@ int RunDriver(const Options& o) {
     failures.push_back(std::to_string(failed_workers) + " client processes failed");
   if (unexpected > 0) failures.push_back(std::to_string(unexpected) + " unexpected outcomes");
   if (stats.ok() && stats->store_errors() > 0) failures.push_back("store errors");
+  if (worker_peak_kib > o.worker_rss_max_mib * 1024) {
+    failures.push_back("a compile worker reached " + std::to_string(worker_peak_kib / 1024) + " MiB RSS");
+  }
   std::size_t warm = 0;
   while (warm < end_sample && samples[warm].at_seconds < o.warmup_fraction * o.seconds) ++warm;
   if (samples.size() < 2 || warm >= end_sample) {
@@ -237,6 +286,23 @@ int RunDriver(const Options& o) {
                 static_cast<unsigned long long>(idle->fds), static_cast<unsigned long long>(w.fds),
                 static_cast<unsigned long long>(e.fds),
                 static_cast<unsigned long long>(o.fd_tolerance));
+    if (o.flat_percent > 0) {
+      // Medians of a window (a tenth of the run) right after warm-up and at
+      // the end: one sample can sit at any point of the memtables' sawtooth.
+      const double window = std::max(o.seconds / 10, 2.0 * o.sample_ms / 1000);
+      const double w0 = samples[warm].at_seconds, e1 = samples[end_sample].at_seconds + 1e-9;
+      auto rss = [](const ProcessSample& p) { return p.rss_kib; };
+      auto fds = [](const ProcessSample& p) { return p.fds; };
+      const double rss_w = WindowMedian(samples, w0, w0 + window, rss), rss_e = WindowMedian(samples, e1 - window, e1, rss);
+      const double fds_w = WindowMedian(samples, w0, w0 + window, fds), fds_e = WindowMedian(samples, e1 - window, e1, fds);
+      const double rss_change = 100 * (rss_e - rss_w) / rss_w, fds_change = 100 * (fds_e - fds_w) / fds_w;
+      std::printf(
+          "flat after warm-up (medians of %.0f s windows): RSS %.1f -> %.1f MiB (%+.1f%%), fds %.0f -> %.0f "
+          "(%+.1f%%); tolerance %.0f%%\n",
+          window, rss_w / 1024, rss_e / 1024, rss_change, fds_w, fds_e, fds_change, o.flat_percent);
+      if (std::abs(rss_change) > o.flat_percent) failures.push_back("RSS not flat after warm-up");
+      if (std::abs(fds_change) > o.flat_percent) failures.push_back("fd count not flat after warm-up");
+    }
     if (e.rss_kib > w.rss_kib + o.rss_tolerance_mib * 1024) {
       failures.push_back("RSS grew by " + std::to_string((e.rss_kib - w.rss_kib) / 1024) +
                          " MiB after warm-up");
@@ -279,6 +345,14 @@ int main(int argc, char** argv) {
   app.add_option("--fd-tolerance", o.fd_tolerance, "allowed fd growth after warm-up");
   app.add_option("--seed", o.seed, "seed of the request mix");
   app.add_option("--samples-csv", o.samples_csv, "write every RSS/fd sample to this CSV file");
+  app.add_option("--flat-percent", o.flat_percent,
+                 "RSS and fds must stay within this many percent after warm-up (window medians; 0: off)")
+      ->check(CLI::Range(0.0, 100.0));
+  app.add_option("--worker-rss-max-mib", o.worker_rss_max_mib, "largest RSS a compile worker may reach");
+  app.add_flag("--no-cuda", o.no_cuda, "CPU kernels only, even in a CUDA build");
+  app.add_flag("--redis", o.redis, "put a Redis tier (a redis-server started here) behind the daemon");
+  app.add_option("--rate", o.worker.rate, "requests per second per client (0: as fast as answered)")
+      ->check(CLI::Range(0.0, 100000.0));
   app.add_option("--daemon-arg", o.daemon_args,
                  "extra qdcached flag (repeatable), e.g. --daemon-arg=--workers=4");
   app.add_option("--warm-kernels", o.worker.warm_kernels, "kernels compiled before the load")
@@ -301,6 +375,7 @@ int main(int argc, char** argv) {
   }
   o.worker.seconds = o.seconds;
   o.worker.seed = o.seed;
+  o.worker.cuda = qdcache::testing::CudaBuilt() && !o.no_cuda;
   try {
     return o.is_worker ? qdcache::load::RunWorkerProcess(o) : qdcache::load::RunDriver(o);
   } catch (const std::exception& e) {

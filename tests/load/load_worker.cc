@@ -3,6 +3,7 @@
 #include <chrono>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "client/client.h"
 #include "client/wire_target.h"
@@ -20,23 +21,37 @@ v1::KernelDescriptor CpuKernel(const std::string& ir) {
   return d;
 }
 
+// A CUDA kernel storing `op`(i, c) at p[i].
+v1::KernelDescriptor CudaKernel(const std::string& op, const std::string& c) {
+  v1::KernelDescriptor d;
+  d.set_ir("target triple = \"nvptx64-nvidia-cuda\"\n"
+           "define ptx_kernel void @value(ptr %p, i64 %i) {\n"
+           "  %q = getelementptr i64, ptr %p, i64 %i\n"
+           "  %v = " + op + " i64 %i, " + c + "\n"
+           "  store i64 %v, ptr %q\n  ret void\n}\n");
+  *d.mutable_target() = *client::ParseWireTarget("cuda:sm_90");
+  d.add_entry_points("value");
+  return d;
+}
+
 std::string NameOf(int code) { return std::string(CodeName(static_cast<Code>(code))); }
 
 }  // namespace
 
 std::string WarmFastKey(int n) { return "warm-" + std::to_string(n); }
 
-v1::KernelDescriptor WarmKernel(int n) {
+v1::KernelDescriptor WarmKernel(int n, bool cuda) {
   const std::string c = std::to_string(n);
-  v1::KernelDescriptor d = CpuKernel("define i64 @value(i64 %x) {\n  %a = add i64 %x, " + c +
+  v1::KernelDescriptor d = cuda && n % 4 == 3 ? CudaKernel("add", c) : CpuKernel("define i64 @value(i64 %x) {\n  %a = add i64 %x, " + c +
                                      "\n  %b = mul i64 %a, %x\n  ret i64 %b\n}\n");
   d.set_fast_key(WarmFastKey(n));
   d.set_namespace_(kWarmNamespace);
   return d;
 }
 
-v1::KernelDescriptor FreshKernel(std::uint64_t id) {
+v1::KernelDescriptor FreshKernel(std::uint64_t id, bool cuda) {
   const std::string c = std::to_string(id);
+  if (cuda && id % 4 == 3) return CudaKernel("mul", c);
   return CpuKernel("define i64 @value(i64 %x) {\n  %a = sub i64 %x, " + c +
                    "\n  %b = shl i64 %a, 3\n  %c = xor i64 %b, " + c + "\n  ret i64 %c\n}\n");
 }
@@ -104,7 +119,17 @@ LoadResult RunWorker(const WorkerConfig& config) {
       Clock::now() +
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config.seconds));
 
+  // With a rate, requests start on a fixed schedule (a pace, not a wait for
+  // anything); a late one starts at once.
+  Clock::time_point next = Clock::now();
+  const Clock::duration period =
+      config.rate > 0 ? std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1 / config.rate))
+                      : Clock::duration::zero();
   while (Clock::now() < deadline) {
+    if (config.rate > 0) {
+      std::this_thread::sleep_until(next);
+      next += period;
+    }
     const double draw = op_draw(rng);
     std::string op;
     v1::CacheStatus want = v1::CACHE_STATUS_HIT;
@@ -113,7 +138,7 @@ LoadResult RunWorker(const WorkerConfig& config) {
     v1::LookupRequest lookup;
     if (draw < config.hit_ratio) {
       op = "hit";
-      *compile.add_kernels() = WarmKernel(warm(rng));
+      *compile.add_kernels() = WarmKernel(warm(rng), config.cuda);
     } else if (draw < config.hit_ratio + config.lookup_ratio) {
       op = "lookup";
       want = v1::CACHE_STATUS_ALIAS_HIT;
@@ -121,7 +146,7 @@ LoadResult RunWorker(const WorkerConfig& config) {
       v1::FastKeyQuery* q = lookup.add_queries();
       q->set_fast_key(WarmFastKey(n));
       q->set_namespace_(kWarmNamespace);
-      *q->mutable_target() = WarmKernel(n).target();
+      *q->mutable_target() = WarmKernel(n, config.cuda).target();
     } else if (draw < config.hit_ratio + config.lookup_ratio + config.bad_ratio) {
       op = "bad";
       want = v1::CACHE_STATUS_ERROR;
@@ -131,7 +156,7 @@ LoadResult RunWorker(const WorkerConfig& config) {
       op = "compile";
       want = v1::CACHE_STATUS_COMPILED;
       const std::uint64_t id = (static_cast<std::uint64_t>(config.index) << 40) | fresh++;
-      *compile.add_kernels() = FreshKernel(id);
+      *compile.add_kernels() = FreshKernel(id, config.cuda);
     }
 
     const Clock::time_point t0 = Clock::now();

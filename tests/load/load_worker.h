@@ -6,6 +6,8 @@
 //   lookup   look one of them up by fast key: expects ALIAS_HIT
 //   bad      compile IR that does not parse: expects INVALID_ARGUMENT
 //   compile  compile a kernel never seen before: expects COMPILED
+// With `cuda`, one kernel in four of each kind is for cuda:sm_90 (LLVM
+// NVPTX codegen and nvJitLink in the workers, PTX and cubin stages).
 // Anything else is an unexpected outcome.
 #pragma once
 
@@ -27,6 +29,8 @@ struct WorkerConfig {
   double hit_ratio = 0.6;
   double lookup_ratio = 0.15;
   double bad_ratio = 0.05;  // the rest compiles fresh kernels
+  bool cuda = false;        // one kernel in four (warm and fresh) is for cuda:sm_90
+  double rate = 0;          // requests per second; 0: each as soon as the last is answered
 };
 
 // Outcomes and latencies of one worker, or of all of them merged.
@@ -44,9 +48,9 @@ struct LoadResult {
 };
 
 // The descriptor of warm kernel `n` (also compiled by the driver beforehand)
-// and of fresh kernel `id`.
-[[nodiscard]] v1::KernelDescriptor WarmKernel(int n);
-[[nodiscard]] v1::KernelDescriptor FreshKernel(std::uint64_t id);
+// and of fresh kernel `id`; with `cuda`, one in four is a CUDA kernel.
+[[nodiscard]] v1::KernelDescriptor WarmKernel(int n, bool cuda);
+[[nodiscard]] v1::KernelDescriptor FreshKernel(std::uint64_t id, bool cuda);
 [[nodiscard]] std::string WarmFastKey(int n);
 inline constexpr const char* kWarmNamespace = "load";
 

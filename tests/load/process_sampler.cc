@@ -28,4 +28,15 @@ std::optional<ProcessSample> SampleProcess(pid_t pid) {
   return sample;
 }
 
+std::vector<pid_t> ChildrenOf(pid_t pid) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (std::filesystem::directory_iterator it(tasks, ec), end; !ec && it != end; it.increment(ec)) {
+    std::ifstream children(it->path() / "children");
+    for (pid_t child; children >> child;) out.push_back(child);
+  }
+  return out;
+}
+
 }  // namespace qdcache::load

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace qdcache::load {
 
@@ -17,5 +18,9 @@ struct ProcessSample {
 
 // The process's current VmRSS and fd count; nullopt once it is gone.
 [[nodiscard]] std::optional<ProcessSample> SampleProcess(pid_t pid);
+
+// The live children of `pid` (the daemon's compile workers), from
+// /proc/PID/task/*/children.
+[[nodiscard]] std::vector<pid_t> ChildrenOf(pid_t pid);
 
 }  // namespace qdcache::load
