@@ -47,6 +47,8 @@ inline constexpr std::string_view kStageBytesKey = "counter/stage_bytes";
 
 // Values at least this large are stored in blob files instead of SSTs.
 inline constexpr std::uint64_t kMinBlobSize = 4096;
+// All memtables of the store together (DBOptions::db_write_buffer_size).
+inline constexpr std::size_t kMemtableBudget = std::size_t{32} << 20;
 
 // Durability of what the store writes (every WriteBatch: values, entry infos,
 // access index, aliases and counters together):

@@ -45,6 +45,7 @@ struct Options {
   // When set (the soak: 5), RSS and fds compared as medians of a window at
   // the end of warm-up and at the end of the run, within this many percent.
   double flat_percent = 0;
+  double flat_window = 0.1;  // the windows' length, as a fraction of the run
   std::uint64_t worker_rss_max_mib = 1024;  // any compile worker, any sample
   bool no_cuda = false;
   bool redis = false;  // a Redis tier (redis-server started here) behind the daemon
@@ -287,9 +288,9 @@ int RunDriver(const Options& o) {
                 static_cast<unsigned long long>(e.fds),
                 static_cast<unsigned long long>(o.fd_tolerance));
     if (o.flat_percent > 0) {
-      // Medians of a window (a tenth of the run) right after warm-up and at
-      // the end: one sample can sit at any point of the memtables' sawtooth.
-      const double window = std::max(o.seconds / 10, 2.0 * o.sample_ms / 1000);
+      // Medians of a window (--flat-window of the run) right after warm-up and
+      // at the end: one sample can sit at any point of the memtables' sawtooth.
+      const double window = std::max(o.seconds * o.flat_window, 2.0 * o.sample_ms / 1000);
       const double w0 = samples[warm].at_seconds, e1 = samples[end_sample].at_seconds + 1e-9;
       auto rss = [](const ProcessSample& p) { return p.rss_kib; };
       auto fds = [](const ProcessSample& p) { return p.fds; };
@@ -348,6 +349,10 @@ int main(int argc, char** argv) {
   app.add_option("--flat-percent", o.flat_percent,
                  "RSS and fds must stay within this many percent after warm-up (window medians; 0: off)")
       ->check(CLI::Range(0.0, 100.0));
+  app.add_option("--flat-window", o.flat_window,
+                 "length of the windows --flat-percent compares, as a fraction of the run: at least one "
+                 "memtable flush cycle (the RSS sawtooth) should fit")
+      ->check(CLI::Range(0.01, 0.5));
   app.add_option("--worker-rss-max-mib", o.worker_rss_max_mib, "largest RSS a compile worker may reach");
   app.add_flag("--no-cuda", o.no_cuda, "CPU kernels only, even in a CUDA build");
   app.add_flag("--redis", o.redis, "put a Redis tier (a redis-server started here) behind the daemon");
