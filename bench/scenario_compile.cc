@@ -11,6 +11,7 @@
 #include "bench/bench_kernels.h"
 #include "bench/scenarios.h"
 #include "tests/support/kernels.h"
+#include "backends/in_process_compiler.h"
 #include "compiler/compiler.h"
 
 namespace qdcache::bench {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "bench/peak_rss.h"
+#include "backends/in_process_compiler.h"
 #include "compiler/compiler.h"
 
 int main() {

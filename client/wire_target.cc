@@ -1,13 +1,13 @@
 #include "client/wire_target.h"
 
-#include "common/target_spec.h"
+#include "common/target.h"
 
 namespace qdcache::client {
 
 Expected<v1::Target> ParseWireTarget(std::string_view spec) {
-  QDC_ASSIGN_OR_RETURN(TargetSpec t, ParseTargetSpec(spec));
+  QDC_ASSIGN_OR_RETURN(Target t, ParseTarget(spec));
   v1::Target out;
-  if (t.cuda) {
+  if (t.kind == TargetKind::kCuda) {
     out.mutable_cuda()->set_sm(t.sm);
   } else {
     out.mutable_cpu()->set_cpu(t.cpu);

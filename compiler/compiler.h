@@ -15,15 +15,22 @@
 #include "common/cancel_token.h"
 #include "common/digest.h"
 #include "common/expected.h"
-#include "compiler/options.h"
-#include "compiler/target.h"
+#include "common/compile_options.h"
+#include "common/target.h"
+#include "compiler/input_kind.h"
 
 namespace qdcache::compiler {
 
-enum class ArtifactKind { kCubin = 1, kSharedObject = 2 };
+using qdcache::ArtifactKind;
+using qdcache::CompileOptions;
+using qdcache::NormalizeTarget;
+using qdcache::ParseTarget;
+using qdcache::Target;
+using qdcache::TargetKind;
 
 struct CompileInput {
-  std::string_view ir;  // textual IR or bitcode (detected from the bytes)
+  InputKindId kind = InputKindId::kLlvmText;  // what `ir` holds (RecogniseInput)
+  std::string_view ir;  // the input's bytes: textual IR or bitcode
   Target target;        // validated and normalized by the compiler
   CompileOptions options;
   // Names that must exist after codegen: CUDA kernels / CPU exported functions.
@@ -88,24 +95,10 @@ struct ToolchainInfo {
   friend bool operator==(const ToolchainInfo&, const ToolchainInfo&) = default;
 };
 
-// Which CompileOptions each CUDA stage reads (stage cache keys are built
-// from exactly these; the functions below spell them so keys cannot drift):
-//   CompileToPtx: opt_level, fast_math, fmad, debug, lineinfo, link_libdevice
-//                 (never max_registers)
-//   LinkCubin:    opt_level (only 0 vs. not 0: nvJitLink's -O0 / -O3),
-//                 max_registers, debug, lineinfo, fast_math (ptxas -ftz=1)
-//                 (never fmad, link_libdevice)
-// Each stage is handed only those fields (the others at their defaults).
-// Canonical text of the fields CompileToPtx reads, e.g.
-// "opt=3 fast_math=0 fmad=1 debug=0 lineinfo=0 link_libdevice=0".
-[[nodiscard]] std::string PtxOptionsKey(const CompileOptions& o);
-// Canonical text of what LinkCubin passes nvJitLink besides -arch, e.g.
-// "-O3 -maxrregcount=32 -lineinfo": opt_level 1, 2 and 3 give one key.
-[[nodiscard]] std::string LinkOptionsKey(const CompileOptions& o);
-
-// True if `bytes` start with LLVM bitcode's magic, raw or in the 0x0B17C0DE
-// wrapper; anything else is treated as textual IR.
-[[nodiscard]] bool IsBitcode(std::string_view bytes);
+// Which options each stage reads is the catalogue's (common/compile_options.h:
+// kStageCodegen for CompileToPtx and Compile, kStageLink for LinkCubin); a
+// stage is handed only StageOptions() of what it was asked, and its cache key
+// holds StageOptionsKey() of the same.
 
 // Bounds one call. The in-process compiler checks `cancel` only before it
 // starts (LLVM cannot be interrupted); the worker pool kills the worker that
@@ -179,13 +172,13 @@ class Compiler {
                                                            const CallControl& control) = 0;
 
   // CUDA stage 1: everything Compile does up to and including PTX emission,
-  // with the same checks and errors. Reads only the PtxOptionsKey fields of
+  // with the same checks and errors. Reads only the kStageCodegen options of
   // input.options. A CPU target is INVALID_ARGUMENT.
   [[nodiscard]] virtual Expected<PtxOutput> CompileToPtx(const CompileInput& input,
                                                          const CallControl& control) = 0;
 
   // CUDA stage 2: `ptx` -> cubin for target.sm through nvJitLink. Reads only
-  // the LinkOptionsKey fields of `options`. `entries` (as CompileToPtx gave
+  // the kStageLink options of `options`. `entries` (as CompileToPtx gave
   // them) are returned with registers / shared / local bytes from ptxas's
   // info log; ptx is copied into the output; timings has link_seconds only.
   // Errors: INVALID_ARGUMENT for a CPU target, empty PTX, or PTX ptxas
@@ -198,13 +191,5 @@ class Compiler {
 
   [[nodiscard]] virtual const ToolchainInfo& toolchain() const = 0;
 };
-
-struct CompilerConfig {
-  // Overrides the libdevice.10.bc found at build time (empty: build-time path).
-  std::string libdevice_path;
-};
-
-// LLVM + nvJitLink + lld in this process. Initialises LLVM targets once.
-[[nodiscard]] std::unique_ptr<Compiler> MakeInProcessCompiler(const CompilerConfig& config = {});
 
 }  // namespace qdcache::compiler

@@ -18,7 +18,7 @@ std::string Seconds(std::chrono::milliseconds ms) {
   return std::to_string(whole) + (frac != 0 ? "." + std::to_string(1000 + frac).substr(1) : "") + " s";
 }
 
-void ToWire(const CompileInput& in, worker::v1::CompileRequest* w) {
+void RequestToWire(const CompileInput& in, worker::v1::CompileRequest* w) {
   w->set_ir(in.ir.data(), in.ir.size());
   ToWire(in.target, w->mutable_target());
   ToWire(in.options, w->mutable_options());
@@ -222,7 +222,7 @@ Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Req
 
 Expected<CompileOutput> WorkerPool::Compile(const CompileInput& input, const CallControl& control) {
   worker::v1::Request request;
-  ToWire(input, request.mutable_compile());
+  RequestToWire(input, request.mutable_compile());
   QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(compile_, request, control));
   QDC_RETURN_IF_ERROR(StatusFromWire(response));
   return FromWire(response.output());
@@ -245,7 +245,7 @@ Expected<Digest> WorkerPool::CanonicalIrDigest(std::string_view ir, const Target
 
 Expected<PtxOutput> WorkerPool::CompileToPtx(const CompileInput& input, const CallControl& control) {
   worker::v1::Request request;
-  ToWire(input, request.mutable_compile_to_ptx());
+  RequestToWire(input, request.mutable_compile_to_ptx());
   QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(compile_, request, control));
   QDC_RETURN_IF_ERROR(StatusFromWire(response));
   CompileOutput out = FromWire(response.output());

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "compiler/worker_main.h"
+#include "compiler/worker_flags.h"
 #include "compiler/worker_protocol.h"
 #include "compiler/worker_scratch.h"
 

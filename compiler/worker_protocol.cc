@@ -129,24 +129,22 @@ Target FromWire(const worker::v1::Target& w) {
 }
 
 void ToWire(const CompileOptions& o, worker::v1::Options* w) {
-  w->set_opt_level(o.opt_level);
-  w->set_fast_math(o.fast_math);
-  w->set_fmad(o.fmad);
-  w->set_debug(o.debug);
-  w->set_lineinfo(o.lineinfo);
-  w->set_max_registers(o.max_registers);
-  w->set_link_libdevice(o.link_libdevice);
+  for (const OptionSpec& spec : OptionCatalogue()) {
+    worker::v1::Option* option = w->add_values();
+    option->set_name(std::string(spec.name));
+    option->set_value(spec.get(o));
+  }
 }
 
 CompileOptions FromWire(const worker::v1::Options& w) {
   CompileOptions o;
-  o.opt_level = w.opt_level();
-  o.fast_math = w.fast_math();
-  o.fmad = w.fmad();
-  o.debug = w.debug();
-  o.lineinfo = w.lineinfo();
-  o.max_registers = w.max_registers();
-  o.link_libdevice = w.link_libdevice();
+  for (const worker::v1::Option& option : w.values()) {
+    // Checked like any client's value: a worker never runs with an option
+    // outside its range, whatever the frame says.
+    if (const OptionSpec* spec = FindOption(option.name()); spec != nullptr && CheckOptionValue(*spec, option.value()).ok()) {
+      spec->set(o, option.value());
+    }
+  }
   return o;
 }
 

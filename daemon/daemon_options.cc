@@ -8,6 +8,7 @@
 #include "common/paths.h"
 #include "daemon/config_file.h"
 #include "daemon/config_print.h"
+#include "daemon/daemon_settings.h"
 #include "daemon/setting.h"
 #include "daemon/version.h"
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "daemon/daemon_settings.h"
 #include "daemon/setting.h"
 #include "metrics/listen_address.h"
 #include "remote/redis_url.h"

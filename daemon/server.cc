@@ -20,7 +20,7 @@
 #include "compiler/worker_pool.h"
 #include "compiler/worker_scratch.h"
 #include "daemon/call_auth.h"
-#include "daemon/engine.h"
+#include "engine/engine.h"
 #include "daemon/remote_setup.h"
 #include "daemon/security_setup.h"
 #include "daemon/service.h"
@@ -47,21 +47,17 @@ constexpr int kMaxSyncServerThreads = 64;
 constexpr const char* kRemoteHealthService = "qdcache.remote";
 
 // `metrics` may be null (no --metrics-listen); it must outlive the engine.
-EngineConfig MakeEngineConfig(const DaemonOptions& options, const compiler::WorkerPool& workers,
-                              remote::RemoteTier* remote, metrics::DaemonMetrics* metrics) {
-  EngineConfig c;
+engine::EngineConfig MakeEngineConfig(const DaemonOptions& options, metrics::DaemonMetrics* metrics) {
+  engine::EngineConfig c;
   c.workers = options.workers;
   c.max_queue = options.max_queue;
   c.failure_memory = options.failure_memory;
   c.limits.max_ir_bytes = options.max_ir_bytes;
   c.compile_timeout = options.compile_timeout;
-  c.failure_budget = FailureBudgetOptions{options.peer_failure_burst, options.peer_failure_refill};
+  c.failure_budget = engine::FailureBudgetOptions{options.peer_failure_burst, options.peer_failure_refill};
   c.daemon_version = kVersion;
-  c.max_bytes = options.max_bytes;
-  c.worker_stats = [&workers] { return workers.stats(); };
-  c.remote = remote;
   if (metrics != nullptr) {
-    c.on_compile = [metrics](const CompileEvent& e) { metrics->compiles().Observe(e.target, e.seconds, e.ok); };
+    c.on_compile = [metrics](const engine::CompileEvent& e) { metrics->compiles().Observe(e.target, e.seconds, e.ok); };
   }
   return c;
 }
@@ -114,11 +110,16 @@ class ServerImpl final : public Server {
         local_store_(store.local),
         workers_(std::move(workers)),
         metrics_(options_.metrics_listen.empty() ? nullptr : std::make_unique<metrics::DaemonMetrics>()),
-        engine_(*workers_, *store_, MakeEngineConfig(options_, *workers_, remote_, metrics_.get())),
+        engine_(*workers_, *store_, MakeEngineConfig(options_, metrics_.get())),
         security_(std::move(security)),
         call_auth_(peers_, security_.authenticator, security_.tcp_client_certs),
         service_(engine_, call_auth_,
-                 ServiceLimits{options_.max_batch, options_.max_peer_requests, options_.max_message_bytes}) {
+                 ServiceLimits{options_.max_batch, options_.max_peer_requests, options_.max_message_bytes},
+                 StatsSource{[this] { return CurrentParts(); },
+                             [this] {
+                               engine_.ResetStats();
+                               if (remote_ != nullptr) remote_->ResetStats();
+                             }}) {
     if (remote_ != nullptr) remote_->SetHealthListener([this](bool) { ReportRemoteHealth(); });
   }
 
@@ -249,6 +250,17 @@ class ServerImpl final : public Server {
   }
 
  private:
+  // Every component's counters but the service's own.
+  StatsParts CurrentParts() {
+    StatsParts p;
+    p.engine = engine_.Stats();
+    p.store = store_->Stats();
+    p.max_bytes = options_.max_bytes;
+    p.workers = workers_->stats();
+    if (remote_ != nullptr) p.remote = remote_->Stats();
+    return p;
+  }
+
   // Sets kRemoteHealthService from the breaker's state now (not from the
   // listener's argument, which may be older than a concurrent report).
   void ReportRemoteHealth() {
@@ -268,7 +280,7 @@ class ServerImpl final : public Server {
   std::unique_ptr<compiler::WorkerPool> workers_;
   // Before engine_ and server_, which report to it; null without --metrics-listen.
   std::unique_ptr<metrics::DaemonMetrics> metrics_;
-  Engine engine_;
+  engine::Engine engine_;
   PeerRegistry peers_;
   const SecuritySetup security_;
   CallAuthenticator call_auth_;

@@ -43,8 +43,4 @@ class Server {
   [[nodiscard]] virtual Status CheckHealth() = 0;
 };
 
-// The whole qdcached program: flags, logging, start, wait for SIGTERM/SIGINT,
-// drain, exit status. `main` only calls this.
-[[nodiscard]] int RunDaemonMain(int argc, const char* const* argv);
-
 }  // namespace qdcache::daemon

@@ -15,8 +15,8 @@ namespace {
 // call (client gone, deadline passed) releases its items' compiles.
 class CompileReactor final : public grpc::ServerUnaryReactor {
  public:
-  explicit CompileReactor(Engine& engine)
-      : engine_(engine), call_(std::make_shared<Engine::Call>()) {
+  explicit CompileReactor(engine::Engine& engine)
+      : engine_(engine), call_(std::make_shared<engine::Engine::Call>()) {
     constructed_.store(true, std::memory_order_release);
   }
   void OnCancel() override {
@@ -26,16 +26,16 @@ class CompileReactor final : public grpc::ServerUnaryReactor {
     engine_.Cancel(call_);
   }
   void OnDone() override { delete this; }
-  [[nodiscard]] const std::shared_ptr<Engine::Call>& call() const { return call_; }
+  [[nodiscard]] const std::shared_ptr<engine::Engine::Call>& call() const { return call_; }
 
  private:
-  Engine& engine_;
-  const std::shared_ptr<Engine::Call> call_;
+  engine::Engine& engine_;
+  const std::shared_ptr<engine::Engine::Call> call_;
   std::atomic<bool> constructed_{false};
 };
 
 // What the engine needs to know of an identity.
-Peer PeerOf(const auth::Identity& who) { return Peer{who.tenant, auth::Authenticator::MayWrite(who)}; }
+engine::Peer PeerOf(const auth::Identity& who) { return engine::Peer{who.tenant, auth::Authenticator::MayWrite(who)}; }
 
 // Differences between two explanations, by component name.
 std::vector<std::string> Differing(const v1::Explanation& a, const v1::Explanation& b) {
@@ -51,9 +51,13 @@ std::vector<std::string> Differing(const v1::Explanation& a, const v1::Explanati
 
 }  // namespace
 
-CompileCacheService::CompileCacheService(Engine& engine, const CallAuthenticator& auth,
-                                         ServiceLimits limits)
-    : engine_(engine), auth_(auth), limits_(limits), peer_limiter_(limits.max_peer_requests) {}
+CompileCacheService::CompileCacheService(engine::Engine& engine, const CallAuthenticator& auth,
+                                         ServiceLimits limits, StatsSource stats)
+    : engine_(engine),
+      auth_(auth),
+      limits_(limits),
+      stats_(std::move(stats)),
+      peer_limiter_(limits.max_peer_requests) {}
 
 Expected<CompileCacheService::Admitted> CompileCacheService::Admit(grpc::CallbackServerContext& context,
                                                                    auth::Operation op) {
@@ -102,7 +106,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
   auto pending = std::make_shared<Pending>();
   pending->remaining = n;
   pending->slot = std::move(admitted->slot);
-  const Peer peer = admitted->peer;
+  const engine::Peer peer = admitted->peer;
   for (int i = 0; i < n; ++i) {
     engine_.Compile(request->kernels(i), peer, request->include_ptx(), reactor->call(),
                     [response, i, pending, reactor](v1::CompileResult result) {
@@ -119,7 +123,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContext* context,
                                                       const v1::LookupRequest* request,
                                                       v1::LookupResponse* response) {
-  return Answer(context, auth::Operation::kLookup, *request, [&](const Peer& peer) -> Status {
+  return Answer(context, auth::Operation::kLookup, *request, [&](const engine::Peer& peer) -> Status {
     QDC_RETURN_IF_ERROR(CheckBatch(request->queries_size(), limits_.max_batch, "lookup"));
     for (const v1::FastKeyQuery& q : request->queries()) {
       *response->add_results() = engine_.Lookup(q, peer, request->include_ptx());
@@ -129,19 +133,19 @@ grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContex
 }
 
 v1::Stats CompileCacheService::CurrentStats() {
-  v1::Stats stats = engine_.Stats();
-  stats.set_peer_rejections(peer_rejections_);
-  return stats;
+  StatsParts parts = stats_.parts();
+  parts.peer_rejections = peer_rejections_;
+  return StatsReport(parts);
 }
 
 grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerContext* context,
                                                         const v1::GetStatsRequest* request,
                                                         v1::GetStatsResponse* response) {
   const auth::Operation op = request->reset() ? auth::Operation::kResetStats : auth::Operation::kGetStats;
-  return Answer(context, op, *request, [&](const Peer&) -> Status {
+  return Answer(context, op, *request, [&](const engine::Peer&) -> Status {
     *response->mutable_stats() = CurrentStats();
     if (request->reset()) {
-      engine_.ResetStats();
+      stats_.reset();
       peer_rejections_ = 0;
     }
     return Status::Ok();
@@ -152,7 +156,7 @@ grpc::ServerUnaryReactor* CompileCacheService::GetStats(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* CompileCacheService::Explain(grpc::CallbackServerContext* context,
                                                        const v1::ExplainRequest* request,
                                                        v1::ExplainResponse* response) {
-  return Answer(context, auth::Operation::kExplain, *request, [&](const Peer& peer) -> Status {
+  return Answer(context, auth::Operation::kExplain, *request, [&](const engine::Peer& peer) -> Status {
     if (request->kernels_size() < 1 || request->kernels_size() > 2) {
       return InvalidArgument("explain takes one or two descriptors");
     }
@@ -171,7 +175,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Explain(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::List(grpc::CallbackServerContext* context,
                                                     const v1::ListRequest* request,
                                                     v1::ListResponse* response) {
-  return Answer(context, auth::Operation::kList, *request, [&](const Peer&) -> Status {
+  return Answer(context, auth::Operation::kList, *request, [&](const engine::Peer&) -> Status {
     QDC_ASSIGN_OR_RETURN(*response, engine_.List(request->limit()));
     return Status::Ok();
   });
@@ -180,7 +184,7 @@ grpc::ServerUnaryReactor* CompileCacheService::List(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* CompileCacheService::Inspect(grpc::CallbackServerContext* context,
                                                        const v1::InspectRequest* request,
                                                        v1::InspectResponse* response) {
-  return Answer(context, auth::Operation::kInspect, *request, [&](const Peer&) -> Status {
+  return Answer(context, auth::Operation::kInspect, *request, [&](const engine::Peer&) -> Status {
     QDC_ASSIGN_OR_RETURN(*response->mutable_artifact(),
                          engine_.Inspect(request->artifact_key(), request->include_ptx()));
     return Status::Ok();
@@ -190,7 +194,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Inspect(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::Evict(grpc::CallbackServerContext* context,
                                                      const v1::EvictRequest* request,
                                                      v1::EvictResponse* response) {
-  return Answer(context, auth::Operation::kEvict, *request, [&](const Peer&) -> Status {
+  return Answer(context, auth::Operation::kEvict, *request, [&](const engine::Peer&) -> Status {
     QDC_ASSIGN_OR_RETURN(*response, engine_.Evict(*request));
     return Status::Ok();
   });
@@ -199,7 +203,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Evict(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* CompileCacheService::Verify(grpc::CallbackServerContext* context,
                                                       const v1::VerifyRequest* request,
                                                       v1::VerifyResponse* response) {
-  return Answer(context, auth::Operation::kVerify, *request, [&](const Peer&) -> Status {
+  return Answer(context, auth::Operation::kVerify, *request, [&](const engine::Peer&) -> Status {
     QDC_ASSIGN_OR_RETURN(*response, engine_.Verify());
     return Status::Ok();
   });

@@ -7,11 +7,13 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "daemon/call_auth.h"
-#include "daemon/engine.h"
+#include "engine/engine.h"
 #include "daemon/peer_limiter.h"
+#include "daemon/stats_report.h"
 #include "qdcache/v1/qdcache.grpc.pb.h"
 
 namespace qdcache::daemon {
@@ -22,13 +24,22 @@ struct ServiceLimits {
   std::uint64_t max_message_bytes = 256ull << 20;  // --max-message-bytes: Export sizes its chunks by it
 };
 
+// Where GetStats gets its figures: the daemon's other components' counters
+// (StatsParts without the service's own), and how to zero the resettable
+// ones. Both called from any thread.
+struct StatsSource {
+  std::function<StatsParts()> parts;
+  std::function<void()> reset;
+};
+
 class CompileCacheService final : public v1::CompileCache::CallbackService {
  public:
   // `auth` identifies callers; it must outlive the service.
-  CompileCacheService(Engine& engine, const CallAuthenticator& auth, ServiceLimits limits);
+  CompileCacheService(engine::Engine& engine, const CallAuthenticator& auth, ServiceLimits limits,
+                      StatsSource stats);
 
-  // The counters GetStats answers with (the engine's and the service's own).
-  // Any thread.
+  // The counters GetStats answers with (every component's and the service's
+  // own). Any thread.
   [[nodiscard]] v1::Stats CurrentStats();
 
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
@@ -65,7 +76,7 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
  private:
   // A caller let in: who it is, and its per-peer slot.
   struct Admitted {
-    Peer peer;
+    engine::Peer peer;
     PeerLimiter::Slot slot;
   };
   // Authenticates and authorizes `op`, then takes a per-peer slot:
@@ -76,9 +87,10 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, auth::Operation op,
                                    const Request& request, Body&& body);
 
-  Engine& engine_;
+  engine::Engine& engine_;
   const CallAuthenticator& auth_;
   const ServiceLimits limits_;
+  const StatsSource stats_;
   PeerLimiter peer_limiter_;
   std::atomic<std::uint64_t> peer_rejections_{0};
 };

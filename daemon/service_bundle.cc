@@ -27,7 +27,7 @@ constexpr std::size_t kChunkOverhead = 64u << 10;
 
 class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportChunk> {
  public:
-  ExportReactor(std::unique_ptr<BundleExporter> exporter, PeerLimiter::Slot slot,
+  ExportReactor(std::unique_ptr<engine::BundleExporter> exporter, PeerLimiter::Slot slot,
                 std::size_t max_bytes)
       : exporter_(std::move(exporter)), slot_(std::move(slot)), max_bytes_(max_bytes) {
     WriteNext();
@@ -58,7 +58,7 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportChunk> {
     StartWrite(&chunk_);
   }
 
-  std::unique_ptr<BundleExporter> exporter_;
+  std::unique_ptr<engine::BundleExporter> exporter_;
   PeerLimiter::Slot slot_;
   const std::size_t max_bytes_;
   v1::ExportChunk chunk_;  // the one chunk in flight
@@ -66,7 +66,7 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportChunk> {
 
 class ImportReactor final : public grpc::ServerReadReactor<v1::ImportChunk> {
  public:
-  ImportReactor(Engine& engine, Peer peer, PeerLimiter::Slot slot, v1::ImportResponse* response)
+  ImportReactor(engine::Engine& engine, engine::Peer peer, PeerLimiter::Slot slot, v1::ImportResponse* response)
       : engine_(engine), peer_(std::move(peer)), slot_(std::move(slot)), response_(response) {
     StartRead(&chunk_);
   }
@@ -104,16 +104,16 @@ class ImportReactor final : public grpc::ServerReadReactor<v1::ImportChunk> {
     Finish(std::move(status));
   }
 
-  Engine& engine_;
-  const Peer peer_;
+  engine::Engine& engine_;
+  const engine::Peer peer_;
   PeerLimiter::Slot slot_;
   v1::ImportResponse* response_;
-  std::unique_ptr<BundleImporter> importer_;  // made on the first chunk
+  std::unique_ptr<engine::BundleImporter> importer_;  // made on the first chunk
   v1::ImportChunk chunk_;
 };
 
-Expected<ExportScope> ScopeOf(const v1::ExportRequest& request, const Peer& peer) {
-  ExportScope scope;
+Expected<engine::ExportScope> ScopeOf(const v1::ExportRequest& request, const engine::Peer& peer) {
+  engine::ExportScope scope;
   if (!request.all_tenants()) scope.tenant = peer.tenant;
   if (request.has_namespace_()) scope.ns = request.namespace_();
   if (request.since_seconds() > static_cast<std::uint64_t>(kMaxDuration.count())) {
@@ -141,9 +141,9 @@ grpc::ServerWriteReactor<v1::ExportChunk>* CompileCacheService::Export(
   Expected<Admitted> admitted = Admit(*context, op);
   if (!admitted.ok()) return new Refused<Reactor>(ToGrpc(admitted.status()));
   if (grpc::Status s = CheckHeader(request->header()); !s.ok()) return new Refused<Reactor>(s);
-  Expected<ExportScope> scope = ScopeOf(*request, admitted->peer);
+  Expected<engine::ExportScope> scope = ScopeOf(*request, admitted->peer);
   if (!scope.ok()) return new Refused<Reactor>(ToGrpc(scope.status()));
-  Expected<std::unique_ptr<BundleExporter>> exporter =
+  Expected<std::unique_ptr<engine::BundleExporter>> exporter =
       engine_.StartExport(std::move(scope).value());
   if (!exporter.ok()) return new Refused<Reactor>(ToGrpc(exporter.status()));
   const std::size_t max_bytes = static_cast<std::size_t>(

@@ -15,7 +15,7 @@ constexpr std::size_t kLookupMessageBytes = 1u << 20;
 
 class LookupStreamReactor final : public grpc::ServerWriteReactor<v1::LookupResponse> {
  public:
-  LookupStreamReactor(Engine& engine, Peer peer, PeerLimiter::Slot slot,
+  LookupStreamReactor(engine::Engine& engine, engine::Peer peer, PeerLimiter::Slot slot,
                       const v1::LookupRequest& request)
       : engine_(engine), peer_(std::move(peer)), slot_(std::move(slot)), request_(request) {
     WriteNext();
@@ -46,8 +46,8 @@ class LookupStreamReactor final : public grpc::ServerWriteReactor<v1::LookupResp
     StartWrite(&message_);
   }
 
-  Engine& engine_;
-  const Peer peer_;
+  engine::Engine& engine_;
+  const engine::Peer peer_;
   PeerLimiter::Slot slot_;
   const v1::LookupRequest& request_;  // owned by gRPC until OnDone
   int next_ = 0;                      // the next query to resolve

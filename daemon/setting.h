@@ -49,10 +49,6 @@ struct Setting {
 // QDCACHED_ + the name in upper snake case: "max-size" -> "QDCACHED_MAX_SIZE".
 [[nodiscard]] std::string EnvName(std::string_view setting_name);
 
-// Every daemon setting, in --help order. Adding a setting is one entry here
-// (daemon_settings.cc) plus its DaemonOptions field.
-[[nodiscard]] const std::vector<Setting>& DaemonSettings();
-
 // Builders for the kinds of fields. Ranges are inclusive.
 [[nodiscard]] Setting StringSetting(std::string name, std::string help, std::string DaemonOptions::*field);
 [[nodiscard]] Setting ChoiceSetting(std::string name, std::string help, std::string DaemonOptions::*field,

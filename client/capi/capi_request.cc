@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "client/capi/capi_internal.h"
+#include "client/wire_options.h"
 #include "client/wire_target.h"
 #include "common/digest.h"
 #include "common/units.h"
@@ -35,46 +36,27 @@ Status SetFlag(std::string_view value, bool* out) {
   return Status::Ok();
 }
 
-Status SetNumber(std::string_view value, unsigned max, std::uint32_t* out) {
-  Expected<std::uint64_t> parsed = ParseCount(value, 0, max);
-  if (!parsed.ok()) return parsed.status();
-  *out = static_cast<std::uint32_t>(*parsed);
-  return Status::Ok();
-}
 
-// One kernel option (qdcache.h lists them).
+// One kernel setting: a compile option of the catalogue (by its name, with
+// '-' or '_', or its alias), or one of the descriptor's own flags.
 Status SetKernelOption(v1::KernelDescriptor& k, std::string_view name, std::string_view value) {
-  v1::CompileOptions& o = *k.mutable_options();
   bool flag = false;
-  std::uint32_t number = 0;
-  auto with_flag = [&](auto setter) {
-    QDC_RETURN_IF_ERROR(SetFlag(value, &flag));
-    setter(flag);
-    return Status::Ok();
-  };
-  if (name == "opt") {
-    QDC_RETURN_IF_ERROR(SetNumber(value, 3, &number));
-    o.set_opt_level(number);
-    return Status::Ok();
-  }
-  if (name == "max-registers") {
-    QDC_RETURN_IF_ERROR(SetNumber(value, 255, &number));
-    o.set_max_registers(number);
-    return Status::Ok();
-  }
   if (name == "namespace") {
     QDC_RETURN_IF_ERROR(Utf8(value, "namespace"));
     k.set_namespace_(std::string(value));
     return Status::Ok();
   }
-  if (name == "fast-math") return with_flag([&](bool b) { o.set_fast_math(b); });
-  if (name == "fmad") return with_flag([&](bool b) { o.set_fmad(b); });
-  if (name == "debug") return with_flag([&](bool b) { o.set_debug(b); });
-  if (name == "lineinfo") return with_flag([&](bool b) { o.set_lineinfo(b); });
-  if (name == "link-libdevice") return with_flag([&](bool b) { o.set_link_libdevice(b); });
-  if (name == "no-store") return with_flag([&](bool b) { k.set_no_store(b); });
-  if (name == "recache") return with_flag([&](bool b) { k.set_recache(b); });
-  return InvalidArgument("unknown option");
+  if (name == "no-store" || name == "no_store") {
+    QDC_RETURN_IF_ERROR(SetFlag(value, &flag));
+    k.set_no_store(flag);
+    return Status::Ok();
+  }
+  if (name == "recache") {
+    QDC_RETURN_IF_ERROR(SetFlag(value, &flag));
+    k.set_recache(flag);
+    return Status::Ok();
+  }
+  return client::SetWireOptionText(*k.mutable_options(), name, value);
 }
 
 }  // namespace
@@ -116,6 +98,12 @@ qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* 
     if (index != nullptr) *index = static_cast<size_t>(request->proto.kernels_size() - 1);
     return Status::Ok();
   });
+}
+
+const char* qdcache_compile_option_name(size_t index) {
+  // The catalogue's names are string literals: NUL-terminated, static.
+  const std::span<const qdcache::OptionSpec> options = qdcache::OptionCatalogue();
+  return index < options.size() ? options[index].name.data() : nullptr;
 }
 
 qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const char* name,

@@ -1,5 +1,7 @@
 #include "client/cli/cli.h"
 
+#include "common/compile_options.h"
+
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string_view>
@@ -14,21 +16,27 @@ namespace qdcache::cli {
 
 namespace {
 
-// The options that shape a kernel's compile, shared by compile and explain.
+// The options that shape a kernel's compile, shared by compile and explain:
+// one flag per row of the option catalogue, then the descriptor's own.
 void AddKernelOptions(CLI::App* app, CompileArgs& c) {
   KernelOptions& k = c.kernel;
   app->add_option("--target", k.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
-  app->add_option("--opt", k.opt_level, "Optimization level 0-3 (default 3)")
-      ->check(CLI::Range(0, 3));
+  for (const OptionSpec& spec : OptionCatalogue()) {
+    const std::string name(spec.name);
+    const std::string help = std::string(spec.help);
+    if (spec.type == OptionType::kCount) {
+      app->add_option_function<std::uint32_t>(
+             std::string(spec.flag), [&k, name](const std::uint32_t& v) { k.options[name] = v; },
+             help + " (default " + std::to_string(spec.default_value) + ")")
+          ->check(CLI::Range(spec.min, spec.max));
+    } else {
+      // A flag sets the value its default is not: --fast-math on, --no-fmad off.
+      const std::uint32_t set_to = spec.default_value == 0 ? 1 : 0;
+      app->add_flag_callback(std::string(spec.flag), [&k, name, set_to] { k.options[name] = set_to; }, help);
+    }
+  }
   app->add_option("--entry", k.entries, "Entry point that must exist (repeatable)");
   app->add_flag("--json", c.json, "Print JSON");
-  app->add_flag("--fast-math", k.fast_math, "Unsafe floating-point math (ftz on CUDA)");
-  app->add_flag("--no-fmad", k.no_fmad, "Do not contract into fused multiply-add");
-  app->add_flag("--debug", k.debug, "Keep debug information");
-  app->add_flag("--lineinfo", k.lineinfo, "CUDA: line information");
-  app->add_option("--max-registers", k.max_registers, "CUDA: register limit per thread")
-      ->check(CLI::Range(0, 255));
-  app->add_flag("--link-libdevice", k.link_libdevice, "CUDA: link libdevice");
   app->add_option("--key-extra", c.key_extra_flags, "NAME=VALUE folded into the key (repeatable)");
 }
 

@@ -1,5 +1,6 @@
 #include "client/cli/kernel_options.h"
 
+#include "client/wire_options.h"
 #include "client/wire_target.h"
 #include "common/digest.h"
 
@@ -28,19 +29,11 @@ Status ParseKeyExtras(const std::vector<std::string>& name_values,
 Expected<v1::KernelDescriptor> DescriptorWithoutIr(const KernelOptions& a) {
   v1::KernelDescriptor d;
   QDC_ASSIGN_OR_RETURN(*d.mutable_target(), client::ParseWireTarget(a.target));
-  if (a.opt_level > 3)
-    return InvalidArgument("opt level " + std::to_string(a.opt_level) + " is not 0-3");
-  if (a.max_registers > 255) {
-    return InvalidArgument("max registers " + std::to_string(a.max_registers) + " is not 0-255");
+  for (const auto& [name, value] : a.options) {
+    const OptionSpec* spec = FindOption(name);
+    if (spec == nullptr) return InvalidArgument("unknown compile option \"" + name + "\" (known: " + OptionNames() + ")");
+    QDC_RETURN_IF_ERROR(client::SetWireOption(*d.mutable_options(), *spec, value));
   }
-  v1::CompileOptions* o = d.mutable_options();
-  if (a.opt_level >= 0) o->set_opt_level(static_cast<std::uint32_t>(a.opt_level));
-  if (a.fast_math) o->set_fast_math(true);
-  if (a.no_fmad) o->set_fmad(false);
-  if (a.debug) o->set_debug(true);
-  if (a.lineinfo) o->set_lineinfo(true);
-  if (a.max_registers >= 0) o->set_max_registers(static_cast<std::uint32_t>(a.max_registers));
-  if (a.link_libdevice) o->set_link_libdevice(true);
   for (const std::string& e : a.entries) d.add_entry_points(e);
   if (!a.fast_key_hex.empty()) {
     QDC_ASSIGN_OR_RETURN(*d.mutable_fast_key(), DecodeFastKey(a.fast_key_hex));

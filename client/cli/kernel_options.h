@@ -3,6 +3,7 @@
 // to a v1::KernelDescriptor.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,23 +15,19 @@ namespace qdcache::cli {
 
 struct KernelOptions {
   std::string target;  // "cuda:sm_90", "cpu:x86-64+avx2"
-  int opt_level = -1;  // -1: the daemon's default
   std::vector<std::string> entries;
   std::string fast_key_hex;  // empty: no fast key
   std::string ns;            // namespace of the fast key
-  bool fast_math = false;
-  bool no_fmad = false;
-  bool debug = false;
-  bool lineinfo = false;
-  int max_registers = -1;  // -1: no limit
-  bool link_libdevice = false;
+  // Compile options given, by catalogue name (common/compile_options.h);
+  // the others are the daemon's defaults.
+  std::map<std::string, std::uint32_t> options;
   std::map<std::string, std::string> key_extras;
 };
 
 // Everything of the descriptor but its IR (the caller reads that when it is
 // about to send it). INVALID_ARGUMENT for a target that does not parse, a
-// fast key that is not hex, a namespace without a fast key, an opt level or
-// register limit out of range, or a key extra with an empty name.
+// fast key that is not hex, a namespace without a fast key, an unknown
+// option or one out of range, or a key extra with an empty name.
 [[nodiscard]] Expected<v1::KernelDescriptor> DescriptorWithoutIr(const KernelOptions& options);
 
 // "NAME=VALUE" strings (--key-extra) into `key_extras`. INVALID_ARGUMENT for

@@ -4,16 +4,17 @@
 
 #include "client/cli/kernel_options.h"
 #include "client/cli/output.h"
+#include "common/compile_options.h"
 
 namespace qdcache::cli {
 namespace {
 
 using nlohmann::json;
 
-constexpr const char* kKnownKeys =
-    "ir, target, opt, entries, fast_key, namespace, fast_math, no_fmad, debug, lineinfo, "
-    "max_registers, "
-    "link_libdevice, key_extras";
+// Keys of a line besides the compile options (which are the catalogue's).
+std::string KnownKeys() {
+  return "ir, target, entries, fast_key, namespace, key_extras, " + OptionNames();
+}
 
 Status WrongType(const std::string& key, const char* what) {
   return InvalidArgument("\"" + key + "\" must be " + what);
@@ -29,12 +30,24 @@ Expected<bool> Bool(const json& v, const std::string& key) {
   return v.get<bool>();
 }
 
-Expected<int> IntIn(const json& v, const std::string& key, int low, int high) {
-  const std::string range = "an integer " + std::to_string(low) + "-" + std::to_string(high);
+// A compile option's value: a number for a count, true/false for a bool.
+// "no_<option>": true turns an option that is on by default off ("no_fmad").
+Status ParseOption(const json& v, const std::string& key, KernelOptions* o) {
+  const bool negated = key.rfind("no_", 0) == 0 && FindOption(key) == nullptr;
+  const OptionSpec* spec = FindOption(negated ? key.substr(3) : key);
+  if (spec == nullptr) return NotFound(key);
+  if (spec->type == OptionType::kBool || negated) {
+    if (negated && (spec->type != OptionType::kBool || spec->default_value == 0)) return NotFound(key);
+    QDC_ASSIGN_OR_RETURN(bool on, Bool(v, key));
+    o->options[std::string(spec->name)] = on != negated ? 1 : 0;
+    return Status::Ok();
+  }
+  const std::string range = "an integer " + std::to_string(spec->min) + "-" + std::to_string(spec->max);
   if (!v.is_number_integer()) return WrongType(key, range.c_str());
   const std::int64_t n = v.get<std::int64_t>();
-  if (n < low || n > high) return WrongType(key, range.c_str());
-  return static_cast<int>(n);
+  if (n < spec->min || n > spec->max) return WrongType(key, range.c_str());
+  o->options[std::string(spec->name)] = static_cast<std::uint32_t>(n);
+  return Status::Ok();
 }
 
 // One descriptor line, parsed into `entry`.
@@ -61,8 +74,6 @@ Status ParseLine(std::string_view line, const std::filesystem::path& base_dir,
     } else if (key == "target") {
       QDC_ASSIGN_OR_RETURN(o.target, String(value, key));
       have_target = true;
-    } else if (key == "opt") {
-      QDC_ASSIGN_OR_RETURN(o.opt_level, IntIn(value, key, 0, 3));
     } else if (key == "entries") {
       if (!value.is_array()) return WrongType(key, "an array of strings");
       for (const json& e : value) {
@@ -74,26 +85,15 @@ Status ParseLine(std::string_view line, const std::filesystem::path& base_dir,
       if (o.fast_key_hex.empty()) return InvalidArgument("\"fast_key\" is empty");
     } else if (key == "namespace") {
       QDC_ASSIGN_OR_RETURN(o.ns, String(value, key));
-    } else if (key == "fast_math") {
-      QDC_ASSIGN_OR_RETURN(o.fast_math, Bool(value, key));
-    } else if (key == "no_fmad") {
-      QDC_ASSIGN_OR_RETURN(o.no_fmad, Bool(value, key));
-    } else if (key == "debug") {
-      QDC_ASSIGN_OR_RETURN(o.debug, Bool(value, key));
-    } else if (key == "lineinfo") {
-      QDC_ASSIGN_OR_RETURN(o.lineinfo, Bool(value, key));
-    } else if (key == "max_registers") {
-      QDC_ASSIGN_OR_RETURN(o.max_registers, IntIn(value, key, 0, 255));
-    } else if (key == "link_libdevice") {
-      QDC_ASSIGN_OR_RETURN(o.link_libdevice, Bool(value, key));
     } else if (key == "key_extras") {
       if (!value.is_object()) return WrongType(key, "an object of strings");
       for (const auto& [name, v] : value.items()) {
         if (!v.is_string()) return WrongType(key + "." + name, "a string");
         o.key_extras[name] = v.get<std::string>();
       }
-    } else {
-      return InvalidArgument("unknown key \"" + key + "\" (known: " + kKnownKeys + ")");
+    } else if (Status s = ParseOption(value, key, &o); !s.ok()) {
+      if (s.code() != Code::kNotFound) return s;
+      return InvalidArgument("unknown key \"" + key + "\" (known: " + KnownKeys() + ")");
     }
   }
   if (!have_ir) return InvalidArgument("\"ir\" is missing");

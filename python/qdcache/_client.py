@@ -13,25 +13,27 @@ from ._lib import check, lib, text
 _CACHE_STATUS = {1: "compiled", 2: "hit", 3: "coalesced", 4: "alias_hit", 5: "stage_hit", 6: "miss", 7: "error"}
 _KIND = {1: "cubin", 2: "shared_object"}
 
-# compile(options=...) keys: Python spelling -> the C ABI's option name.
-_OPTIONS = {
-    "opt": "opt",
-    "opt_level": "opt",
-    "fast_math": "fast-math",
-    "fmad": "fmad",
-    "debug": "debug",
-    "lineinfo": "lineinfo",
-    "max_registers": "max-registers",
-    "link_libdevice": "link-libdevice",
-}
-
-
 def _option_text(value):
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, int):
         return str(value)
     raise TypeError("option values are bool or int, not %s" % type(value).__name__)
+
+
+def _compile_option_names():
+    """The compile options the library knows, from its catalogue."""
+    names = set()
+    while True:
+        name = lib.qdcache_compile_option_name(len(names))
+        if name is None:
+            return names
+        names.add(name.decode())
+
+
+# Names compile(options=...) takes: the catalogue's, also with "-" for "_",
+# and "opt" for opt_level.
+_OPTION_NAMES = _compile_option_names()
 
 
 class _Results:
@@ -240,8 +242,11 @@ class Client:
         ir: LLVM IR, textual (str or bytes) or bitcode (bytes-like; bytes,
             bytearray and writable memoryviews are read in place, not copied).
         target: "cuda:sm_90", "cpu:x86-64", "cpu:x86-64+avx2,+fma".
-        options: {"opt": 0..3, "fast_math": bool, "fmad": bool, "debug": bool,
-                  "lineinfo": bool, "max_registers": int, "link_libdevice": bool}.
+        options: {name: bool or int} of the protocol's compile options, by the
+                 names of docs/protocol.md ("opt_level": 0..3, "fast_math",
+                 "fmad", "debug", "lineinfo", "max_registers",
+                 "link_libdevice", ...); an unknown name or a value out of
+                 range raises QdcacheError (INVALID_ARGUMENT) naming it.
         fast_key + namespace: record an alias for lookup() (bytes or str).
         entries: the kernel names to launch (checked to exist).
         key_extras: {name: value} of client-side inputs folded into the key.
@@ -282,9 +287,9 @@ class Client:
         i = index.value
         settings = []
         for name, value in (options or {}).items():
-            if name not in _OPTIONS:
-                raise ValueError("unknown compile option %r (known: %s)" % (name, ", ".join(sorted(_OPTIONS))))
-            settings.append((_OPTIONS[name], _option_text(value)))
+            if name.replace("-", "_") not in _OPTION_NAMES and name != "opt":
+                raise ValueError("unknown compile option %r (known: %s)" % (name, ", ".join(sorted(_OPTION_NAMES))))
+            settings.append((name, _option_text(value)))
         if namespace is not None:
             settings.append(("namespace", namespace))
         if no_store:

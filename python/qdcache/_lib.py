@@ -58,6 +58,7 @@ _SIGNATURES = {
     "qdcache_stats_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, c_void_pp]),
     "qdcache_string_free": (None, [ctypes.c_void_p]),
     "qdcache_request_create": (ctypes.c_int, [c_void_pp]),
+    "qdcache_compile_option_name": (ctypes.c_char_p, [ctypes.c_size_t]),
     "qdcache_request_free": (None, [ctypes.c_void_p]),
     "qdcache_request_add_kernel": (
         ctypes.c_int,

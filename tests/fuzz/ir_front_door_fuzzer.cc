@@ -16,6 +16,7 @@
 #include <memory>
 #include <string_view>
 
+#include "backends/in_process_compiler.h"
 #include "compiler/compiler.h"
 
 namespace {

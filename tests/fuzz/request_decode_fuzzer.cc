@@ -18,10 +18,10 @@
 #include <string>
 
 #include "common/utf8.h"
-#include "compiler/target.h"
-#include "daemon/artifact_key.h"
-#include "daemon/descriptor.h"
-#include "daemon/ir_digest_memo.h"
+#include "common/target.h"
+#include "engine/artifact_key.h"
+#include "engine/descriptor.h"
+#include "engine/ir_digest_memo.h"
 #include "daemon/service.h"
 #include "qdcache/v1/qdcache.pb.h"
 
@@ -70,29 +70,29 @@ void CheckCanonicalTarget(const compiler::Target& target) {
 
 void DecodeCompile(const v1::CompileRequest& request) {
   if (!EnvelopeAccepted(request.header(), request.kernels_size())) return;
-  const daemon::DescriptorLimits limits;
+  const engine::DescriptorLimits limits;
   for (const v1::KernelDescriptor& descriptor : request.kernels()) {
-    Expected<daemon::DecodedKernel> kernel = daemon::DecodeKernel(descriptor, limits);
+    Expected<engine::DecodedKernel> kernel = engine::DecodeKernel(descriptor, limits);
     if (!kernel.ok()) {
       CheckErrorTravels(kernel.status());
       continue;
     }
     CheckCanonicalTarget(kernel->input.target);
-    if (kernel->target != kernel->input.target.ToString()) Fail("target text differs from target");
-    const bool keep_debug = daemon::KeepsDebugInfo(*kernel);
-    (void)daemon::IrDigestMemo::RawKey(kernel->input.ir, kernel->target, keep_debug);
+    const bool keep_debug = engine::KeepsDebugInfo(*kernel);
+    (void)engine::IrDigestMemo::RawKey(kernel->input.ir, kernel->input.target.ToString(), keep_debug);
     const Digest ir_digest = Sha256(kernel->input.ir);
-    const auto components = daemon::ArtifactKeyComponents(*kernel, ir_digest, "fuzz-toolchain");
-    const Digest key = daemon::KeyFromComponents("artifact", components);
-    if (key != daemon::KeyFromComponents("artifact", daemon::ArtifactKeyComponents(
+    const auto components = engine::ArtifactKeyComponents(*kernel, ir_digest, "fuzz-toolchain");
+    const Digest key = engine::KeyFromComponents("artifact", components);
+    if (key != engine::KeyFromComponents("artifact", engine::ArtifactKeyComponents(
                                                          *kernel, ir_digest, "fuzz-toolchain"))) {
       Fail("artifact key is not deterministic");
     }
-    if (kernel->input.target.kind == compiler::TargetKind::kCuda) {
-      (void)daemon::PtxStageKey(ir_digest, kernel->input.target, kernel->input.options,
-                                "fuzz-toolchain");
-      (void)daemon::CubinStageKey(kernel->input.ir, kernel->input.target, kernel->input.options,
-                                  "fuzz-toolchain");
+    const compiler::StageSpec* previous = nullptr;
+    for (compiler::StageId id : compiler::InputKindOf(kernel->input.kind).stages(kernel->input.target.kind)) {
+      const compiler::StageSpec& stage = compiler::StageOf(id);
+      (void)engine::StageKey(stage, ir_digest, previous, kernel->input.ir, kernel->input.target,
+                             kernel->input.options, "fuzz-toolchain");
+      previous = &stage;
     }
   }
 }
@@ -100,13 +100,13 @@ void DecodeCompile(const v1::CompileRequest& request) {
 // Engine::Lookup's checks, in its order.
 void DecodeLookup(const v1::LookupRequest& request) {
   if (!EnvelopeAccepted(request.header(), request.queries_size())) return;
-  const daemon::DescriptorLimits limits;
+  const engine::DescriptorLimits limits;
   for (const v1::FastKeyQuery& query : request.queries()) {
     if (query.fast_key().empty() || query.fast_key().size() > limits.max_fast_key_bytes ||
         query.namespace_().size() > limits.max_namespace_bytes) {
       continue;
     }
-    Expected<compiler::Target> target = daemon::DecodeTarget(query.target());
+    Expected<compiler::Target> target = engine::DecodeTarget(query.target());
     if (!target.ok()) {
       CheckErrorTravels(target.status());
       continue;

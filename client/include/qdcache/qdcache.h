@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 #define QDCACHE_ABI_VERSION_MAJOR 1
-#define QDCACHE_ABI_VERSION_MINOR 0
+#define QDCACHE_ABI_VERSION_MINOR 1
 #define QDCACHE_ABI_VERSION ((QDCACHE_ABI_VERSION_MAJOR << 16) | QDCACHE_ABI_VERSION_MINOR)
 
 /* ---- Versions, status codes and errors ---- */
@@ -135,13 +135,20 @@ void qdcache_request_free(qdcache_request* request);
 qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* ir, size_t ir_size,
                                           const char* target, size_t* index);
 /* Sets an option of kernel `index`. Names and values:
- *   opt 0..3 (default 3); fast-math, fmad, debug, lineinfo, link-libdevice,
- *   no-store, recache: "1"/"0" (or true/false); max-registers N (0: none);
- *   namespace NAME (the fast key's namespace).
+ *   every compile option of the protocol's catalogue, by its name
+ *   (docs/protocol.md, CompileOptions: opt_level, fast_math, fmad, debug,
+ *   lineinfo, max_registers, link_libdevice, ...), also spelt with '-' for
+ *   '_' ("max-registers"), and "opt" for opt_level: a number, or for a
+ *   boolean "1"/"0" (or true/false); INVALID_ARGUMENT names the known ones;
+ *   no-store, recache: "1"/"0"; namespace NAME (the fast key's namespace).
  * Request-wide: index is ignored for include-ptx "1"/"0" (return the PTX a
  * cubin was linked from). */
 qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const char* name,
                                    const char* value);
+/* The name of compile option `index` (0, 1, ... as the protocol's catalogue
+ * lists them: "opt_level", "fast_math", ...), or NULL past the last one.
+ * Static storage. Since ABI 1.1. */
+const char* qdcache_compile_option_name(size_t index);
 /* The kernel's fast key (any bytes, copied): the daemon records an alias
  * from (you, namespace, target, fast key) to the artifact, for
  * qdcache_lookup. */

@@ -67,6 +67,28 @@ TEST_CASE("the version query and status names", "[capi]") {
   CHECK(std::string(qdcache_cache_status_name(QDCACHE_CACHE_STAGE_HIT)) == "stage_hit");
 }
 
+TEST_CASE("every compile option of the catalogue is listed and settable by its names", "[capi]") {
+  qdcache_request* request = nullptr;
+  REQUIRE(qdcache_request_create(&request) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_kernel(request, "x", 1, "cuda:sm_90", nullptr) == QDCACHE_OK);
+  std::vector<std::string> names;
+  for (size_t i = 0; qdcache_compile_option_name(i) != nullptr; ++i) names.emplace_back(qdcache_compile_option_name(i));
+  CHECK(names == std::vector<std::string>{"opt_level", "fast_math", "fmad", "debug", "lineinfo", "max_registers",
+                                          "link_libdevice"});
+  for (const std::string& name : names) {
+    INFO(name);
+    CHECK(qdcache_request_set(request, 0, name.c_str(), "1") == QDCACHE_OK);
+    std::string dashed = name;
+    for (char& c : dashed) c = c == '_' ? '-' : c;
+    CHECK(qdcache_request_set(request, 0, dashed.c_str(), "0") == QDCACHE_OK);
+  }
+  CHECK(qdcache_request_set(request, 0, "max_registers", "256") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(qdcache_last_error()).find("0..255") != std::string::npos);
+  CHECK(qdcache_request_set(request, 0, "maxregisters", "1") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(qdcache_last_error()).find("known: opt_level") != std::string::npos);
+  qdcache_request_free(request);
+}
+
 TEST_CASE("misuse is answered with codes and messages, per thread", "[capi]") {
   CHECK(qdcache_options_create(nullptr) == QDCACHE_INVALID_ARGUMENT);
   CHECK(std::string(qdcache_last_error()) == "out is NULL");

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "canonical_ir_test_support.h"
-#include "compiler/ir_assembler.h"
+#include "backends/ir_assembler.h"
 
 using namespace qdcache;
 using namespace qdcache::compiler;

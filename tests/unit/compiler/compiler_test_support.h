@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "client/launch_cpu.h"
+#include "backends/in_process_compiler.h"
 #include "compiler/compiler.h"
 
 namespace qdcache::compiler::testing {

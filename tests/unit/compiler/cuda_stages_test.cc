@@ -54,7 +54,7 @@ TEST_CASE("CompileToPtx then LinkCubin gives exactly what Compile gives") {
   lineinfo_fast.fast_math = true;
   for (const char* kernel : {"saxpy", "block_reduce", "stencil2d", "llvm_test_style"}) {
     for (const CompileOptions& options : {CompileOptions{}, WithMaxRegisters(16), lineinfo_fast}) {
-      DYNAMIC_SECTION(kernel << " " << ToString(options)) {
+      DYNAMIC_SECTION(kernel << " " << StageOptionsKey(options, kStageCodegen) << " / " << options.max_registers) {
         const std::string ir = ReadTestData(std::string("cuda/") + kernel + ".ll");
         const CompileInput input = Input(ir, Cuda("sm_90"), options);
         const CompileOutput whole = CompileOk(input);
@@ -162,59 +162,6 @@ TEST_CASE("LinkCubin refuses CPU targets and bad PTX") {
     auto out = TheCompiler().LinkCubin("x", {}, Cuda("sm_90"), CompileOptions{.opt_level = 9});
     CHECK(out.status().code() == Code::kInvalidArgument);
   }
-}
-
-TEST_CASE("Changing only max_registers changes the link key but not the PTX key") {
-  const CompileOptions base;
-  const CompileOptions limited = WithMaxRegisters(32);
-  CHECK(PtxOptionsKey(limited) == PtxOptionsKey(base));
-  CHECK(LinkOptionsKey(limited) != LinkOptionsKey(base));
-  CHECK_THAT(LinkOptionsKey(limited), Catch::Contains("-maxrregcount=32"));
-}
-
-TEST_CASE("Each option lands in the keys of exactly the stages that read it") {
-  struct Field {
-    const char* name;
-    CompileOptions changed;
-    bool ptx;
-    bool link;
-  };
-  CompileOptions o0;
-  o0.opt_level = 0;
-  CompileOptions o2;
-  o2.opt_level = 2;
-  CompileOptions fast;
-  fast.fast_math = true;
-  CompileOptions no_fmad;
-  no_fmad.fmad = false;
-  CompileOptions debug;
-  debug.debug = true;
-  CompileOptions lineinfo;
-  lineinfo.lineinfo = true;
-  CompileOptions libdevice;
-  libdevice.link_libdevice = true;
-  const Field fields[] = {
-      {"opt_level 0", o0, true, true},
-      {"opt_level 2", o2, true, false},
-      {"fast_math", fast, true, true},
-      {"fmad", no_fmad, true, false},
-      {"debug", debug, true, true},
-      {"lineinfo", lineinfo, true, true},
-      {"max_registers", WithMaxRegisters(8), false, true},
-      {"link_libdevice", libdevice, true, false},
-  };
-  const CompileOptions base;
-  for (const Field& f : fields) {
-    DYNAMIC_SECTION(f.name) {
-      CHECK((PtxOptionsKey(f.changed) != PtxOptionsKey(base)) == f.ptx);
-      CHECK((LinkOptionsKey(f.changed) != LinkOptionsKey(base)) == f.link);
-    }
-  }
-}
-
-TEST_CASE("The default option keys are spelled out") {
-  CHECK(PtxOptionsKey({}) == "opt=3 fast_math=0 fmad=1 debug=0 lineinfo=0 link_libdevice=0");
-  CHECK(LinkOptionsKey({}) == "-O3");
 }
 
 TEST_CASE("The toolchain reports the nvJitLink version the link stage uses") {

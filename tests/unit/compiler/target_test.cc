@@ -1,7 +1,8 @@
-#include "compiler/target.h"
+#include "common/target.h"
 
 #include <catch2/catch.hpp>
 
+#include "backends/in_process_compiler.h"
 #include "compiler/compiler.h"
 #include "compiler_test_support.h"
 
@@ -142,7 +143,3 @@ TEST_CASE("ValidateTarget accepts sm_75 and sm_90 when CUDA is available") {
   CHECK(ValidateTarget(Cuda("sm_90")).ok());
 }
 
-TEST_CASE("CompileOptions print every option with its value") {
-  CHECK(ToString(CompileOptions{}) ==
-        "opt=3 fast_math=0 fmad=1 debug=0 lineinfo=0 max_registers=0 link_libdevice=0");
-}

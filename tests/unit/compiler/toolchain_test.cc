@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "compiler/compiler.h"
-#include "compiler/cuda_support.h"
+#include "backends/cuda_support.h"
 #include "compiler/ptxas_info.h"
 #include "compiler_test_support.h"
 

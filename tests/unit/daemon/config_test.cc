@@ -12,6 +12,7 @@
 #include "daemon/config_print.h"
 #include "daemon/daemon_options.h"
 #include "tests/unit/daemon/options_test_util.h"
+#include "daemon/daemon_settings.h"
 #include "daemon/setting.h"
 
 using namespace qdcache;

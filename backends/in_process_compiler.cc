@@ -1,0 +1,345 @@
+// The compile pipeline, in this process:
+//   bytes -> Module (ir_reader) -> conformed to the target (module_conform)
+//   [-> + libdevice] -> entries (entry_points) -> FP options + O0..O3
+//   (optimizer) -> CUDA: PTX (codegen)       } CompileToPtx
+//                        -> cubin (nvjitlink_link)  } LinkCubin
+//               -> CPU:  object (codegen) -> checked imports -> .so (lld_link)
+// Each call owns its LLVMContext and TargetMachine, so compiles run
+// concurrently; the only shared state is read-only (toolchain facts, libdevice
+// bytes) or serialized inside lld_link and canonical_ir's datalayout cache.
+#include <chrono>
+
+#include "backends/canonical_ir.h"
+#include "backends/codegen.h"
+#include "backends/compile_error.h"
+#include "backends/in_process_compiler.h"
+#include "compiler/compiler.h"
+#include "backends/cuda_support.h"
+#include "backends/diagnostics.h"
+#include "backends/entry_points.h"
+#include "backends/ir_reader.h"
+#include "backends/libdevice_link.h"
+#include "backends/lld_link.h"
+#include "backends/llvm_targets.h"
+#include "backends/module_conform.h"
+#include "backends/nvjitlink_link.h"
+#include "backends/object_symbols.h"
+#include "backends/optimizer.h"
+#include "compiler/ptxas_info.h"
+#include "backends/target_machine.h"
+#include "backends/target_validation.h"
+#include "backends/toolchain_probe.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/LLVMContext.h"
+
+namespace qdcache::compiler {
+namespace {
+
+class StageTimer {
+ public:
+  explicit StageTimer(double& seconds)
+      : seconds_(seconds), start_(std::chrono::steady_clock::now()) {}
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+  ~StageTimer() {
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  double& seconds_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+llvm::Error FromStatus(const Status& status) {
+  return llvm::make_error<CompileError>(status.code(), status.message());
+}
+
+bool IsPlainIdentifier(llvm::StringRef name) {
+  return !name.empty() && llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+// Everything one compile (or one CUDA stage) needs, alive for its duration.
+struct Job {
+  Job(const CompileInput& in, Target t, CompileOptions o)
+      : input(in), target(std::move(t)), options(o) {}
+
+  const CompileInput& input;
+  Target target;           // normalized and supported
+  CompileOptions options;  // what this job may read (StageOptions)
+  llvm::LLVMContext context;
+  DiagnosticCollector diagnostics{context};
+  std::string log;  // the IR reader's warnings
+  StageTimings timings;
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::vector<EntryFunction> entries;
+  UnknownIntrinsicOrigins libdevice_unknown_intrinsics;
+};
+
+llvm::Expected<Target> CheckedTarget(const Target& requested) {
+  Expected<Target> target = NormalizeTarget(requested);
+  if (!target.ok()) return FromStatus(target.status());
+  if (llvm::Error error = CheckTargetSupported(*target)) return error;
+  return std::move(*target);
+}
+
+llvm::Error CheckOptLevel(const CompileOptions& options) {
+  if (options.opt_level < 0 || options.opt_level > 3) {
+    return BadInput("opt_level must be 0..3, got " + llvm::Twine(options.opt_level));
+  }
+  return llvm::Error::success();
+}
+
+Status CheckNotCancelled(const CallControl& control) {
+  if (control.cancel != nullptr && control.cancel->cancelled()) return Cancelled("compile cancelled");
+  if (std::chrono::steady_clock::now() >= control.deadline) {
+    return DeadlineExceeded("compile deadline passed before it started");
+  }
+  return Status::Ok();
+}
+
+class InProcessCompiler final : public Compiler {
+ public:
+  explicit InProcessCompiler(const CompilerConfig& config)
+      : libdevice_(LoadLibdevice(config.libdevice_path)),
+        toolchain_(DescribeToolchain(libdevice_)) {}
+
+  Expected<CompileOutput> Compile(const CompileInput& input, const CallControl& control) override {
+    QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
+    if (input.target.kind == TargetKind::kCuda) return CompileCuda(input);
+    CompileOutput out;
+    if (llvm::Error error = CompileCpuInto(input, out)) return ToStatus(std::move(error));
+    if (out.payload.empty()) return Internal("the compiler produced an empty artifact");
+    return out;
+  }
+
+  Expected<Digest> CanonicalIrDigest(std::string_view ir, const Target& target,
+                                     bool keep_debug_info, const CallControl& control) override {
+    QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
+    auto digest = ComputeCanonicalIrDigest(ir, target, keep_debug_info);
+    if (!digest) return ToStatus(digest.takeError());
+    return *digest;
+  }
+
+  Expected<PtxOutput> CompileToPtx(const CompileInput& input, const CallControl& control) override {
+    QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
+    PtxOutput out;
+    if (llvm::Error error = CompileToPtxInto(input, out)) return ToStatus(std::move(error));
+    return out;
+  }
+
+  Expected<CompileOutput> LinkCubin(std::string_view ptx, const std::vector<EntryInfo>& entries,
+                                    const Target& target, const CompileOptions& options,
+                                    const CallControl& control) override {
+    QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
+    CompileOutput out;
+    if (llvm::Error error = LinkCubinInto(std::string(ptx), entries, target, options, out))
+      return ToStatus(std::move(error));
+    return out;
+  }
+
+  const ToolchainInfo& toolchain() const override { return toolchain_; }
+
+ private:
+  Expected<CompileOutput> CompileCuda(const CompileInput& input) const;
+  llvm::Error CompileToPtxInto(const CompileInput& input, PtxOutput& out) const;
+  llvm::Error LinkCubinInto(std::string ptx, const std::vector<EntryInfo>& entries,
+                            const Target& requested, const CompileOptions& options,
+                            CompileOutput& out) const;
+  llvm::Error CompileCpuInto(const CompileInput& input, CompileOutput& out) const;
+  llvm::Error Prepare(Job& job) const;
+  llvm::Error EmitCudaPtx(Job& job, PtxOutput& out) const;
+  llvm::Error FinishCpu(Job& job, CompileOutput& out) const;
+
+  const Libdevice libdevice_;
+  const ToolchainInfo toolchain_;
+};
+
+// The two stages back to back; the PTX moves into the output uncopied.
+Expected<CompileOutput> InProcessCompiler::CompileCuda(const CompileInput& input) const {
+  PtxOutput ptx;
+  if (llvm::Error error = CompileToPtxInto(input, ptx)) return ToStatus(std::move(error));
+  CompileOutput out;
+  if (llvm::Error error =
+          LinkCubinInto(std::move(ptx.ptx), ptx.entries, input.target, input.options, out)) {
+    return ToStatus(std::move(error));
+  }
+  out.log = ptx.log + out.log;
+  const double link_seconds = out.timings.link_seconds;
+  out.timings = ptx.timings;
+  out.timings.link_seconds = link_seconds;
+  return out;
+}
+
+llvm::Error InProcessCompiler::CompileToPtxInto(const CompileInput& input, PtxOutput& out) const {
+  InitializeLlvmTargets();
+  if (input.target.kind != TargetKind::kCuda) {
+    return BadInput("CompileToPtx needs a CUDA target, got " + input.target.ToString());
+  }
+  auto target = CheckedTarget(input.target);
+  if (!target) return target.takeError();
+  if (llvm::Error error = CheckOptLevel(input.options)) return error;
+
+  Job job(input, std::move(*target), StageOptions(input.options, kStageCodegen));
+  llvm::Error error = Prepare(job);
+  if (!error) error = EmitCudaPtx(job, out);
+  out.log = job.diagnostics.log() + job.log;
+  out.timings = job.timings;
+  return error;
+}
+
+llvm::Error InProcessCompiler::CompileCpuInto(const CompileInput& input, CompileOutput& out) const {
+  InitializeLlvmTargets();
+  auto target = CheckedTarget(input.target);
+  if (!target) return target.takeError();
+  if (llvm::Error error = CheckOptLevel(input.options)) return error;
+
+  Job job(input, std::move(*target), input.options);
+  llvm::Error error = Prepare(job);
+  if (!error) error = FinishCpu(job, out);
+  out.log = job.diagnostics.log() + job.log + out.log;
+  const double link_seconds = out.timings.link_seconds;
+  out.timings = job.timings;
+  out.timings.link_seconds = link_seconds;
+  return error;
+}
+
+// Parse, conform, link libdevice, select entries, optimize.
+llvm::Error InProcessCompiler::Prepare(Job& job) const {
+  const bool cuda = job.target.kind == TargetKind::kCuda;
+  const CompileOptions& options = job.options;
+  {
+    StageTimer timer(job.timings.parse_seconds);
+    auto module = ReadModule(job.input.ir, job.context, job.log);
+    if (!module) return module.takeError();
+    job.module = std::move(*module);
+    if (llvm::Error error = job.diagnostics.TakeError("parsing")) return error;
+  }
+  StageTimer timer(job.timings.optimize_seconds);
+  auto machine = CreateTargetMachine(job.target, options);
+  if (!machine) return machine.takeError();
+  job.machine = std::move(*machine);
+  if (llvm::Error error =
+          ConformModuleToTarget(*job.module, job.target, job.machine->createDataLayout())) {
+    return error;
+  }
+  auto entries = SelectEntryPoints(*job.module, job.target.kind, job.input.entry_points);
+  if (!entries) return entries.takeError();
+  job.entries = std::move(*entries);
+
+  if (cuda && options.link_libdevice) {
+    if (libdevice_.bitcode.empty()) {
+      return NotAvailable(
+          "link_libdevice requested but libdevice is unavailable (" +
+          (libdevice_.path.empty() ? std::string("no path configured") : libdevice_.path) + ")");
+    }
+    auto unknown = LinkLibdevice(*job.module, libdevice_.bitcode);
+    if (!unknown) return unknown.takeError();
+    job.libdevice_unknown_intrinsics = std::move(*unknown);
+    RemoveFunctionTargetPins(*job.module);
+    if (llvm::Error error = job.diagnostics.TakeError("libdevice linking")) return error;
+  }
+  // Debug info only when asked for: it must not change the artifact otherwise.
+  if (!options.debug && !(cuda && options.lineinfo)) {
+    llvm::StripDebugInfo(*job.module);
+    // The ELF file symbol / PTX header would otherwise carry the client's path.
+    job.module->setSourceFileName("kernel");
+  }
+
+  ApplyFloatingPointOptions(*job.module, options, job.target.kind);
+  if (llvm::Error error = OptimizeModule(*job.module, *job.machine, options.opt_level))
+    return error;
+  return job.diagnostics.TakeError("optimization");
+}
+
+llvm::Error InProcessCompiler::EmitCudaPtx(Job& job, PtxOutput& out) const {
+  if (llvm::Error error =
+          CheckNoUnresolvedDeviceCalls(*job.module, job.libdevice_unknown_intrinsics)) {
+    return error;
+  }
+  {
+    StageTimer timer(job.timings.codegen_seconds);
+    auto ptx = EmitPtx(*job.module, *job.machine);
+    if (!ptx) return ptx.takeError();
+    if (llvm::Error error = job.diagnostics.TakeError("PTX codegen")) return error;
+    out.ptx = std::move(*ptx);
+  }
+  for (const EntryFunction& entry : job.entries) {
+    if (IsPlainIdentifier(entry.name) &&
+        out.ptx.find(".entry " + entry.name + "(") == std::string::npos) {
+      return BadInput("kernel '" + entry.name +
+                      "' is missing from the generated PTX (removed by optimization?)");
+    }
+    EntryInfo info;
+    info.name = entry.name;
+    info.max_threads_per_block = entry.max_threads_per_block;
+    out.entries.push_back(std::move(info));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error InProcessCompiler::LinkCubinInto(std::string ptx, const std::vector<EntryInfo>& entries,
+                                             const Target& requested, const CompileOptions& options,
+                                             CompileOutput& out) const {
+  InitializeLlvmTargets();
+  if (requested.kind != TargetKind::kCuda) {
+    return BadInput("LinkCubin needs a CUDA target, got " + requested.ToString());
+  }
+  auto target = CheckedTarget(requested);
+  if (!target) return target.takeError();
+  if (llvm::Error error = CheckOptLevel(options)) return error;
+  if (ptx.empty()) return BadInput("LinkCubin got empty PTX");
+
+  StageTimer timer(out.timings.link_seconds);
+  auto cubin = LinkPtxToCubin(ptx, target->sm, StageOptions(options, kStageLink));
+  if (!cubin) return cubin.takeError();
+  if (cubin->cubin.empty()) return ToolchainFailure("nvJitLink produced an empty cubin");
+  out.kind = ArtifactKind::kCubin;
+  out.payload = std::move(cubin->cubin);
+  out.ptx = std::move(ptx);
+  out.log = std::move(cubin->info_log);
+  const auto resources = ParsePtxasInfoLog(out.log);
+  out.entries = entries;
+  for (EntryInfo& info : out.entries) {
+    if (auto it = resources.find(info.name); it != resources.end()) {
+      info.registers = it->second.registers;
+      info.shared_bytes = it->second.shared_bytes;
+      info.local_bytes = it->second.local_bytes;
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error InProcessCompiler::FinishCpu(Job& job, CompileOutput& out) const {
+  std::string object;
+  {
+    StageTimer timer(job.timings.codegen_seconds);
+    auto emitted = EmitObject(*job.module, *job.machine);
+    if (!emitted) return emitted.takeError();
+    if (llvm::Error error = job.diagnostics.TakeError("x86-64 codegen")) return error;
+    object = std::move(*emitted);
+  }
+  std::vector<std::string> names;
+  for (const EntryFunction& entry : job.entries) names.push_back(entry.name);
+  auto imports = CheckObjectSymbols(object, names);
+  if (!imports) return imports.takeError();
+
+  StageTimer timer(out.timings.link_seconds);
+  auto shared_object = LinkSharedObject(object, imports->needs_libm, out.log);
+  if (!shared_object) return shared_object.takeError();
+  out.kind = ArtifactKind::kSharedObject;
+  out.payload = std::move(*shared_object);
+  for (const std::string& name : names) out.entries.push_back(EntryInfo{name});
+  return llvm::Error::success();
+}
+
+}  // namespace
+
+std::unique_ptr<Compiler> MakeInProcessCompiler(const CompilerConfig& config) {
+  InitializeLlvmTargets();
+  return std::make_unique<InProcessCompiler>(config);
+}
+
+}  // namespace qdcache::compiler

@@ -1,0 +1,210 @@
+#include "backends/module_conform.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "backends/compile_error.h"
+#include "backends/llvm_targets.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Type.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace qdcache::compiler {
+namespace {
+
+llvm::Error CheckTriple(const llvm::Module& module, const Target& target) {
+  const std::string& text = module.getTargetTriple();
+  if (text.empty()) return llvm::Error::success();
+  const llvm::Triple triple(text);
+  const std::string where = "module triple '" + text + "' contradicts target " + target.ToString();
+  if (target.kind == TargetKind::kCuda) {
+    if (triple.getArch() == llvm::Triple::nvptx) {
+      return BadInput(where + ": 32-bit nvptx is not supported, use " + kCudaTriple);
+    }
+    if (triple.getArch() != llvm::Triple::nvptx64)
+      return BadInput(where + " (expected " + kCudaTriple + ")");
+    return llvm::Error::success();
+  }
+  if (triple.getArch() != llvm::Triple::x86_64)
+    return BadInput(where + " (expected " + kCpuTriple + ")");
+  if (triple.isX32()) return BadInput(where + ": the x32 ABI is not supported");
+  if (!triple.isOSBinFormatELF()) return BadInput(where + ": only ELF (Linux) x86-64 is supported");
+  return llvm::Error::success();
+}
+
+// Datalayout rule. llc simply replaces a module's datalayout with the
+// target's; that is only sound when the frontend laid out memory the same
+// way. We therefore compare what frontends bake into the IR (endianness,
+// pointer sizes and alignments of the address spaces in use, ABI alignment of
+// the scalar and common vector types) and ignore what is only a codegen hint
+// (native integer widths, stack alignment, mangling) and i128, whose
+// alignment LLVM itself changed (NVPTX modules from LLVM < 18 lack "i128:128";
+// LLVM 19's AutoUpgrade adds it for x86 only). Compatible modules then get the
+// target's exact datalayout.
+std::optional<std::string> LayoutMismatch(const llvm::DataLayout& module,
+                                          const llvm::DataLayout& target,
+                                          llvm::LLVMContext& context) {
+  if (module.isLittleEndian() != target.isLittleEndian()) return "endianness differs";
+  for (unsigned as : {0u, 1u, 3u, 4u, 5u}) {
+    if (module.getPointerSizeInBits(as) != target.getPointerSizeInBits(as)) {
+      return "pointers in address space " + std::to_string(as) + " are " +
+             std::to_string(module.getPointerSizeInBits(as)) + "-bit, the target's are " +
+             std::to_string(target.getPointerSizeInBits(as)) + "-bit";
+    }
+    if (module.getPointerABIAlignment(as) != target.getPointerABIAlignment(as)) {
+      return "pointer alignment in address space " + std::to_string(as) + " differs";
+    }
+  }
+  llvm::Type* types[] = {
+      llvm::Type::getInt8Ty(context),
+      llvm::Type::getInt16Ty(context),
+      llvm::Type::getInt32Ty(context),
+      llvm::Type::getInt64Ty(context),
+      llvm::Type::getHalfTy(context),
+      llvm::Type::getFloatTy(context),
+      llvm::Type::getDoubleTy(context),
+      llvm::FixedVectorType::get(llvm::Type::getFloatTy(context), 2),
+      llvm::FixedVectorType::get(llvm::Type::getFloatTy(context), 4),
+  };
+  for (llvm::Type* type : types) {
+    if (module.getABITypeAlign(type) != target.getABITypeAlign(type)) {
+      std::string name;
+      llvm::raw_string_ostream os(name);
+      type->print(os);
+      return "ABI alignment of " + name + " is " +
+             std::to_string(module.getABITypeAlign(type).value()) + ", the target's is " +
+             std::to_string(target.getABITypeAlign(type).value());
+    }
+  }
+  return std::nullopt;
+}
+
+// CUDA hardware limits that hold on every SM, for which nvJitLink builds a
+// cubin no GPU can launch (a 4 GiB .shared array, a 1 GiB stack frame), and
+// a name length past which nvJitLink 13's verbose log crashes (~100 KB).
+constexpr std::uint64_t kMaxStaticSharedBytes = 48 << 10;  // per block, static
+constexpr std::uint64_t kMaxLocalBytes = 512 << 10;        // per thread
+constexpr std::size_t kMaxCudaFunctionNameBytes = 64 << 10;
+
+llvm::Error CheckCudaSizes(const llvm::Module& module) {
+  const llvm::DataLayout& layout = module.getDataLayout();
+  for (const llvm::GlobalVariable& g : module.globals()) {
+    if (g.getAddressSpace() != 3 || g.isDeclaration() || !g.getValueType()->isSized()) continue;
+    const std::uint64_t bytes = layout.getTypeAllocSize(g.getValueType()).getKnownMinValue();
+    if (bytes > kMaxStaticSharedBytes) {
+      return BadInput("shared variable @" + g.getName() + " is " + llvm::Twine(bytes) +
+                      " bytes; a block has at most " + llvm::Twine(kMaxStaticSharedBytes) +
+                      " bytes of static shared memory (use dynamic shared memory, an external "
+                      "addrspace(3) array, for more)");
+    }
+  }
+  for (const llvm::Function& f : module) {
+    if (f.getName().size() > kMaxCudaFunctionNameBytes) {
+      return BadInput("function name of " + llvm::Twine(f.getName().size()) +
+                      " bytes is longer than the " + llvm::Twine(kMaxCudaFunctionNameBytes) +
+                      " bytes nvJitLink can take ('" + f.getName().take_front(32) + "...')");
+    }
+    for (const llvm::BasicBlock& block : f) {
+      for (const llvm::Instruction& inst : block) {
+        const auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
+        if (alloca == nullptr || !alloca->getAllocatedType()->isSized()) continue;
+        const auto* count = llvm::dyn_cast<llvm::ConstantInt>(alloca->getArraySize());
+        if (count == nullptr) continue;  // dynamic: sized at run time
+        const std::uint64_t element =
+            layout.getTypeAllocSize(alloca->getAllocatedType()).getKnownMinValue();
+        const llvm::APInt elements = count->getValue().zextOrTrunc(64);
+        bool overflow = false;
+        const llvm::APInt bytes = llvm::APInt(64, element).umul_ov(elements, overflow);
+        if (overflow || bytes.ugt(kMaxLocalBytes)) {
+          const std::string size =
+              overflow ? std::string("more than 2^64") : std::to_string(bytes.getZExtValue());
+          return BadInput("@" + f.getName() + " allocates " + size +
+                          " bytes of local memory in one alloca; a CUDA thread has at most " +
+                          llvm::Twine(kMaxLocalBytes));
+        }
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
+// Inputs the backends cannot take that the verifier accepts. Both would end in
+// report_fatal_error (process exit) or in the assembler reading files.
+llvm::Error CheckBackendPreconditions(const llvm::Module& module, const Target& target) {
+  if (target.kind == TargetKind::kCuda) {
+    if (llvm::Error error = CheckCudaSizes(module)) return error;
+    for (const char* name : {"llvm.global_ctors", "llvm.global_dtors"}) {
+      const llvm::GlobalVariable* list = module.getNamedGlobal(name);
+      if (list != nullptr && list->hasInitializer() && !list->getInitializer()->isNullValue()) {
+        return BadInput(std::string("the module has ") + name +
+                        ": NVPTX does not support global constructors or destructors");
+      }
+    }
+    // Only generic (0), global (1) and constant (4) variables may carry
+    // initial values; shared (3) and local (5) ones only zero or undef.
+    for (const llvm::GlobalVariable& g : module.globals()) {
+      const unsigned as = g.getAddressSpace();
+      if (as != 0 && as != 1 && as != 4 && g.hasInitializer() &&
+          !g.getInitializer()->isNullValue() && !llvm::isa<llvm::UndefValue>(g.getInitializer())) {
+        return BadInput("global @" + g.getName().str() + " in addrspace(" + std::to_string(as) +
+                        ") has an initial value; only global and constant memory can");
+      }
+    }
+    return llvm::Error::success();
+  }
+  // CPU: the integrated assembler would honour .incbin/.include and read files
+  // of the daemon's choosing on the client's behalf; refuse assembly text.
+  if (!module.getModuleInlineAsm().empty()) {
+    return BadInput("module-level inline assembly is not accepted for CPU targets");
+  }
+  for (const llvm::Function& f : module) {
+    for (const llvm::BasicBlock& block : f) {
+      for (const llvm::Instruction& inst : block) {
+        const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+        if (call != nullptr && call->isInlineAsm()) {
+          return BadInput("inline assembly in @" + f.getName().str() +
+                          " is not accepted for CPU targets");
+        }
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
+}  // namespace
+
+llvm::Error ConformModuleToTarget(llvm::Module& module, const Target& target,
+                                  const llvm::DataLayout& target_layout) {
+  if (llvm::Error error = CheckTriple(module, target)) return error;
+  module.setTargetTriple(target.kind == TargetKind::kCuda ? kCudaTriple : kCpuTriple);
+
+  if (!module.getDataLayoutStr().empty()) {
+    if (auto mismatch =
+            LayoutMismatch(module.getDataLayout(), target_layout, module.getContext())) {
+      return BadInput("module datalayout '" + module.getDataLayoutStr() +
+                      "' is incompatible with target " + target.ToString() + " ('" +
+                      target_layout.getStringRepresentation() + "'): " + *mismatch);
+    }
+  }
+  module.setDataLayout(target_layout);
+  RemoveFunctionTargetPins(module);
+  return CheckBackendPreconditions(module, target);
+}
+
+void RemoveFunctionTargetPins(llvm::Module& module) {
+  // clang writes the SM / CPU it compiled for; the requested target must win.
+  for (llvm::Function& function : module) {
+    function.removeFnAttr("target-cpu");
+    function.removeFnAttr("target-features");
+    function.removeFnAttr("tune-cpu");
+  }
+}
+
+}  // namespace qdcache::compiler

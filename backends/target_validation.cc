@@ -1,0 +1,96 @@
+#include "backends/target_validation.h"
+
+#include "backends/in_process_compiler.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "backends/compile_error.h"
+#include "backends/cuda_support.h"
+#include "backends/llvm_targets.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+
+namespace qdcache::compiler {
+namespace {
+
+// Features that select the instruction-set mode rather than an extension;
+// flipping them would make LLVM abort instead of reporting an error.
+constexpr llvm::StringRef kModeFeatures[] = {"64bit", "64bit-mode", "32bit-mode", "16bit-mode"};
+
+llvm::Error CheckCuda(const Target& target) {
+  const CudaSupport& cuda = GetCudaSupport();
+  if (!cuda.available)
+    return NotAvailable("cannot compile for " + target.ToString() + ": " + cuda.unavailable_reason);
+  if (std::find(cuda.sms.begin(), cuda.sms.end(), target.sm) == cuda.sms.end()) {
+    return BadInput("unsupported CUDA SM '" + target.sm + "' (LLVM " + LLVM_VERSION_STRING +
+                    " + nvJitLink " + cuda.cuda_version +
+                    " support: " + llvm::join(cuda.sms, ", ") + ")");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error CheckCpu(const Target& target) {
+  if (target.cpu == "native") {
+    return BadInput(
+        "CPU 'native' is not allowed: name a concrete CPU (the daemon may run on another machine)");
+  }
+  auto llvm_target = LookupLlvmTarget(kCpuTriple);
+  if (!llvm_target) return llvm_target.takeError();
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      (*llvm_target)->createMCSubtargetInfo(kCpuTriple, "", ""));
+  if (!generic) return ToolchainFailure("cannot create the X86 subtarget info");
+
+  if (!generic->isCPUStringValid(target.cpu)) {
+    std::vector<llvm::StringRef> cpus;
+    for (const auto& p : generic->getAllProcessorDescriptions()) cpus.push_back(p.Key);
+    return BadInput("unknown x86-64 CPU '" + target.cpu +
+                    "' (supported: " + llvm::join(cpus, ", ") + ")");
+  }
+  for (const std::string& feature : target.features) {
+    const llvm::StringRef name = llvm::StringRef(feature).drop_front();
+    if (llvm::is_contained(kModeFeatures, name)) {
+      return BadInput("CPU feature '" + name +
+                      "' selects the instruction-set mode and cannot be changed");
+    }
+    const auto& table = generic->getAllProcessorFeatures();
+    const bool known =
+        std::any_of(table.begin(), table.end(), [&](const auto& kv) { return name == kv.Key; });
+    if (!known) {
+      std::vector<llvm::StringRef> names;
+      for (const auto& kv : table) names.push_back(kv.Key);
+      return BadInput("unknown x86 CPU feature '" + name + "' (known: " + llvm::join(names, ", ") +
+                      ")");
+    }
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> chosen(
+      (*llvm_target)
+          ->createMCSubtargetInfo(kCpuTriple, target.cpu, llvm::join(target.features, ",")));
+  if (!chosen)
+    return ToolchainFailure("cannot create the X86 subtarget info for " + target.ToString());
+  if (!chosen->checkFeatures("+64bit"))
+    return BadInput("CPU '" + target.cpu + "' is not a 64-bit x86 CPU");
+  // The x86-64 psABI passes floats in SSE registers; without SSE2 LLVM aborts.
+  if (!chosen->checkFeatures("+sse2"))
+    return BadInput("target " + target.ToString() +
+                    " disables SSE2, which the x86-64 ABI requires");
+  return llvm::Error::success();
+}
+
+}  // namespace
+
+llvm::Error CheckTargetSupported(const Target& target) {
+  return target.kind == TargetKind::kCuda ? CheckCuda(target) : CheckCpu(target);
+}
+
+Status ValidateTarget(const Target& target) {
+  Expected<Target> normalized = NormalizeTarget(target);
+  if (!normalized.ok()) return normalized.status();
+  if (llvm::Error error = CheckTargetSupported(*normalized)) return ToStatus(std::move(error));
+  return Status::Ok();
+}
+
+}  // namespace qdcache::compiler

@@ -1,0 +1,166 @@
+#include "backends/worker_main.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <string_view>
+
+#include "backends/in_process_compiler.h"
+#include "compiler/compiler.h"
+#include "compiler/worker_protocol.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/Signals.h"
+
+namespace qdcache::compiler {
+namespace {
+
+int g_fd = -1;  // the connection, for the fatal-error handler
+
+[[noreturn]] void OutOfMemory() { ::_exit(kWorkerExitOutOfMemory); }
+
+void OnBadAlloc(void*, const char*, bool) { OutOfMemory(); }
+
+// LLVM cannot continue after report_fatal_error: answer the request in
+// flight with the reason, then exit (the pool starts a new worker).
+void OnFatalError(void*, const char* reason, bool) {
+  worker::v1::Response response;
+  ToWire(Internal(std::string("LLVM fatal error: ") + (reason != nullptr ? reason : "(no reason)")),
+         &response);
+  response.set_fatal(true);
+  std::string bytes;
+  if (response.SerializeToString(&bytes)) (void)WriteFrame(g_fd, bytes);
+  ::_exit(kWorkerExitFatal);
+}
+
+void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::Response* response) {
+  switch (request.kind_case()) {
+    case worker::v1::Request::kDigest: {
+      const worker::v1::DigestRequest& r = request.digest();
+      Expected<Digest> digest =
+          compiler.CanonicalIrDigest(r.ir(), FromWire(r.target()), r.keep_debug_info());
+      ToWire(digest.status(), response);
+      if (digest.ok()) response->set_digest(DigestBytes(*digest));
+      return;
+    }
+    case worker::v1::Request::kCompile:
+    case worker::v1::Request::kCompileToPtx: {
+      const bool ptx_only = request.kind_case() == worker::v1::Request::kCompileToPtx;
+      const worker::v1::CompileRequest& r = ptx_only ? request.compile_to_ptx() : request.compile();
+      CompileInput input;
+      input.ir = r.ir();
+      input.target = FromWire(r.target());
+      input.options = FromWire(r.options());
+      input.entry_points.assign(r.entry_points().begin(), r.entry_points().end());
+      if (ptx_only) {
+        Expected<PtxOutput> out = compiler.CompileToPtx(input);
+        ToWire(out.status(), response);
+        if (!out.ok()) return;
+        CompileOutput as_output;
+        as_output.ptx = std::move(out->ptx);
+        as_output.entries = std::move(out->entries);
+        as_output.log = std::move(out->log);
+        as_output.timings = out->timings;
+        ToWire(as_output, response->mutable_output());
+      } else {
+        Expected<CompileOutput> out = compiler.Compile(input);
+        ToWire(out.status(), response);
+        if (out.ok()) ToWire(*out, response->mutable_output());
+      }
+      return;
+    }
+    case worker::v1::Request::kLinkCubin: {
+      const worker::v1::LinkRequest& r = request.link_cubin();
+      std::vector<EntryInfo> entries;
+      for (const worker::v1::Entry& e : r.entries()) entries.push_back(FromWire(e));
+      Expected<CompileOutput> out =
+          compiler.LinkCubin(r.ptx(), entries, FromWire(r.target()), FromWire(r.options()));
+      ToWire(out.status(), response);
+      if (out.ok()) ToWire(*out, response->mutable_output());
+      return;
+    }
+    case worker::v1::Request::KIND_NOT_SET:
+      break;
+  }
+  ToWire(Internal("compile worker got a request of no known kind"), response);
+}
+
+bool ParseArgs(int argc, const char* const* argv, int* fd, std::uint64_t* max_answer,
+               CompilerConfig* config) {
+  const std::string_view max_answer_flag = kMaxAnswerFlag;
+  const std::string_view scratch_flag = kScratchFlag;
+  if (argc < 2 || std::string_view(argv[1]) != kCompileWorkerFlag) return false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.substr(0, 5) == "--fd=") {
+      *fd = std::atoi(std::string(arg.substr(5)).c_str());
+    } else if (arg.substr(0, max_answer_flag.size()) == max_answer_flag) {
+      *max_answer = std::strtoull(std::string(arg.substr(max_answer_flag.size())).c_str(), nullptr, 10);
+    } else if (arg.substr(0, scratch_flag.size()) == scratch_flag) {
+      ::setenv("TMPDIR", std::string(arg.substr(scratch_flag.size())).c_str(), 1);
+    } else if (arg.substr(0, 12) == "--libdevice=") {
+      config->libdevice_path = std::string(arg.substr(12));
+    } else {
+      return false;
+    }
+  }
+  return *fd >= 0;
+}
+
+}  // namespace
+
+int RunCompileWorkerMain(int argc, const char* const* argv) {
+  CompilerConfig config;
+  std::uint64_t max_answer = kMaxFrameBytes;
+  if (!ParseArgs(argc, argv, &g_fd, &max_answer, &config)) {
+    std::fprintf(stderr, "usage: qdcached %s --fd=N [%sN] [--libdevice=PATH] (started by qdcached)\n",
+                 kCompileWorkerFlag, kMaxAnswerFlag);
+    return kWorkerExitUsage;
+  }
+  std::set_new_handler(OutOfMemory);
+  llvm::install_bad_alloc_error_handler(OnBadAlloc);
+  llvm::install_fatal_error_handler(OnFatalError);
+  // A crash prints LLVM's stack trace (and pass) into the daemon's log, then
+  // dies by the signal, which the pool reports.
+  ::setenv("LLVM_DISABLE_SYMBOLIZATION", "1", 1);
+  llvm::sys::PrintStackTraceOnErrorSignal("qdcached compile worker");
+
+  std::unique_ptr<Compiler> compiler = MakeInProcessCompiler(config);
+  worker::v1::Hello hello;
+  ToWire(compiler->toolchain(), &hello);
+  hello.set_pid(::getpid());
+  if (!WriteFrame(g_fd, hello.SerializeAsString()).ok()) return 0;
+
+  for (;;) {
+    Expected<std::string> frame = ReadFrame(g_fd);
+    if (!frame.ok()) return 0;  // the daemon closed the connection
+    worker::v1::Request request;
+    worker::v1::Response response;
+    if (request.ParseFromString(*frame)) {
+      Answer(*compiler, request, &response);
+    } else {
+      ToWire(Internal("compile worker got an unreadable request"), &response);
+    }
+    std::string bytes;
+    if (!response.SerializeToString(&bytes)) {
+      response.Clear();
+      ToWire(Internal("compile worker could not encode its answer"), &response);
+      bytes = response.SerializeAsString();
+    } else if (bytes.size() > max_answer) {
+      const std::size_t size = bytes.size();
+      response.Clear();
+      ToWire(ResourceExhausted("the artifact is " + std::to_string(size) +
+                               " bytes, more than a response may carry (" + std::to_string(max_answer) +
+                               " bytes, set by --max-message-bytes)"),
+             &response);
+      bytes = response.SerializeAsString();
+    }
+    if (!WriteFrame(g_fd, bytes).ok()) return 0;
+  }
+}
+
+}  // namespace qdcache::compiler

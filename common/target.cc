@@ -1,0 +1,174 @@
+// Target syntax: parsing, normalization and printing, per family. No LLVM
+// here; whether a target exists in the toolchain is target_validation.cc's job.
+#include "common/target.h"
+
+#include <algorithm>
+#include <array>
+
+#include "common/compile_options.h"
+
+namespace qdcache {
+namespace {
+
+std::string_view FeatureName(std::string_view feature) { return feature.substr(1); }
+
+bool IsName(std::string_view name) { return std::all_of(name.begin(), name.end(), IsTargetNameChar); }
+
+// ---- cuda:sm_XX[a]
+
+Expected<Target> ParseCuda(std::string_view rest) {
+  Target t;
+  t.kind = TargetKind::kCuda;
+  t.sm = std::string(rest);
+  if (!IsCudaSmName(t.sm)) return InvalidArgument("SM must look like sm_90 or sm_90a");
+  return t;
+}
+
+Expected<Target> NormalizeCuda(Target target) {
+  if (!IsCudaSmName(target.sm)) return InvalidArgument("invalid CUDA SM '" + target.sm + "'");
+  if (!target.cpu.empty() || !target.features.empty()) {
+    return InvalidArgument("CUDA target " + target.ToString() + " must not carry a CPU name or features");
+  }
+  return target;
+}
+
+std::string PrintCuda(const Target& t) { return t.sm; }
+
+// ---- cpu:NAME[+feature|-feature...]
+
+Expected<Target> ParseCpu(std::string_view rest) {
+  Target t;
+  t.kind = TargetKind::kCpu;
+  // A CPU name may contain '-' ("x86-64") and so may feature names
+  // ("amx-bf16"): features begin at the first '+' or ','; each feature token
+  // starts with '+' or '-', and tokens are split at ',' and at '+'.
+  const std::size_t name_end = rest.find_first_of("+,");
+  t.cpu = std::string(rest.substr(0, name_end));
+  if (t.cpu.empty()) return InvalidArgument("CPU name is empty");
+  if (!IsName(t.cpu)) return InvalidArgument("bad character in CPU name");
+  if (t.cpu == "native") return InvalidArgument("\"native\" is not a concrete CPU; name one (e.g. x86-64-v3)");
+  if (name_end == std::string_view::npos) return t;
+  const std::string_view feats = rest.substr(name_end);
+  std::size_t i = 0;
+  while (i < feats.size()) {
+    if (feats[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (feats[i] != '+' && feats[i] != '-') return InvalidArgument("features must start with + or -");
+    std::size_t j = i + 1;
+    while (j < feats.size() && feats[j] != '+' && feats[j] != ',') {
+      if (!IsTargetNameChar(feats[j])) return InvalidArgument("bad character in feature");
+      ++j;
+    }
+    if (j == i + 1) return InvalidArgument("empty feature name");
+    t.features.emplace_back(feats.substr(i, j - i));
+    i = j;
+  }
+  return t;
+}
+
+Expected<Target> NormalizeCpu(Target target) {
+  if (target.cpu.empty()) return InvalidArgument("CPU target has an empty CPU name");
+  if (!target.sm.empty()) return InvalidArgument("CPU target must not carry an SM");
+  // The canonical text (ToString) must read back as this very target: keys,
+  // aliases and `qdcache ls` show targets by it.
+  if (target.cpu == "native") {
+    return InvalidArgument(
+        "CPU 'native' is not allowed: name a concrete CPU (the daemon may run on another machine)");
+  }
+  if (!IsName(target.cpu)) {
+    return InvalidArgument("CPU name '" + target.cpu +
+                           "' has a character other than letters, digits, '_', '-' and '.'");
+  }
+  for (const std::string& f : target.features) {
+    if (f.size() < 2 || (f.front() != '+' && f.front() != '-')) {
+      return InvalidArgument("CPU feature must be '+name' or '-name', got '" + f + "'");
+    }
+    if (!IsName(FeatureName(f))) {
+      return InvalidArgument("CPU feature '" + f + "' has a character other than letters, digits, '_', '-' and '.'");
+    }
+  }
+  std::sort(target.features.begin(), target.features.end(), [](const std::string& a, const std::string& b) {
+    return std::pair(FeatureName(a), a.front()) < std::pair(FeatureName(b), b.front());
+  });
+  target.features.erase(std::unique(target.features.begin(), target.features.end()), target.features.end());
+  for (size_t i = 1; i < target.features.size(); ++i) {
+    if (FeatureName(target.features[i]) == FeatureName(target.features[i - 1])) {
+      return InvalidArgument("CPU feature '" + std::string(FeatureName(target.features[i])) +
+                             "' is both enabled and disabled");
+    }
+  }
+  return target;
+}
+
+std::string PrintCpu(const Target& t) {
+  std::string out = t.cpu;
+  for (size_t i = 0; i < t.features.size(); ++i) {
+    // A ',' before a leading "-f" keeps the output parseable.
+    if (i > 0 || t.features[i].front() == '-') out += ',';
+    out += t.features[i];
+  }
+  return out;
+}
+
+// The registry, in TargetKind order.
+constexpr std::array kFamilies = {
+    TargetFamily{TargetKind::kCuda, "cuda", "cuda:sm_XX[a]", kFamilyCuda, ArtifactKind::kCubin, ParseCuda,
+                 NormalizeCuda, PrintCuda},
+    TargetFamily{TargetKind::kCpu, "cpu", "cpu:NAME[+feature...]", kFamilyCpu, ArtifactKind::kSharedObject,
+                 ParseCpu, NormalizeCpu, PrintCpu},
+};
+
+std::string Grammars() {
+  std::string out;
+  for (const TargetFamily& f : kFamilies) out += (out.empty() ? "" : " or ") + std::string(f.grammar);
+  return out;
+}
+
+}  // namespace
+
+std::span<const TargetFamily> TargetFamilies() { return kFamilies; }
+
+const TargetFamily& FamilyOf(TargetKind kind) { return kFamilies[static_cast<std::size_t>(kind)]; }
+
+const TargetFamily* FindTargetFamily(std::string_view name) {
+  for (const TargetFamily& f : kFamilies) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::string Target::ToString() const {
+  const TargetFamily& family = FamilyOf(kind);
+  return std::string(family.name) + ":" + family.print(*this);
+}
+
+Expected<Target> ParseTarget(std::string_view spec) {
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument("target \"" + std::string(spec) + "\": " + why + " (expected " + Grammars() + ")");
+  };
+  const std::size_t colon = spec.find(':');
+  const TargetFamily* family = colon == std::string_view::npos ? nullptr : FindTargetFamily(spec.substr(0, colon));
+  if (family == nullptr) return bad("unknown target kind");
+  Expected<Target> target = family->parse(spec.substr(colon + 1));
+  if (!target.ok()) return bad(target.status().message());
+  return target;
+}
+
+Expected<Target> NormalizeTarget(Target target) { return FamilyOf(target.kind).normalize(std::move(target)); }
+
+bool IsTargetNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+         c == '.';
+}
+
+bool IsCudaSmName(std::string_view sm) {
+  if (sm.size() < 4 || sm.substr(0, 3) != "sm_") return false;
+  std::string_view rest = sm.substr(3);
+  if (rest.back() >= 'a' && rest.back() <= 'z') rest.remove_suffix(1);
+  if (rest.empty()) return false;
+  return std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace qdcache

@@ -1,0 +1,73 @@
+#include "daemon/stats_report.h"
+
+namespace qdcache::daemon {
+
+v1::Stats StatsReport(const StatsParts& p) {
+  v1::Stats s;
+  const engine::EngineStats& e = p.engine;
+  s.set_requests(e.requests);
+  s.set_compiles(e.compiles);
+  s.set_hits(e.hits);
+  s.set_alias_hits(e.alias_hits);
+  s.set_misses(e.misses);
+  s.set_artifact_misses(e.artifact_misses);
+  s.set_stage_hits(e.stage_hits);
+  s.set_stage_misses(e.stage_misses);
+  s.set_coalesced(e.coalesced);
+  s.set_errors(e.errors);
+  s.set_store_errors(e.store_errors);
+  s.set_cancelled(e.cancelled);
+  s.set_remembered_failures(e.remembered_failures);
+  s.set_queue_rejections(e.queue_rejections);
+  s.set_peer_worker_failures(e.peer_worker_failures);
+  s.set_peer_failure_refusals(e.peer_failure_refusals);
+  s.set_compile_seconds(e.compile_seconds);
+  s.set_compile_seconds_saved(e.compile_seconds_saved);
+  s.set_workers(e.workers);
+  s.set_in_flight(e.in_flight);
+  s.set_uptime_seconds(e.uptime_seconds);
+  s.set_toolchain(e.toolchain);
+  s.set_version(e.version);
+  s.set_peer_rejections(p.peer_rejections);
+
+  const store::StoreStats& st = p.store;
+  s.set_store_artifacts(st.artifacts);
+  s.set_store_aliases(st.aliases);
+  s.set_store_bytes(st.payload_bytes);
+  s.set_corrupt_dropped(st.corrupt_dropped);
+  s.set_evictions(st.evictions);
+  s.set_evicted_bytes(st.evicted_bytes);
+  s.set_stage_entries(st.stage_entries);
+  s.set_stage_bytes(st.stage_bytes);
+  s.set_memory_cache_entries(st.memory_cache_entries);
+  s.set_memory_cache_bytes(st.memory_cache_bytes);
+  s.set_total_bytes(st.total_bytes);
+  s.set_max_bytes(p.max_bytes);
+
+  if (p.workers) {
+    const compiler::WorkerPoolStats& w = *p.workers;
+    s.set_worker_starts(w.started);
+    s.set_worker_crashes(w.crashed);
+    s.set_worker_timeouts(w.timed_out);
+    s.set_worker_out_of_memory(w.out_of_memory);
+    s.set_worker_kills_cancelled(w.cancelled);
+    s.set_workers_live(w.live);
+    s.set_worker_respawns_delayed(w.respawns_delayed);
+  }
+  if (p.remote) {
+    const remote::RemoteStats& r = *p.remote;
+    s.set_remote_hits(r.hits);
+    s.set_remote_misses(r.misses);
+    s.set_remote_errors(r.errors);
+    s.set_remote_corrupt(r.corrupt);
+    s.set_remote_writes(r.writes);
+    s.set_remote_write_failures(r.write_failures);
+    s.set_remote_skipped(r.skipped);
+    s.set_remote_state(r.healthy ? "ok" : "degraded");
+  } else {
+    s.set_remote_state("off");
+  }
+  return s;
+}
+
+}  // namespace qdcache::daemon

@@ -1,0 +1,132 @@
+#include "engine/artifact_record.h"
+
+#include <chrono>
+
+#include "common/digest.h"
+#include "common/utf8.h"
+
+namespace qdcache::engine {
+
+namespace {
+
+void AddEntries(const std::vector<compiler::EntryInfo>& entries, v1::Artifact* out) {
+  for (const compiler::EntryInfo& e : entries) {
+    v1::EntryMetadata* m = out->add_entries();
+    m->set_name(ValidUtf8(e.name));  // a protobuf string; LLVM names are any bytes
+    m->set_registers(e.registers);
+    m->set_shared_bytes(e.shared_bytes);
+    m->set_local_bytes(e.local_bytes);
+    m->set_max_threads_per_block(e.max_threads_per_block);
+  }
+}
+
+}  // namespace
+
+std::string EncodeStage(const compiler::CompileOutput& output) {
+  v1::Artifact a;
+  a.set_kind(static_cast<v1::ArtifactKind>(output.kind));
+  a.set_payload(output.payload);
+  a.set_ptx(output.ptx);
+  a.set_compile_log(ValidUtf8(output.log));
+  AddEntries(output.entries, &a);
+  return a.SerializeAsString();
+}
+
+Expected<compiler::CompileOutput> DecodeStage(std::string_view bytes) {
+  v1::Artifact a;
+  if (!a.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return DataLoss("stage output does not decode");
+  }
+  compiler::CompileOutput out;
+  out.kind = static_cast<compiler::ArtifactKind>(a.kind());
+  out.payload = std::move(*a.mutable_payload());
+  out.ptx = std::move(*a.mutable_ptx());
+  out.log = std::move(*a.mutable_compile_log());
+  for (const v1::EntryMetadata& m : a.entries()) {
+    out.entries.push_back({m.name(), m.registers(), m.shared_bytes(), m.local_bytes(),
+                           m.max_threads_per_block()});
+  }
+  return out;
+}
+
+store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::string& target,
+                                 const std::string& toolchain, compiler::CompileOutput output,
+                                 double total_seconds) {
+  v1::Artifact meta;
+  AddEntries(output.entries, &meta);
+  v1::CompileTimings* t = meta.mutable_timings();
+  t->set_parse_seconds(output.timings.parse_seconds);
+  t->set_optimize_seconds(output.timings.optimize_seconds);
+  t->set_codegen_seconds(output.timings.codegen_seconds);
+  t->set_link_seconds(output.timings.link_seconds);
+  t->set_total_seconds(total_seconds);
+
+  store::ArtifactRecord r;
+  r.key = artifact_key;
+  r.kind = static_cast<std::uint32_t>(output.kind);
+  r.target = target;
+  r.toolchain = toolchain;
+  r.payload = std::move(output.payload);
+  r.payload_digest = DigestBytes(Sha256(r.payload));
+  r.ptx = std::move(output.ptx);
+  r.metadata = meta.SerializeAsString();
+  r.compile_log = std::move(output.log);
+  r.compile_micros = static_cast<std::uint64_t>(total_seconds * 1e6);
+  r.created_unix_ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  return r;
+}
+
+namespace {
+
+// Everything of the wire artifact but its payload and PTX.
+Status FillWireMetadata(const store::ArtifactRecord& r, v1::Artifact* out) {
+  v1::Artifact meta;
+  if (!meta.ParseFromString(r.metadata)) return DataLoss("artifact metadata does not decode");
+  switch (r.kind) {
+    case static_cast<std::uint32_t>(compiler::ArtifactKind::kCubin):
+      out->set_kind(v1::ARTIFACT_KIND_CUBIN);
+      break;
+    case static_cast<std::uint32_t>(compiler::ArtifactKind::kSharedObject):
+      out->set_kind(v1::ARTIFACT_KIND_SHARED_OBJECT);
+      break;
+    default:
+      return DataLoss("artifact kind " + std::to_string(r.kind) + " is unknown");
+  }
+  out->set_artifact_key(r.key);
+  out->set_payload_digest(r.payload_digest);
+  out->set_target(r.target);
+  out->set_toolchain(r.toolchain);
+  *out->mutable_entries() = std::move(*meta.mutable_entries());
+  *out->mutable_timings() = meta.timings();
+  out->set_compile_log(ValidUtf8(r.compile_log));
+  out->set_created_unix_ms(r.created_unix_ms);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ToWireArtifact(const store::ArtifactRecord& r, bool include_ptx, v1::Artifact* out) {
+  QDC_RETURN_IF_ERROR(FillWireMetadata(r, out));
+  out->set_payload(r.payload);
+  if (include_ptx) out->set_ptx(r.ptx);
+  return Status::Ok();
+}
+
+Status CheckEntryPoints(const v1::Artifact& artifact,
+                        const google::protobuf::RepeatedPtrField<std::string>& wanted) {
+  for (const std::string& name : wanted) {
+    bool found = false;
+    for (const v1::EntryMetadata& e : artifact.entries()) found = found || e.name() == name;
+    if (!found) {
+      std::string have;
+      for (const v1::EntryMetadata& e : artifact.entries()) have += (have.empty() ? "" : ", ") + e.name();
+      return InvalidArgument("entry point \"" + name + "\" is not in the module (entries: " + have + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace qdcache::engine

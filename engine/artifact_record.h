@@ -1,0 +1,34 @@
+// Conversions between compiler output, store records and wire artifacts.
+// Per-entry facts and timings are kept in the record's opaque metadata blob
+// as a serialized v1::Artifact holding only those fields.
+#pragma once
+
+#include <string>
+
+#include "common/expected.h"
+#include "compiler/compiler.h"
+#include "qdcache/v1/qdcache.pb.h"
+#include "store/record.h"
+
+namespace qdcache::engine {
+
+[[nodiscard]] store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::string& target,
+                                               const std::string& toolchain,
+                                               compiler::CompileOutput output, double total_seconds);
+
+// Fills `out` from a verified record, copying its payload (and its PTX only
+// with include_ptx). Returns DATA_LOSS if the metadata blob cannot be
+// decoded (the caller treats the record as corrupt).
+[[nodiscard]] Status ToWireArtifact(const store::ArtifactRecord& record, bool include_ptx,
+                                    v1::Artifact* out);
+
+// Stage outputs (PTX with its entries; a linked cubin with entries and log)
+// kept in the store's stage column family, encoded as a v1::Artifact.
+[[nodiscard]] std::string EncodeStage(const compiler::CompileOutput& output);
+[[nodiscard]] Expected<compiler::CompileOutput> DecodeStage(std::string_view bytes);
+
+// Each requested entry point must be among the artifact's entries.
+[[nodiscard]] Status CheckEntryPoints(const v1::Artifact& artifact,
+                                      const google::protobuf::RepeatedPtrField<std::string>& wanted);
+
+}  // namespace qdcache::engine

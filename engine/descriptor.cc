@@ -1,0 +1,117 @@
+#include "engine/descriptor.h"
+
+#include <algorithm>
+#include <google/protobuf/unknown_field_set.h>
+
+#include <string>
+
+namespace qdcache::engine {
+namespace {
+
+bool IsIdentifierLike(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return c >= 0x21 && c <= 0x7e;  // printable ASCII, no spaces
+  });
+}
+
+}  // namespace
+
+Expected<compiler::Target> DecodeTarget(const v1::Target& t) {
+  compiler::Target target;
+  switch (t.kind_case()) {
+    case v1::Target::kCuda:
+      target.kind = compiler::TargetKind::kCuda;
+      target.sm = t.cuda().sm();
+      if (target.sm.empty()) return InvalidArgument("target.cuda.sm is empty (expected e.g. \"sm_90\")");
+      break;
+    case v1::Target::kCpu:
+      target.kind = compiler::TargetKind::kCpu;
+      target.cpu = t.cpu().cpu();
+      if (target.cpu.empty()) return InvalidArgument("target.cpu.cpu is empty (expected e.g. \"x86-64\")");
+      target.features.assign(t.cpu().features().begin(), t.cpu().features().end());
+      break;
+    default:
+      return InvalidArgument("target is not set (expected cuda or cpu)");
+  }
+  return compiler::NormalizeTarget(std::move(target));
+}
+
+Expected<compiler::CompileOptions> DecodeOptions(const v1::CompileOptions& o,
+                                                  compiler::TargetKind kind) {
+  // Options are a closed list: a field this daemon does not know (from a newer
+  // client, say) could change codegen without changing the key, so refuse it.
+  const google::protobuf::Reflection& reflection = *o.GetReflection();
+  const google::protobuf::UnknownFieldSet& unknown = reflection.GetUnknownFields(o);
+  if (!unknown.empty()) {
+    return InvalidArgument("options field " + std::to_string(unknown.field(0).number()) +
+                           " is unknown to this daemon (options are a closed list)");
+  }
+  compiler::CompileOptions out;
+  for (const OptionSpec& spec : OptionCatalogue()) {
+    const google::protobuf::FieldDescriptor* field = o.GetDescriptor()->FindFieldByNumber(spec.field);
+    if (field == nullptr) return Internal("option " + std::string(spec.name) + " has no field in CompileOptions");
+    if (!reflection.HasField(o, field)) continue;  // its default
+    const std::uint64_t value = field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_BOOL
+                                    ? (reflection.GetBool(o, field) ? 1 : 0)
+                                    : reflection.GetUInt32(o, field);
+    if (Status s = CheckOptionValue(spec, value); !s.ok()) return s.WithContext("options");
+    spec.set(out, static_cast<std::uint32_t>(value));
+  }
+  // Options the target's family never reads cannot split its keys.
+  return ForFamily(out, kind == compiler::TargetKind::kCuda ? kFamilyCuda : kFamilyCpu);
+}
+
+Status CheckFastKey(const std::string& fast_key, const std::string& ns, const DescriptorLimits& limits) {
+  if (fast_key.size() > limits.max_fast_key_bytes) {
+    return InvalidArgument("fast_key is longer than " + std::to_string(limits.max_fast_key_bytes) + " bytes");
+  }
+  if (ns.size() > limits.max_namespace_bytes) {
+    return InvalidArgument("namespace is longer than " + std::to_string(limits.max_namespace_bytes) + " bytes");
+  }
+  return Status::Ok();
+}
+
+Expected<DecodedKernel> DecodeKernel(const v1::KernelDescriptor& d, const DescriptorLimits& limits) {
+  DecodedKernel k;
+  const std::string& ir = d.ir();
+  if (ir.size() > limits.max_ir_bytes) {
+    return Status(Code::kResourceExhausted, "ir is " + std::to_string(ir.size()) +
+                                                " bytes, above the limit of " +
+                                                std::to_string(limits.max_ir_bytes) +
+                                                " (--max-ir-bytes)");
+  }
+  k.input.ir = ir;
+  k.input.kind = compiler::RecogniseInput(ir).id;
+  QDC_ASSIGN_OR_RETURN(k.input.target, DecodeTarget(d.target()));
+  QDC_ASSIGN_OR_RETURN(k.input.options, DecodeOptions(d.options(), k.input.target.kind));
+
+  if (static_cast<std::size_t>(d.entry_points_size()) > limits.max_entry_points) {
+    return InvalidArgument("too many entry_points (limit " + std::to_string(limits.max_entry_points) + ")");
+  }
+  for (const std::string& e : d.entry_points()) {
+    if (!IsIdentifierLike(e)) return InvalidArgument("entry point \"" + e + "\" is not a symbol name");
+    k.input.entry_points.push_back(e);
+  }
+
+  QDC_RETURN_IF_ERROR(CheckFastKey(d.fast_key(), d.namespace_(), limits));
+  if (!d.namespace_().empty() && d.fast_key().empty()) {
+    return InvalidArgument("namespace given without a fast_key");
+  }
+
+  if (static_cast<std::size_t>(d.key_extras_size()) > limits.max_key_extras) {
+    return InvalidArgument("too many key_extras (limit " + std::to_string(limits.max_key_extras) + ")");
+  }
+  for (const auto& [name, value] : d.key_extras()) {
+    if (name.empty() || name.size() + value.size() > limits.max_key_extra_bytes) {
+      return InvalidArgument("key_extras entry \"" + name.substr(0, 64) + "\" is empty or too long");
+    }
+    k.key_extras.emplace_back(name, value);
+  }
+  std::sort(k.key_extras.begin(), k.key_extras.end());
+  k.no_store = d.no_store();
+  k.recache = d.recache();
+  if (k.no_store && k.recache) return InvalidArgument("no_store and recache are mutually exclusive");
+  return k;
+}
+
+}  // namespace qdcache::engine

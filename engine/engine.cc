@@ -1,0 +1,523 @@
+#include "engine/engine.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "common/digest.h"
+#include "common/utf8.h"
+#include "engine/artifact_key.h"
+#include "engine/artifact_record.h"
+
+namespace qdcache::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+
+}  // namespace
+
+Engine::Engine(compiler::Compiler& compiler, store::ArtifactStore& store, EngineConfig config)
+    : compiler_(compiler),
+      store_(store),
+      config_(std::move(config)),
+      toolchain_(ToolchainFingerprint(compiler.toolchain(), config_.daemon_version)),
+      started_(Clock::now()),
+      failures_(config_.failure_memory, 4096),
+      budget_(config_.failure_budget),
+      pool_(config_.workers, config_.max_queue) {}
+
+Engine::~Engine() { Drain(); }
+
+void Engine::Drain() {
+  pool_.Drain();
+  tarpit_.Flush();
+}
+
+void Engine::CountSaved(std::uint64_t compile_micros) {
+  const std::chrono::seconds longest =
+      config_.compile_timeout.count() > 0 ? config_.compile_timeout : std::chrono::hours(1);
+  const auto cap = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(longest).count());
+  compile_micros_saved_ += std::min(compile_micros, cap);
+}
+
+v1::CompileResult Engine::Fail(const Status& status) {
+  ++errors_;
+  v1::CompileResult r;
+  r.set_status(v1::CACHE_STATUS_ERROR);
+  r.mutable_error()->set_code(static_cast<int>(status.code()));
+  r.mutable_error()->set_message(ValidUtf8(status.message()));
+  return r;
+}
+
+Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor, const Peer& peer,
+                                       const Status& budget, bool* over_budget) {
+  *over_budget = false;
+  Keyed k;
+  QDC_ASSIGN_OR_RETURN(k.kernel, DecodeKernel(descriptor, config_.limits));
+  const bool keep_debug = KeepsDebugInfo(k.kernel);
+  k.target = k.kernel.input.target.ToString();
+  const std::string raw = IrDigestMemo::RawKey(k.kernel.input.ir, k.target, keep_debug);
+  // A peer past its failure budget is keyed only from memory: IR it sent
+  // before (a hit) needs no worker.
+  if (!budget.ok() && !ir_digests_.Find(raw)) {
+    *over_budget = true;
+    return budget;
+  }
+  QDC_ASSIGN_OR_RETURN(k.canonical_ir, ir_digests_.FindOrCompute(raw, [&]() -> Expected<Digest> {
+    if (std::optional<Status> remembered = failures_.Find(raw)) {
+      ++remembered_failures_;
+      return *remembered;
+    }
+    std::atomic<int> used_up{0};
+    compiler::CallControl control;
+    control.workers_used_up = &used_up;
+    Expected<Digest> digest =
+        compiler_.CanonicalIrDigest(k.kernel.input.ir, k.kernel.input.target, keep_debug, control);
+    budget_.Charge(peer.tenant, used_up.load());
+    if (!digest.ok()) failures_.Remember(raw, digest.status());
+    return digest;
+  }));
+  k.components = ArtifactKeyComponents(k.kernel, k.canonical_ir, toolchain_);
+  k.key = DigestBytes(KeyFromComponents("artifact", k.components));
+  return k;
+}
+
+void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
+                     const std::shared_ptr<Call>& call, CompileDone done) {
+  ++requests_;
+  if (call != nullptr) {
+    std::lock_guard lock(call->mu_);
+    if (call->cancelled_) {  // keying a cancelled batch's remaining items is wasted work
+      ++cancelled_;
+      done(Fail(Cancelled("request cancelled")));
+      return;
+    }
+  }
+  // A peer past its failure budget is served what needs no worker; the rest
+  // is refused, and the refusal held back a while (RefuseOverBudget).
+  std::chrono::milliseconds retry_after{0};
+  const Status budget = budget_.Check(peer.tenant, &retry_after);
+  bool over_budget = false;
+  Expected<Keyed> keyed = KeyOf(descriptor, peer, budget, &over_budget);
+  if (over_budget) return RefuseOverBudget(budget, retry_after, std::move(done));
+  if (!keyed.ok()) {
+    done(Fail(keyed.status()));
+    return;
+  }
+  const std::string key = keyed->key;
+  const bool no_store = keyed->kernel.no_store;
+  // A read-only peer may hit the store but leads no storing flight.
+  const bool store_result = !no_store && peer.may_write;
+  keyed->read_only = !peer.may_write;
+  Waiter waiter{std::move(done), &descriptor, peer, include_ptx, call};
+
+  if (!no_store && !keyed->kernel.recache) {
+    Expected<std::shared_ptr<const store::ArtifactRecord>> got = store_.GetShared(key);
+    if (!got.ok()) {
+      ++store_errors_;
+      spdlog::warn("store read failed for {}: {} (compiling instead)", ShortKey(key),
+                   got.status().ToString());
+    } else if (*got != nullptr) {
+      v1::CompileResult result = Serve(**got, waiter, v1::CACHE_STATUS_HIT);
+      if (result.status() == v1::CACHE_STATUS_HIT) {
+        ++hits_;
+        CountSaved((*got)->compile_micros);
+      }
+      waiter.done(std::move(result));
+      return;
+    }
+    // Not stored (or unreadable): this item compiles, joins a compile, or fails.
+    ++artifact_misses_;
+  }
+  if (std::optional<Status> remembered = failures_.Find(key)) {
+    ++remembered_failures_;
+    waiter.done(Fail(*remembered));
+    return;
+  }
+
+  // Joining a flight and registering it with the call happen under the
+  // call's lock, so a concurrent Cancel either sees the flight or makes us
+  // see the cancellation.
+  std::unique_lock<std::mutex> call_lock;
+  if (call != nullptr) {
+    call_lock = std::unique_lock(call->mu_);
+    if (call->cancelled_) {
+      call_lock.unlock();
+      ++cancelled_;
+      waiter.done(Fail(Cancelled("request cancelled")));
+      return;
+    }
+  }
+  // A peer past its failure budget may join a compile already running (that
+  // costs no worker) but not lead a new one.
+  std::shared_ptr<Flight> flight;
+  bool leader = true;
+  {
+    std::lock_guard lock(mu_);
+    auto running = store_result ? in_flight_.find(key) : in_flight_.end();
+    if (running != in_flight_.end()) {
+      leader = false;
+      flight = running->second;
+    } else if (budget.ok()) {
+      flight = std::make_shared<Flight>(store_result ? key : std::string(), peer.tenant);
+      if (store_result) in_flight_.emplace(key, flight);
+    }
+    if (flight != nullptr) {
+      flight->waiters.push_back(std::move(waiter));
+      flight->recache = flight->recache || keyed->kernel.recache;
+    }
+  }
+  if (flight == nullptr) {  // refused by the budget
+    if (call_lock.owns_lock()) call_lock.unlock();
+    RefuseOverBudget(budget, retry_after, std::move(waiter.done));
+    return;
+  }
+  if (call != nullptr) {
+    call->flights_.push_back(flight);
+    call_lock.unlock();
+  }
+  if (!leader) {
+    ++coalesced_;
+    return;
+  }
+
+  keyed->owned_ir.assign(keyed->kernel.input.ir);
+  Status submitted = pool_.Submit([this, keyed = std::move(keyed).value(), flight, store_result]() mutable {
+    RunCompile(std::move(keyed), std::move(flight), store_result);
+  });
+  if (!submitted.ok()) {
+    ++queue_rejections_;
+    std::vector<Waiter> waiters;
+    {
+      std::lock_guard lock(mu_);
+      ForgetFlight(flight);
+      waiters = std::move(flight->waiters);
+    }
+    for (Waiter& w : waiters) w.done(Fail(submitted));
+  }
+}
+
+void Engine::RefuseOverBudget(const Status& budget, std::chrono::milliseconds retry_after, CompileDone done) {
+  ++budget_refusals_;
+  // Held back until the tenant may try again (at most a second): a client
+  // that retries at once cannot spin on refusals.
+  constexpr std::chrono::milliseconds kMaxHold{1000};
+  tarpit_.At(Clock::now() + std::min(retry_after, kMaxHold),
+             [done = std::move(done), refusal = Fail(budget)]() mutable { done(std::move(refusal)); });
+}
+
+void Engine::ForgetFlight(const std::shared_ptr<Flight>& flight) {
+  if (flight->key.empty()) return;
+  auto it = in_flight_.find(flight->key);
+  if (it != in_flight_.end() && it->second == flight) in_flight_.erase(it);
+}
+
+void Engine::Cancel(const std::shared_ptr<Call>& call) {
+  if (call == nullptr) return;
+  std::vector<std::weak_ptr<Flight>> flights;
+  {
+    std::lock_guard lock(call->mu_);
+    if (call->cancelled_) return;
+    call->cancelled_ = true;
+    flights = std::move(call->flights_);
+  }
+  std::vector<Waiter> gone;
+  {
+    std::lock_guard lock(mu_);
+    for (const std::weak_ptr<Flight>& weak : flights) {
+      std::shared_ptr<Flight> flight = weak.lock();
+      if (flight == nullptr) continue;
+      auto& ws = flight->waiters;
+      for (auto it = ws.begin(); it != ws.end();) {
+        if (it->call == call) {
+          gone.push_back(std::move(*it));
+          it = ws.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      if (ws.empty() && !flight->cancel.cancelled()) {
+        // Nobody waits any more: stop the compile, and let the next request
+        // for this key start a fresh flight rather than join a dying one.
+        flight->cancel.Cancel();
+        ForgetFlight(flight);
+      }
+    }
+  }
+  cancelled_ += gone.size();
+  for (Waiter& w : gone) w.done(Fail(Cancelled("request cancelled")));
+}
+
+void Engine::PutStage(const Digest& key, const compiler::CompileOutput& output) {
+  Status s = store_.PutStage(DigestBytes(key), EncodeStage(output));
+  if (!s.ok()) {
+    ++store_errors_;
+    spdlog::warn("stage write failed: {}", s.ToString());
+  }
+}
+
+Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compiler::CallControl& control,
+                                                    bool* stage_hit) {
+  const compiler::CompileInput& in = k.kernel.input;
+  const std::span<const compiler::StageId> stages = compiler::InputKindOf(in.kind).stages(in.target.kind);
+  if (stages.empty()) {
+    return InvalidArgument(std::string(compiler::InputKindOf(in.kind).name) + " input cannot be compiled for " +
+                           std::string(FamilyOf(in.target.kind).name) + " targets");
+  }
+  // no_store: touch no cache at all; recache: distrust what is stored, refill it.
+  const bool read_stages = !k.kernel.no_store && !k.kernel.recache;
+  const bool write_stages = !k.kernel.no_store && !k.read_only;
+  compiler::CompileOutput carried;  // the previous stage's output (its PTX) and what came with it
+  const compiler::StageSpec* previous = nullptr;
+  for (const compiler::StageId id : stages) {
+    const compiler::StageSpec& stage = compiler::StageOf(id);
+    std::optional<Digest> stage_key;
+    if (stage.cached) {
+      stage_key = StageKey(stage, k.canonical_ir, previous, carried.ptx, in.target, in.options, toolchain_);
+    }
+    previous = &stage;
+    if (stage_key && read_stages) {
+      Expected<std::optional<std::string>> got = store_.GetStage(DigestBytes(*stage_key));
+      if (got.ok() && got->has_value()) {
+        if (Expected<compiler::CompileOutput> decoded = DecodeStage(**got); decoded.ok()) {
+          *stage_hit = true;
+          std::string ptx = std::move(carried.ptx);
+          carried = std::move(decoded).value();
+          if (carried.ptx.empty()) carried.ptx = std::move(ptx);  // a cubin stage keeps the PTX it came from
+          continue;
+        }
+      }
+      if (stage.options == kStageCodegen) ++stage_misses_;  // looked, found none: codegen runs
+    }
+    compiler::CompileOutput out;
+    switch (id) {
+      case compiler::StageId::kIrToPtx: {
+        QDC_ASSIGN_OR_RETURN(compiler::PtxOutput ptx, compiler_.CompileToPtx(in, control));
+        out.ptx = std::move(ptx.ptx);
+        out.entries = std::move(ptx.entries);
+        out.log = std::move(ptx.log);
+        out.timings = ptx.timings;
+        break;
+      }
+      case compiler::StageId::kPtxToCubin: {
+        QDC_ASSIGN_OR_RETURN(out, compiler_.LinkCubin(carried.ptx, carried.entries, in.target, in.options, control));
+        out.log = carried.log + out.log;
+        out.timings.parse_seconds = carried.timings.parse_seconds;
+        out.timings.optimize_seconds = carried.timings.optimize_seconds;
+        out.timings.codegen_seconds = carried.timings.codegen_seconds;
+        break;
+      }
+      case compiler::StageId::kIrToSharedObject:
+        QDC_ASSIGN_OR_RETURN(out, compiler_.Compile(in, control));
+        break;
+    }
+    if (stage_key && write_stages) {
+      // A later stage's entry leaves out its input (the PTX): that has its own.
+      const bool later = stage.input == compiler::StageInput::kPreviousOutput;
+      std::string kept = later ? std::move(out.ptx) : std::string();
+      PutStage(*stage_key, out);
+      if (later) out.ptx = std::move(kept);
+    }
+    carried = std::move(out);
+  }
+  return carried;
+}
+
+void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result) {
+  keyed.kernel.input.ir = keyed.owned_ir;
+  // Entry points are not part of the key: each waiter's are checked when it
+  // is served, so one waiter's wrong name cannot fail the others.
+  keyed.kernel.input.entry_points.clear();
+  const std::string& key = keyed.key;
+  // Finishes the flight: no waiter can join after this, so every later
+  // request for `key` finds the stored record instead.
+  auto take_waiters = [&] {
+    std::lock_guard lock(mu_);
+    ForgetFlight(flight);
+    return std::move(flight->waiters);
+  };
+  if (flight->cancel.cancelled()) return;  // every waiter has gone; Cancel forgot the flight
+
+  // A request that missed the store just before the previous flight for this
+  // key finished becomes a leader; the record is there now, so serve it.
+  bool any_recache = false;
+  {
+    std::lock_guard lock(mu_);
+    any_recache = flight->recache;
+  }
+  if (store_result && !any_recache) {
+    Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
+    if (got.ok() && got->has_value()) {
+      ++hits_;  // the leader's; the others were counted as coalesced
+      CountSaved((*got)->compile_micros);
+      std::vector<Waiter> waiters = take_waiters();
+      for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));
+      return;
+    }
+  }
+
+  const Clock::time_point t0 = Clock::now();
+  bool stage_hit = false;
+  std::atomic<int> used_up{0};
+  compiler::CallControl control;
+  control.cancel = &flight->cancel;
+  control.workers_used_up = &used_up;
+  Expected<compiler::CompileOutput> output = RunStages(keyed, control, &stage_hit);
+  const double seconds = SecondsSince(t0);
+  budget_.Charge(flight->leader_tenant, used_up.load());
+  compile_micros_ += static_cast<std::uint64_t>(seconds * 1e6);
+  if (config_.on_compile) {
+    // The target without CPU features: a bounded label.
+    const std::string target = keyed.target.substr(0, keyed.target.find_first_of("+,"));
+    config_.on_compile(CompileEvent{target, seconds, output.ok() && !output->payload.empty()});
+  }
+
+  if (output.ok() && output->payload.empty()) {
+    output = Internal("compiler returned an empty artifact");
+  }
+  if (!output.ok()) {
+    spdlog::info("compile {} {} failed after {:.3f}s: {}", ShortKey(key), keyed.target, seconds,
+                 output.status().ToString());
+    failures_.Remember(key, output.status());
+    std::vector<Waiter> waiters = take_waiters();
+    for (Waiter& w : waiters) w.done(Fail(output.status()));
+    return;
+  }
+
+  ++compiles_;
+  if (stage_hit) ++stage_hits_;
+  store::ArtifactRecord record =
+      MakeRecord(key, keyed.target, toolchain_, std::move(output).value(), seconds);
+  spdlog::info("{} {} {} in {:.3f}s ({} bytes)", stage_hit ? "stage-hit" : "compiled", ShortKey(key),
+               keyed.target, seconds, record.payload.size());
+  if (store_result) {
+    Status put = store_.Put(record);
+    if (!put.ok()) {
+      ++store_errors_;
+      spdlog::error("store write failed for {}: {} (artifact served, not cached)", ShortKey(key),
+                    put.ToString());
+    }
+  }
+  std::vector<Waiter> waiters = take_waiters();
+  const v1::CacheStatus first = stage_hit ? v1::CACHE_STATUS_STAGE_HIT : v1::CACHE_STATUS_COMPILED;
+  for (std::size_t i = 0; i < waiters.size(); ++i) {
+    waiters[i].done(Serve(record, waiters[i], i == 0 ? first : v1::CACHE_STATUS_COALESCED));
+  }
+}
+
+v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waiter& waiter,
+                                v1::CacheStatus status) {
+  v1::CompileResult result;
+  result.set_status(status);
+  Status s = ToWireArtifact(record, waiter.include_ptx, result.mutable_artifact());
+  if (s.ok()) s = CheckEntryPoints(result.artifact(), waiter.descriptor->entry_points());
+  if (!s.ok()) return Fail(s);
+  RecordAlias(waiter, record.target, record.key);
+  return result;
+}
+
+void Engine::RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key) {
+  const v1::KernelDescriptor& d = *waiter.descriptor;
+  if (d.fast_key().empty() || d.no_store() || !waiter.peer.may_write) return;
+  store::AliasKey alias{waiter.peer.tenant, d.namespace_(), target, d.fast_key()};
+  Expected<std::optional<store::ArtifactKey>> existing = store_.GetAlias(alias);
+  if (existing.ok() && existing->has_value() && **existing == key) return;
+  Status put = store_.PutAlias(alias, key);
+  if (!put.ok()) {
+    ++store_errors_;
+    spdlog::error("alias write failed: {}", put.ToString());
+  }
+}
+
+v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx) {
+  ++requests_;
+  if (query.fast_key().empty()) return Fail(InvalidArgument("fast_key is empty"));
+  if (Status s = CheckFastKey(query.fast_key(), query.namespace_(), config_.limits); !s.ok()) {
+    return Fail(s);
+  }
+  Expected<compiler::Target> target = DecodeTarget(query.target());
+  if (!target.ok()) return Fail(target.status());
+
+  store::AliasKey alias{peer.tenant, query.namespace_(), target->ToString(), query.fast_key()};
+  Expected<std::optional<store::ArtifactKey>> key = store_.GetAlias(alias);
+  if (!key.ok()) {
+    ++store_errors_;
+    return Fail(key.status().WithContext("alias lookup"));
+  }
+  v1::CompileResult result;
+  if (key->has_value()) {
+    Expected<std::shared_ptr<const store::ArtifactRecord>> record = store_.GetShared(**key);
+    if (!record.ok()) {
+      ++store_errors_;
+      return Fail(record.status().WithContext("artifact read"));
+    }
+    // An alias made under another toolchain (daemon, LLVM, CUDA upgrade) must
+    // not serve its old artifact: the client will compile and re-alias.
+    if (*record != nullptr && (*record)->toolchain == toolchain_) {
+      Status s = ToWireArtifact(**record, include_ptx, result.mutable_artifact());
+      if (!s.ok()) return Fail(s);
+      ++alias_hits_;
+      CountSaved((*record)->compile_micros);
+      result.set_status(v1::CACHE_STATUS_ALIAS_HIT);
+      return result;
+    }
+  }
+  ++misses_;
+  result.set_status(v1::CACHE_STATUS_MISS);
+  return result;
+}
+
+v1::Explanation Engine::Explain(const v1::KernelDescriptor& descriptor, const Peer& peer) {
+  v1::Explanation out;
+  bool over_budget = false;
+  Expected<Keyed> keyed = KeyOf(descriptor, peer, budget_.Check(peer.tenant), &over_budget);
+  if (!keyed.ok()) {
+    if (over_budget) ++budget_refusals_;
+    out.mutable_error()->set_code(static_cast<int>(keyed.status().code()));
+    out.mutable_error()->set_message(ValidUtf8(keyed.status().message()));
+    return out;
+  }
+  out.set_artifact_key(keyed->key);
+  for (const KeyComponent& c : keyed->components) {
+    v1::KeyComponent* wire = out.add_components();
+    wire->set_name(c.name);
+    wire->set_value(c.value);
+  }
+  return out;
+}
+
+EngineStats Engine::Stats() {
+  EngineStats s;
+  s.requests = requests_;
+  s.compiles = compiles_;
+  s.hits = hits_;
+  s.alias_hits = alias_hits_;
+  s.misses = misses_;
+  s.artifact_misses = artifact_misses_;
+  s.stage_hits = stage_hits_;
+  s.stage_misses = stage_misses_;
+  s.coalesced = coalesced_;
+  s.errors = errors_;
+  s.store_errors = store_errors_;
+  s.cancelled = cancelled_;
+  s.remembered_failures = remembered_failures_;
+  s.queue_rejections = queue_rejections_;
+  s.peer_worker_failures = budget_.charged();
+  s.peer_failure_refusals = budget_refusals_;
+  s.compile_seconds = static_cast<double>(compile_micros_.load()) / 1e6;
+  s.compile_seconds_saved = static_cast<double>(compile_micros_saved_.load()) / 1e6;
+  s.workers = pool_.size();
+  s.in_flight = pool_.queued_or_running();
+  s.uptime_seconds = static_cast<std::uint64_t>(SecondsSince(started_));
+  s.toolchain = toolchain_;
+  s.version = config_.daemon_version;
+  return s;
+}
+
+}  // namespace qdcache::engine

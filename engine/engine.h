@@ -1,0 +1,219 @@
+// The transport-free core of the daemon: keys, cache lookups, single-flight
+// compiles and statistics. The gRPC service is a thin adapter over it.
+//
+// Threads: every public method may be called concurrently. Compiles run on an
+// internal pool sized by EngineConfig::workers; hits are answered on the
+// caller's thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/cancel_token.h"
+#include "compiler/compiler.h"
+#include "engine/artifact_key.h"
+#include "engine/bundle_export.h"
+#include "engine/bundle_import.h"
+#include "engine/delayed_answers.h"
+#include "engine/descriptor.h"
+#include "engine/engine_stats.h"
+#include "engine/failure_budget.h"
+#include "engine/failure_memory.h"
+#include "engine/ir_digest_memo.h"
+#include "engine/thread_pool.h"
+#include "qdcache/v1/qdcache.pb.h"
+#include "store/artifact_store.h"
+
+namespace qdcache::engine {
+
+// One compile that ran, for EngineConfig::on_compile (e.g. metrics).
+struct CompileEvent {
+  // The target without CPU features: "cuda:sm_90", "cpu:x86-64". Validated
+  // by the time a compile runs, but chosen by clients: a consumer that keys
+  // anything by it must bound how many distinct values it keeps.
+  std::string_view target;
+  double seconds = 0;  // wall time of the compile (all its stages)
+  bool ok = false;     // false: it failed or was cancelled
+};
+
+struct EngineConfig {
+  unsigned workers = 1;  // compiles running at once (the compile worker count)
+  DescriptorLimits limits;
+  std::string daemon_version;
+  std::size_t max_queue = 1024;  // compiles waiting beyond those; more: UNAVAILABLE
+  // How long an input that crashed / timed out / exhausted a worker is
+  // answered from memory instead of compiled again (0: never remembered).
+  std::chrono::seconds failure_memory{std::chrono::minutes(10)};
+  // How long one compile may run (the workers' timeout; 0: none). A hit
+  // counts at most this much time saved (one hour when 0): records from a
+  // remote cache or an imported bundle carry whatever their writer put there.
+  std::chrono::seconds compile_timeout{0};
+  // Called once per compile that ran (after it succeeded or failed; not for
+  // hits or coalesced waiters), on the compile thread: keep it cheap and
+  // thread-safe. May be empty.
+  std::function<void(const CompileEvent&)> on_compile;
+  // Worker failures each tenant may cause (failure_budget.h).
+  FailureBudgetOptions failure_budget;
+};
+
+// Identity of the caller; aliases are never shared across tenants.
+struct Peer {
+  std::string tenant;     // "uid:1000", "token:NAME", "cert:CN" (auth/authenticator.h)
+  bool may_write = true;  // false (role read): served from the cache or compiled,
+                          // but nothing (artifact, stage, alias) is written
+};
+
+class Engine {
+ private:
+  struct Flight;
+
+ public:
+  using CompileDone = std::function<void(v1::CompileResult)>;
+
+  // One RPC's claim on the compiles its items wait for (see Cancel).
+  class Call {
+   private:
+    friend class Engine;
+    std::mutex mu_;
+    bool cancelled_ = false;                     // guarded by mu_
+    std::vector<std::weak_ptr<Flight>> flights_;  // guarded by mu_
+  };
+
+  // `compiler` and `store` must outlive the engine.
+  Engine(compiler::Compiler& compiler, store::ArtifactStore& store, EngineConfig config);
+  ~Engine();  // Drain()s
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Answers one descriptor. `done` is called exactly once, on this thread (hit,
+  // error) or on a compile thread. `descriptor` must stay alive until then.
+  // `call` (may be null) groups the items of one RPC for Cancel.
+  void Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
+               const std::shared_ptr<Call>& call, CompileDone done);
+
+  // The RPC behind `call` has gone (client cancelled, deadline passed): its
+  // waiting items are answered CANCELLED now, later items of it at once, and
+  // a compile no other call waits for is stopped (its worker killed).
+  void Cancel(const std::shared_ptr<Call>& call);
+
+  // Resolves one fast key: ALIAS_HIT with the artifact, MISS, or ERROR.
+  [[nodiscard]] v1::CompileResult Lookup(const v1::FastKeyQuery& query, const Peer& peer,
+                                         bool include_ptx);
+
+  // The artifact key of a descriptor and every component that went into it.
+  // Keying may need a compile worker: it is charged to `peer` as compiles are.
+  [[nodiscard]] v1::Explanation Explain(const v1::KernelDescriptor& descriptor, const Peer& peer);
+
+  // Store administration (see ArtifactStore).
+  [[nodiscard]] Expected<v1::ListResponse> List(std::size_t limit);
+  [[nodiscard]] Expected<v1::Artifact> Inspect(const std::string& artifact_key, bool include_ptx);
+  [[nodiscard]] Expected<v1::EvictResponse> Evict(const v1::EvictRequest& request);
+  [[nodiscard]] Expected<v1::VerifyResponse> Verify();
+  // Export and import (bundle_export.h, bundle_import.h). The exporter
+  // holds a store snapshot: it must be destroyed before the engine.
+  [[nodiscard]] Expected<std::unique_ptr<BundleExporter>> StartExport(ExportScope scope);
+  // Aliases go under `tenant` unless `keep_tenants`. Outlived by the engine.
+  [[nodiscard]] std::unique_ptr<BundleImporter> StartImport(const std::string& tenant, bool keep_tenants);
+
+  [[nodiscard]] EngineStats Stats();
+  // Zeroes the engine's counters (compiles, hits, misses, errors, ...). The
+  // store's, the worker pool's and a remote tier's are not the engine's (the
+  // daemon resets the remote tier's itself).
+  void ResetStats();
+  [[nodiscard]] const std::string& toolchain_fingerprint() const { return toolchain_; }
+  [[nodiscard]] const DescriptorLimits& limits() const { return config_.limits; }
+
+  // Finishes queued and running compiles; later Compile() calls that need a
+  // compile are answered UNAVAILABLE.
+  void Drain();
+
+ private:
+  struct Waiter {
+    CompileDone done;
+    const v1::KernelDescriptor* descriptor;
+    Peer peer;
+    bool include_ptx;
+    std::shared_ptr<Call> call;  // may be null
+  };
+  struct Flight {
+    Flight(std::string k, std::string leader) : key(std::move(k)), leader_tenant(std::move(leader)) {}
+    const std::string key;        // the artifact key; empty for a no_store flight
+    const std::string leader_tenant;  // whose budget the workers it uses up are charged to
+    std::vector<Waiter> waiters;  // guarded by Engine::mu_
+    bool recache = false;         // some waiter distrusts the store; guarded by Engine::mu_
+    CancelToken cancel;           // fired when every waiter has gone
+  };
+  // A decoded descriptor with its canonical IR digest and key components.
+  struct Keyed {
+    DecodedKernel kernel;
+    std::string target;  // kernel.input.target's canonical text
+    Digest canonical_ir{};
+    std::vector<KeyComponent> components;
+    std::string key;  // 32 raw bytes
+    bool read_only = false;  // the peer may not write: no stage outputs either
+    // The IR, owned, once a compile is queued: the request that brought it
+    // may be answered (cancelled) and freed before the compile runs.
+    // RunCompile points kernel.input.ir at it.
+    std::string owned_ir;
+  };
+
+  // Decodes and keys `descriptor`. A digest that needs a worker is charged to
+  // `peer`, or refused with `budget` when that (budget_.Check) is not OK;
+  // *over_budget says that was the reason.
+  [[nodiscard]] Expected<Keyed> KeyOf(const v1::KernelDescriptor& descriptor, const Peer& peer,
+                                      const Status& budget, bool* over_budget);
+  // Answers `done` with the budget's refusal, after `retry_after` (at most a
+  // second) on tarpit_.
+  void RefuseOverBudget(const Status& budget, std::chrono::milliseconds retry_after, CompileDone done);
+  // Runs the stages the kernel's input kind runs for its target family
+  // (compiler/input_kind.h), each cached one through the stage cache; sets
+  // *stage_hit when one was reused and counts a codegen stage that had to run
+  // in stage_misses_.
+  [[nodiscard]] Expected<compiler::CompileOutput> RunStages(const Keyed& keyed,
+                                                            const compiler::CallControl& control,
+                                                            bool* stage_hit);
+  void PutStage(const Digest& key, const compiler::CompileOutput& output);
+  // Adds a served record's compile time to the time saved, capped (see
+  // EngineConfig::compile_timeout) so that a bogus value cannot wrap the sum.
+  void CountSaved(std::uint64_t compile_micros);
+
+  // Serves `record` to a waiter: entry-point check, alias upkeep, wire artifact.
+  v1::CompileResult Serve(const store::ArtifactRecord& record, const Waiter& waiter,
+                          v1::CacheStatus status);
+  void RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key);
+  void RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result);
+  v1::CompileResult Fail(const Status& status);
+  // Removes `flight` from in_flight_ if it is still the entry for its key. Needs mu_.
+  void ForgetFlight(const std::shared_ptr<Flight>& flight);
+
+  compiler::Compiler& compiler_;
+  store::ArtifactStore& store_;
+  const EngineConfig config_;
+  const std::string toolchain_;
+  const std::chrono::steady_clock::time_point started_;
+
+  IrDigestMemo ir_digests_{8192};
+  FailureMemory failures_;
+  FailureBudget budget_;
+  DelayedAnswers tarpit_;  // budget refusals, held back
+
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<Flight>> in_flight_;  // guarded by mu_
+
+  std::atomic<std::uint64_t> compiles_{0}, hits_{0}, alias_hits_{0}, misses_{0}, coalesced_{0},
+      errors_{0}, requests_{0}, store_errors_{0}, compile_micros_{0}, stage_hits_{0},
+      cancelled_{0}, remembered_failures_{0}, queue_rejections_{0}, artifact_misses_{0}, stage_misses_{0},
+      compile_micros_saved_{0}, budget_refusals_{0};
+
+  ThreadPool pool_;  // last: destroyed (drained) first
+};
+
+}  // namespace qdcache::engine

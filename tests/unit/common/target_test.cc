@@ -1,0 +1,55 @@
+#include <catch2/catch.hpp>
+
+#include "common/target.h"
+
+using namespace qdcache;
+
+TEST_CASE("cuda target specs name an SM", "[common]") {
+  auto t = ParseTarget("cuda:sm_90a");
+  REQUIRE(t.ok());
+  CHECK(t->kind == TargetKind::kCuda);
+  CHECK(t->sm == "sm_90a");
+  CHECK_FALSE(ParseTarget("cuda:90").ok());
+  CHECK_FALSE(ParseTarget("cuda:").ok());
+}
+
+TEST_CASE("cpu target specs split the name from +/- features", "[common]") {
+  auto t = ParseTarget("cpu:x86-64+avx2,+fma-sse4a+amx-bf16");
+  REQUIRE(t.ok());
+  CHECK(t->kind == TargetKind::kCpu);
+  CHECK(t->cpu == "x86-64");
+  // '-' is part of names; only a token start may be '-'.
+  CHECK(t->features == std::vector<std::string>{"+avx2", "+fma-sse4a", "+amx-bf16"});
+  auto u = ParseTarget("cpu:x86-64,-sse4a,+avx2");
+  REQUIRE(u.ok());
+  CHECK(u->features == std::vector<std::string>{"-sse4a", "+avx2"});
+}
+
+TEST_CASE("cpu:native and unknown kinds are refused", "[common]") {
+  CHECK_THAT(ParseTarget("cpu:native").status().message(), Catch::Contains("native"));
+  CHECK_FALSE(ParseTarget("gpu:sm_90").ok());
+  CHECK_FALSE(ParseTarget("cpu:").ok());
+  CHECK_FALSE(ParseTarget("cpu:x86-64+").ok());
+  CHECK_FALSE(ParseTarget("cpu:x86 64").ok());
+}
+
+TEST_CASE("every target family is found by its name and prints targets that parse back to them",
+          "[common]") {
+  for (const TargetFamily& family : TargetFamilies()) {
+    INFO(family.name);
+    CHECK(FindTargetFamily(family.name) == &family);
+    CHECK(&FamilyOf(family.kind) == &family);
+  }
+  CHECK(FindTargetFamily("gpu") == nullptr);
+  for (const char* spec : {"cuda:sm_90a", "cpu:x86-64", "cpu:x86-64,-avx2,+fma"}) {
+    INFO(spec);
+    auto t = ParseTarget(spec);
+    REQUIRE(t.ok());
+    auto canonical = NormalizeTarget(*t);
+    REQUIRE(canonical.ok());
+    auto again = ParseTarget(canonical->ToString());
+    REQUIRE(again.ok());
+    CHECK(*NormalizeTarget(*again) == *canonical);
+  }
+  CHECK_THAT(ParseTarget("gpu:x").status().message(), Catch::Contains("cuda:sm_XX[a] or cpu:NAME"));
+}
