@@ -1,5 +1,7 @@
 #include "auth/authenticator.h"
 
+#include "common/tenant.h"
+
 #include <string>
 
 namespace qdcache::auth {
@@ -38,7 +40,7 @@ std::optional<std::string_view> BearerToken(std::string_view authorization) {
 
 Identity Authenticator::ForUnixPeer(std::uint32_t uid) const {
   const bool admin = uid == 0 || uid == config_.daemon_uid;
-  return Identity{"uid:" + std::to_string(uid), admin ? Role::kAdmin : Role::kWrite};
+  return Identity{UidTenant(uid), admin ? Role::kAdmin : Role::kWrite};
 }
 
 Expected<Identity> Authenticator::ForNetworkPeer(const NetworkCredentials& c) const {
@@ -54,13 +56,13 @@ Expected<Identity> Authenticator::ForNetworkPeer(const NetworkCredentials& c) co
     }
     const TokenEntry* entry = config_.tokens.Find(*token);
     if (entry == nullptr) return Unauthenticated("the bearer token is not valid");
-    return Identity{"token:" + entry->name, entry->role};
+    return Identity{TokenTenant(entry->name), entry->role};
   }
   if (c.verified_cert_cn) {
     if (c.verified_cert_cn->empty()) {
       return Unauthenticated("the client certificate has no subject CN to name its tenant");
     }
-    return Identity{"cert:" + *c.verified_cert_cn, config_.cert_role};
+    return Identity{CertTenant(*c.verified_cert_cn), config_.cert_role};
   }
   return Unauthenticated(
       "no credentials: send a bearer token ('authorization: Bearer <token>' metadata) or a client "

@@ -11,6 +11,10 @@ namespace qdcache {
 
 using Digest = std::array<std::uint8_t, 32>;
 
+// The size of every key the daemon makes (artifact keys, stage keys): raw
+// SHA-256 bytes.
+inline constexpr std::size_t kKeyBytes = std::tuple_size_v<Digest>;
+
 [[nodiscard]] Digest Sha256(std::string_view data);
 
 // Incremental hashing. Not thread-safe; one instance per computation.
@@ -40,5 +44,8 @@ class Sha256Hasher {
 }
 // Returns false on odd length or a non-hex character.
 [[nodiscard]] bool FromHex(std::string_view hex, std::string* out);
+
+// The first 16 hex digits of a raw key: how log lines name one.
+[[nodiscard]] inline std::string ShortKey(std::string_view key) { return ToHex(key).substr(0, 16); }
 
 }  // namespace qdcache

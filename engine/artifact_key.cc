@@ -63,6 +63,4 @@ Digest StageKey(const compiler::StageSpec& stage, const Digest& canonical_input,
                                         {"toolchain", std::string(toolchain_fingerprint)}});
 }
 
-std::string ShortKey(std::string_view key) { return ToHex(key).substr(0, 16); }
-
 }  // namespace qdcache::engine

@@ -39,8 +39,6 @@ struct KeyComponent {
 // SHA-256 over "qdcache-<kind>-key", the schema version and the components.
 [[nodiscard]] Digest KeyFromComponents(std::string_view kind, const std::vector<KeyComponent>& components);
 
-// The first 16 hex digits of a raw key, for log lines.
-[[nodiscard]] std::string ShortKey(std::string_view key);
 
 // A stage's cache key (compiler/input_kind.h): its input — the canonical
 // input's digest for a first stage, or `previous`'s output for a later one —

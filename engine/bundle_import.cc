@@ -1,5 +1,7 @@
 #include "engine/bundle_import.h"
 
+#include "common/tenant.h"
+
 #include <spdlog/spdlog.h>
 
 #include "common/digest.h"
@@ -9,7 +11,6 @@
 namespace qdcache::engine {
 namespace {
 
-constexpr std::size_t kKeyBytes = 32;
 constexpr std::size_t kMaxNameBytes = 256;  // targets, toolchains, tenants
 constexpr int kMaxRejections = 16;
 
@@ -44,13 +45,6 @@ Status CheckArtifact(const store::ArtifactRecord& r) {
   return ToWireArtifact(r, /*include_ptx=*/false, &servable);
 }
 
-bool KnownTenantForm(const std::string& tenant) {
-  for (const char* prefix : {"uid:", "token:", "cert:"}) {
-    if (tenant.rfind(prefix, 0) == 0 && tenant.size() > std::string_view(prefix).size())
-      return true;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -105,7 +99,7 @@ Status BundleImporter::AddAlias(const v1::BundleAlias& alias) {
   } else if (alias.target().empty() || alias.target().size() > kMaxNameBytes) {
     check = InvalidArgument("bad target");
   } else if (options_.keep_tenants &&
-             (alias.tenant().size() > kMaxNameBytes || !KnownTenantForm(alias.tenant()))) {
+             (alias.tenant().size() > kMaxNameBytes || !IsTenant(alias.tenant()))) {
     check = InvalidArgument("tenant \"" + alias.tenant().substr(0, 64) +
                             "\" is not uid:N, token:NAME or cert:CN");
   } else {

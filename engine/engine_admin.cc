@@ -34,7 +34,7 @@ Expected<v1::ListResponse> Engine::List(std::size_t limit) {
 }
 
 Expected<v1::Artifact> Engine::Inspect(const std::string& artifact_key, bool include_ptx) {
-  if (artifact_key.size() != 32) return InvalidArgument("an artifact key is 32 bytes (64 hex digits)");
+  if (artifact_key.size() != kKeyBytes) return InvalidArgument("an artifact key is 32 bytes (64 hex digits)");
   QDC_ASSIGN_OR_RETURN(std::optional<store::ArtifactRecord> record, store_.Get(artifact_key));
   if (!record) return NotFound("no artifact " + ToHex(artifact_key) + " in the store");
   v1::Artifact out;

@@ -112,7 +112,7 @@ Status DecodeAliasValue(std::string_view value, const store::AliasKey& alias,
   for (int i = 0; i < 4; ++i) length = (length << 8) | static_cast<std::uint8_t>(rest[i]);
   rest.remove_prefix(4);
   // The target is an artifact key: a SHA-256, 32 bytes.
-  if (length != 32 || rest.size() != length) return DataLoss("remote alias value is malformed");
+  if (length != kKeyBytes || rest.size() != length) return DataLoss("remote alias value is malformed");
   *out = std::string(rest);
   return Status::Ok();
 }

@@ -10,7 +10,6 @@ namespace {
 
 constexpr auto kLogInterval = std::chrono::seconds(10);
 
-std::string Short(const std::string& key) { return ToHex(key).substr(0, 16); }
 
 }  // namespace
 
@@ -143,7 +142,7 @@ Expected<std::optional<store::ArtifactRecord>> RemoteTier::GetArtifact(const sto
   if (!reply.ok()) {
     if (!skipped) {
       ++errors_;
-      LogThrottled("read of " + Short(key) + " failed: " + reply.status().ToString());
+      LogThrottled("read of " + ShortKey(key) + " failed: " + reply.status().ToString());
     }
     return reply.status();
   }
@@ -158,7 +157,7 @@ Expected<std::optional<store::ArtifactRecord>> RemoteTier::GetArtifact(const sto
   if (!s.ok()) {
     ++corrupt_;
     ++misses_;
-    LogThrottled("value for artifact " + Short(key) + " dropped: " + s.message());
+    LogThrottled("value for artifact " + ShortKey(key) + " dropped: " + s.message());
     return std::optional<store::ArtifactRecord>();
   }
   ++hits_;

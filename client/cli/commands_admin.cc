@@ -55,7 +55,7 @@ int RunList(client::Client& client, unsigned limit, bool json) {
 
 int RunInspect(client::Client& client, const std::string& key_hex, const std::string& output, bool json) {
   v1::InspectRequest request;
-  if (!FromHex(key_hex, request.mutable_artifact_key()) || request.artifact_key().size() != 32) {
+  if (!FromHex(key_hex, request.mutable_artifact_key()) || request.artifact_key().size() != kKeyBytes) {
     return PrintError(InvalidArgument("\"" + key_hex + "\" is not a 64-digit hex artifact key")), kExitUsage;
   }
   Expected<v1::InspectResponse> response = client.Inspect(std::move(request));

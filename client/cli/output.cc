@@ -105,8 +105,6 @@ void PrintError(const Status& status) {
 
 void SetJsonOutput(bool on) { TheJsonRun().on = on; }
 
-bool JsonOutput() { return TheJsonRun().on; }
-
 void PrintJson(const nlohmann::json& document) {
   // Paths and daemon messages are bytes: invalid UTF-8 becomes U+FFFD
   // instead of an exception out of dump().

@@ -36,7 +36,6 @@ void PrintError(const Status& status);
 // the first error PrintError saw. Process-wide state of the one `qdcache`
 // run: call from the main thread only.
 void SetJsonOutput(bool on);
-[[nodiscard]] bool JsonOutput();
 // Prints `document` as one line on stdout.
 void PrintJson(const nlohmann::json& document);
 // Remembers `status` as the run's error without printing it (CLI11 has

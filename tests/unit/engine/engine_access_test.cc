@@ -1,5 +1,5 @@
 // What the engine does for peers that may not write (role read), and the
-// stats reset, with a counting compiler over a real RocksDB store.
+// stats reset, with the scripted compiler over a real RocksDB store.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <latch>
@@ -8,65 +8,14 @@
 #include "common/digest.h"
 #include "engine/engine.h"
 #include "tests/unit/engine/engine_fixture.h"
+#include "tests/unit/engine/scripted_compiler.h"
 
 using namespace qdcache;
 using namespace qdcache::engine;
 
 namespace {
 
-// CPU: "so:<ir>". CUDA: PTX "ptx:<ir>", cubin "cubin:<ptx>".
-class CountingCompiler final : public compiler::Compiler {
- public:
-  Expected<compiler::CompileOutput> Compile(const compiler::CompileInput& input,
-                                            const compiler::CallControl&) override {
-    std::lock_guard lock(mu_);
-    ++compiles_;
-    compiler::CompileOutput out;
-    out.kind = compiler::ArtifactKind::kSharedObject;
-    out.payload = "so:" + std::string(input.ir);
-    return out;
-  }
-  Expected<Digest> CanonicalIrDigest(std::string_view ir, const compiler::Target&, bool,
-                                     const compiler::CallControl&) override {
-    return Sha256(ir);
-  }
-  Expected<compiler::PtxOutput> CompileToPtx(const compiler::CompileInput& input,
-                                             const compiler::CallControl&) override {
-    std::lock_guard lock(mu_);
-    ++ptx_compiles_;
-    compiler::PtxOutput out;
-    out.ptx = "ptx:" + std::string(input.ir);
-    return out;
-  }
-  Expected<compiler::CompileOutput> LinkCubin(std::string_view ptx,
-                                              const std::vector<compiler::EntryInfo>&,
-                                              const compiler::Target&,
-                                              const compiler::CompileOptions&,
-                                              const compiler::CallControl&) override {
-    compiler::CompileOutput out;
-    out.kind = compiler::ArtifactKind::kCubin;
-    out.payload = "cubin:" + std::string(ptx);
-    out.ptx = std::string(ptx);
-    return out;
-  }
-  const compiler::ToolchainInfo& toolchain() const override { return info_; }
-  int compiles() {
-    std::lock_guard lock(mu_);
-    return compiles_;
-  }
-  int ptx_compiles() {
-    std::lock_guard lock(mu_);
-    return ptx_compiles_;
-  }
-
- private:
-  compiler::ToolchainInfo info_;
-  std::mutex mu_;
-  int compiles_ = 0;
-  int ptx_compiles_ = 0;
-};
-
-using Fixture = engine::testing::EngineFixture<CountingCompiler>;
+using Fixture = engine::testing::EngineFixture<engine::testing::ScriptedCompiler>;
 
 const Peer kReader{"token:reader", /*may_write=*/false};
 const Peer kWriter{"token:writer", /*may_write=*/true};
@@ -96,13 +45,13 @@ TEST_CASE("a peer that may not write is served a compile, but nothing is stored"
   const v1::KernelDescriptor d = CpuKernel("ir-r");
   v1::CompileResult first = f.CompileSync(d, kReader);
   REQUIRE(first.status() == v1::CACHE_STATUS_COMPILED);
-  CHECK(first.artifact().payload() == "so:ir-r");
+  CHECK(first.artifact().payload() == "artifact:ir-r");
   CHECK(f.store->Stats().artifacts == 0);
   CHECK(f.store->Stats().aliases == 0);
   CHECK(f.engine->Lookup(QueryFor(d), kReader, false).status() == v1::CACHE_STATUS_MISS);
   // Nothing was stored, so the next request compiles again.
   CHECK(f.CompileSync(d, kReader).status() == v1::CACHE_STATUS_COMPILED);
-  CHECK(f.compiler.compiles() == 2);
+  CHECK(f.compiler.calls() == 2);
 }
 
 TEST_CASE("a peer that may not write still hits what writers stored", "[daemon][engine][auth]") {
@@ -113,7 +62,7 @@ TEST_CASE("a peer that may not write still hits what writers stored", "[daemon][
   CHECK(f.store->Stats().aliases == 1);
   v1::CompileResult hit = f.CompileSync(d, kReader);
   CHECK(hit.status() == v1::CACHE_STATUS_HIT);
-  CHECK(f.compiler.compiles() == 1);
+  CHECK(f.compiler.calls() == 1);
   // The hit records no alias for the reader.
   CHECK(f.store->Stats().aliases == 1);
   CHECK(f.engine->Lookup(QueryFor(d), kReader, false).status() == v1::CACHE_STATUS_MISS);
@@ -130,7 +79,7 @@ TEST_CASE("a peer that may not write stores no CUDA stage outputs", "[daemon][en
   CHECK(f.store->Stats().artifacts == 0);
   REQUIRE(f.CompileSync(d, kWriter).status() == v1::CACHE_STATUS_COMPILED);
   CHECK(f.store->Stats().stage_entries > 0);
-  CHECK(f.compiler.ptx_compiles() == 2);
+  CHECK(f.compiler.ptx_calls() == 2);
 }
 
 TEST_CASE("ResetStats zeroes the engine's counters but not the store's sizes", "[daemon][engine]") {
