@@ -183,7 +183,7 @@ TEST_CASE("failures open the breaker, and calls are skipped until a probe succee
   CHECK(f.tier->Stats().healthy);
 }
 
-TEST_CASE("FAILED_PRECONDITION from the backend leaves the breaker closed; UNAVAILABLE opens it",
+TEST_CASE("FAILED_PRECONDITION from the backend leaves the breaker closed, UNAVAILABLE opens it",
           "[remote][tier]") {
   Fixture f;
   const store::ArtifactRecord r = Record("a");
