@@ -7,8 +7,9 @@
 
 #include "common/file_read.h"
 
-#include "remote/redis_client.h"
+#include "remote/redis_connection.h"
 #include "remote/redis_url.h"
+#include "remote/remote_backend_factory.h"
 #include "remote/tiered_store.h"
 
 namespace qdcache::daemon {
@@ -56,10 +57,11 @@ Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
   if (!url.ok()) return url.status().WithContext("--remote");
   remote::RemoteOptions r;
   r.url = std::move(url).value();
-  r.connect.connect_timeout = options.remote_timeout;
-  r.connect.op_timeout = options.remote_timeout;
-  r.connect.username = options.remote_user;
-  QDC_ASSIGN_OR_RETURN(r.connect.password, LoadRemotePassword(options.remote_password_file));
+  remote::ConnectOptions connect;
+  connect.connect_timeout = options.remote_timeout;
+  connect.op_timeout = options.remote_timeout;
+  connect.username = options.remote_user;
+  QDC_ASSIGN_OR_RETURN(connect.password, LoadRemotePassword(options.remote_password_file));
   r.read_only = options.remote_read_only;
   r.ttl = options.remote_ttl;
   r.breaker.failure_threshold = options.remote_failures;
@@ -68,12 +70,13 @@ Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
   // No artifact larger than a response can be served anyway.
   r.max_value_bytes = options.max_message_bytes;
   spdlog::info("remote cache {}{}, timeout {} ms, ttl {}, {}", r.url.ToString(),
-               r.read_only ? " (read-only)" : "", r.connect.op_timeout.count(),
+               r.read_only ? " (read-only)" : "", connect.op_timeout.count(),
                r.ttl.count() == 0 ? std::string("none") : std::to_string(r.ttl.count()) + "s",
-               r.connect.password.empty() ? "no AUTH"
-                                          : (r.connect.username.empty() ? "AUTH" : "AUTH as " + r.connect.username));
-  auto client = remote::MakeRedisClient(r.url, r.connect);
-  auto tier = std::make_unique<remote::RemoteTier>(std::move(r), std::move(client));
+               connect.password.empty() ? "no AUTH"
+                                        : (connect.username.empty() ? "AUTH" : "AUTH as " + connect.username));
+  Expected<std::unique_ptr<remote::RemoteBackend>> backend = remote::MakeRemoteBackend(r.url, connect);
+  if (!backend.ok()) return backend.status().WithContext("--remote");
+  auto tier = std::make_unique<remote::RemoteTier>(std::move(r), std::move(backend).value());
   (void)tier->Probe();  // logs; a remote that is down is retried after the back-off
   tier->StartRecoveryProbes();
   remote::RemoteTier* raw = tier.get();

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "remote/redis_commands.h"
+
 namespace qdcache::remote {
 namespace {
 
@@ -51,25 +53,89 @@ Expected<Reply> ClusterClient::Execute(std::string_view key, const std::vector<s
   const int slot = KeySlot(key);
   std::optional<Endpoint> node = NodeFor(slot);
   if (!node) return Unavailable("redis cluster: no node serves slot " + std::to_string(slot));
-  bool asking = false;
-  for (int redirects = 0;; ++redirects) {
-    Expected<NodePool::Lease> conn = pool_.Acquire(*node);
-    if (!conn.ok()) {
-      MarkStale();
-      return conn.status();
+  QDC_ASSIGN_OR_RETURN(Reply reply, RunOn(*node, argv, /*asking=*/false));
+  return FollowRedirects(slot, *node, std::move(reply), argv, 0);
+}
+
+std::vector<Expected<Reply>> ClusterClient::ExecuteMany(const std::vector<KeyedCommand>& commands) {
+  std::vector<Expected<Reply>> results(commands.size(), Expected<Reply>(Unavailable("not run")));
+  struct Batch {
+    Endpoint node;
+    std::vector<std::size_t> indexes;
+    std::vector<int> slots;
+  };
+  std::vector<Batch> batches;
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    const int slot = KeySlot(commands[i].key);
+    std::optional<Endpoint> node = NodeFor(slot);
+    if (!node) {
+      results[i] = Unavailable("redis cluster: no node serves slot " + std::to_string(slot));
+      continue;
     }
-    Expected<Reply> reply = Reply{};
-    // ASKING holds for the next command on this connection only.
-    if (asking) reply = (*conn)->Command({"ASKING"});
-    if (reply.ok() && !reply->is_error()) reply = (*conn)->Command(argv);
-    if (!reply.ok()) {
-      pool_.DropIdle(*node);
-      MarkStale();
-      return reply.status();
+    auto batch = std::find_if(batches.begin(), batches.end(),
+                              [&](const Batch& b) { return b.node == *node; });
+    if (batch == batches.end()) batch = batches.insert(batches.end(), Batch{*node, {}, {}});
+    batch->indexes.push_back(i);
+    batch->slots.push_back(slot);
+  }
+  for (const Batch& batch : batches) {
+    std::vector<std::vector<std::string>> argvs;
+    argvs.reserve(batch.indexes.size());
+    for (std::size_t i : batch.indexes) argvs.push_back(commands[i].argv);
+    Expected<std::vector<Reply>> replies = PipelineOn(batch.node, argvs);
+    if (!replies.ok()) {
+      for (std::size_t i : batch.indexes) results[i] = replies.status();
+      continue;
     }
-    if (!reply->is_error()) return reply;
+    for (std::size_t j = 0; j < batch.indexes.size(); ++j) {
+      const std::size_t i = batch.indexes[j];
+      results[i] = FollowRedirects(batch.slots[j], batch.node, std::move((*replies)[j]),
+                                   commands[i].argv, 0);
+    }
+  }
+  return results;
+}
+
+Expected<Reply> ClusterClient::RunOn(const Endpoint& node, const std::vector<std::string>& argv,
+                                     bool asking) {
+  Expected<NodePool::Lease> conn = pool_.Acquire(node);
+  if (!conn.ok()) {
+    MarkStale();
+    return conn.status();
+  }
+  Expected<Reply> reply = Reply{};
+  // ASKING holds for the next command on this connection only.
+  if (asking) reply = (*conn)->Command({"ASKING"});
+  if (reply.ok() && !reply->is_error()) reply = (*conn)->Command(argv);
+  if (!reply.ok()) {
+    pool_.DropIdle(node);
+    MarkStale();
+  }
+  return reply;
+}
+
+Expected<std::vector<Reply>> ClusterClient::PipelineOn(
+    const Endpoint& node, const std::vector<std::vector<std::string>>& argvs) {
+  Expected<NodePool::Lease> conn = pool_.Acquire(node);
+  if (!conn.ok()) {
+    MarkStale();
+    return conn.status();
+  }
+  Expected<std::vector<Reply>> replies = (*conn)->Pipeline(argvs);
+  if (!replies.ok()) {
+    pool_.DropIdle(node);
+    MarkStale();
+  }
+  return replies;
+}
+
+Expected<Reply> ClusterClient::FollowRedirects(int slot, Endpoint node, Reply reply,
+                                               const std::vector<std::string>& argv,
+                                               int redirects) {
+  for (;; ++redirects) {
+    if (!reply.is_error()) return reply;
     Redirect redirect;
-    if (!ParseRedirect(reply->str, *node, &redirect)) return ReplyError(*node, *reply);
+    if (!ParseRedirect(reply.str, node, &redirect)) return ReplyError(node, reply);
     if (redirects >= kMaxRedirects) {
       return Unavailable("redis cluster: more than " + std::to_string(kMaxRedirects) +
                          " redirects for slot " + std::to_string(slot));
@@ -83,12 +149,10 @@ Expected<Reply> ClusterClient::Execute(std::string_view key, const std::vector<s
     } else {
       ++ask_;
     }
-    asking = !redirect.moved;
     node = redirect.node;
+    QDC_ASSIGN_OR_RETURN(reply, RunOn(node, argv, /*asking=*/!redirect.moved));
   }
 }
-
-Status ClusterClient::Ping() { return RefreshSlots(); }
 
 Status ClusterClient::RefreshSlots() {
   std::lock_guard refresh_lock(refresh_mu_);

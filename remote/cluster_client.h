@@ -1,5 +1,12 @@
-// Redis Cluster client: single-key commands routed by slot (cluster_slot.h)
-// to the master serving it, per the slot map read with CLUSTER SLOTS.
+// Redis Cluster client: commands routed by slot (cluster_slot.h) to the
+// master serving it, per the slot map read with CLUSTER SLOTS. Each command
+// names one routing key; any other key it names must share that key's slot.
+// The cluster backend (redis_cluster_backend.h) sends its commands here.
+//
+// Results: the reply on success; a Redis error reply (other than a followed
+// redirect) becomes a Status (ReplyError, redis_commands.h); an I/O failure
+// or timeout becomes UNAVAILABLE / DEADLINE_EXCEEDED, as the connection
+// reports it (redis_connection.h).
 //
 // Redirects: "MOVED slot host:port" updates the map for that slot and retries
 // there; "ASK slot host:port" sends ASKING then the command to that node once,
@@ -15,14 +22,19 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "common/expected.h"
 #include "remote/cluster_slot.h"
-#include "remote/redis_client.h"
+#include "remote/node_pool.h"
+#include "remote/redis_connection.h"
+#include "remote/redis_url.h"
 
 namespace qdcache::remote {
 
-class ClusterClient final : public RedisClient {
+class ClusterClient {
  public:
   static constexpr int kMaxRedirects = 5;
 
@@ -35,12 +47,23 @@ class ClusterClient final : public RedisClient {
   // `seeds`: nodes to read the slot map from (at least one). Connects lazily.
   ClusterClient(std::vector<Endpoint> seeds, ConnectOptions options);
 
-  [[nodiscard]] Expected<Reply> Execute(std::string_view key,
-                                        const std::vector<std::string>& argv) override;
-  // Reads the slot map (a round trip to the cluster).
-  [[nodiscard]] Status Ping() override;
+  // A command and the key that routes it.
+  struct KeyedCommand {
+    std::string key;
+    std::vector<std::string> argv;
+  };
 
-  // Reads the slot map from the first known node or seed that answers.
+  // Runs `argv`, whose routing key is `key`.
+  [[nodiscard]] Expected<Reply> Execute(std::string_view key, const std::vector<std::string>& argv);
+
+  // Runs `commands`, one pipelined round trip per node serving them; a
+  // command redirected there is then followed alone, as by Execute. The
+  // results are in the order of `commands`; a node that fails fails each of
+  // its commands.
+  [[nodiscard]] std::vector<Expected<Reply>> ExecuteMany(const std::vector<KeyedCommand>& commands);
+
+  // Reads the slot map from the first known node or seed that answers (a
+  // round trip to the cluster: the backend's Ping).
   [[nodiscard]] Status RefreshSlots();
 
   // For tests: a map claiming that `node` serves every slot (stale on
@@ -54,6 +77,17 @@ class ClusterClient final : public RedisClient {
   // does not know the slot.
   std::optional<Endpoint> NodeFor(int slot);
   void MarkStale();
+  // `argv` on `node` (after ASKING when `asking`), error replies included.
+  // A failed node marks the map stale.
+  Expected<Reply> RunOn(const Endpoint& node, const std::vector<std::string>& argv, bool asking);
+  // `argvs` pipelined on `node`: their replies, error replies included. A
+  // failed node marks the map stale.
+  Expected<std::vector<Reply>> PipelineOn(const Endpoint& node,
+                                          const std::vector<std::vector<std::string>>& argvs);
+  // `reply` came from `node` for `argv` on `slot`: follows it while it is a
+  // redirect, `redirects` of which were followed already.
+  Expected<Reply> FollowRedirects(int slot, Endpoint node, Reply reply,
+                                  const std::vector<std::string>& argv, int redirects);
 
   const std::vector<Endpoint> seeds_;
   NodePool pool_;

@@ -93,6 +93,15 @@ Expected<std::unique_ptr<RedisConnection>> RedisConnection::Open(const Endpoint&
   return conn;
 }
 
+Status RedisConnection::Failed() {
+  broken_ = true;
+  const bool timeout =
+      context_->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ETIMEDOUT);
+  const std::string what = "redis " + endpoint_.ToString() + ": " +
+                           (context_->errstr[0] != '\0' ? context_->errstr : "connection failed");
+  return timeout ? DeadlineExceeded(what) : Unavailable(what);
+}
+
 Expected<Reply> RedisConnection::Command(const std::vector<std::string>& argv) {
   if (broken_) return Unavailable("redis " + endpoint_.ToString() + ": connection is broken");
   std::vector<const char*> args;
@@ -104,18 +113,41 @@ Expected<Reply> RedisConnection::Command(const std::vector<std::string>& argv) {
     lengths.push_back(a.size());
   }
   void* raw = redisCommandArgv(context_, static_cast<int>(argv.size()), args.data(), lengths.data());
-  if (raw == nullptr) {
-    broken_ = true;
-    const bool timeout =
-        context_->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ETIMEDOUT);
-    const std::string what = "redis " + endpoint_.ToString() + ": " +
-                             (context_->errstr[0] != '\0' ? context_->errstr : "connection failed");
-    return timeout ? DeadlineExceeded(what) : Unavailable(what);
-  }
+  if (raw == nullptr) return Failed();
   auto* reply = static_cast<redisReply*>(raw);
   Reply out = Convert(*reply);
   freeReplyObject(reply);
   return out;
+}
+
+Expected<std::vector<Reply>> RedisConnection::Pipeline(
+    const std::vector<std::vector<std::string>>& commands) {
+  if (broken_) return Unavailable("redis " + endpoint_.ToString() + ": connection is broken");
+  std::vector<const char*> args;
+  std::vector<std::size_t> lengths;
+  for (const std::vector<std::string>& argv : commands) {
+    args.clear();
+    lengths.clear();
+    for (const std::string& a : argv) {
+      args.push_back(a.data());
+      lengths.push_back(a.size());
+    }
+    // Buffered only: nothing is sent before the first reply is read.
+    if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), args.data(),
+                               lengths.data()) != REDIS_OK) {
+      return Failed();
+    }
+  }
+  std::vector<Reply> replies;
+  replies.reserve(commands.size());
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    void* raw = nullptr;
+    if (redisGetReply(context_, &raw) != REDIS_OK || raw == nullptr) return Failed();
+    auto* reply = static_cast<redisReply*>(raw);
+    replies.push_back(Convert(*reply));
+    freeReplyObject(reply);
+  }
+  return replies;
 }
 
 }  // namespace qdcache::remote

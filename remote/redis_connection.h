@@ -49,6 +49,11 @@ class RedisConnection {
   // on a timeout) when the connection fails; the connection is broken() then
   // and must be dropped.
   [[nodiscard]] Expected<Reply> Command(const std::vector<std::string>& argv);
+  // Sends every command of `commands`, then reads their replies (one round
+  // trip): the replies in order, error replies included. A failure is as for
+  // Command, for the whole pipeline.
+  [[nodiscard]] Expected<std::vector<Reply>> Pipeline(
+      const std::vector<std::vector<std::string>>& commands);
 
   [[nodiscard]] bool broken() const { return broken_; }
   // True when the server has closed this (idle) connection, as a restarted
@@ -59,6 +64,10 @@ class RedisConnection {
 
  private:
   RedisConnection(Endpoint endpoint, redisContext* context);
+  // Marks the connection broken after a hiredis call failed and says why:
+  // DEADLINE_EXCEEDED on a timeout, UNAVAILABLE otherwise. Reads errno: call
+  // it right after the failed call.
+  [[nodiscard]] Status Failed();
 
   const Endpoint endpoint_;
   redisContext* context_;

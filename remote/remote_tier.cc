@@ -9,13 +9,16 @@ namespace qdcache::remote {
 namespace {
 
 constexpr auto kLogInterval = std::chrono::seconds(10);
+constexpr const char* kCircuitOpen = "remote cache unavailable (circuit open)";
 
 
 }  // namespace
 
-RemoteTier::RemoteTier(RemoteOptions options, std::unique_ptr<RedisClient> client,
+RemoteTier::RemoteTier(RemoteOptions options, std::unique_ptr<RemoteBackend> backend,
                        CircuitBreaker::Clock clock)
-    : options_(std::move(options)), client_(std::move(client)), breaker_(options_.breaker, std::move(clock)) {}
+    : options_(std::move(options)),
+      backend_(std::move(backend)),
+      breaker_(options_.breaker, std::move(clock)) {}
 
 RemoteTier::~RemoteTier() {
   {
@@ -46,7 +49,7 @@ void RemoteTier::RecoveryLoop() {
     }
     lock.unlock();
     if (breaker_.Allow()) {
-      if (client_->Ping().ok()) {
+      if (backend_->Ping().ok()) {
         breaker_.RecordSuccess();
       } else {
         breaker_.RecordFailure();
@@ -62,7 +65,7 @@ void RemoteTier::SetHealthListener(std::function<void(bool)> listener) {
 }
 
 Status RemoteTier::Probe() {
-  Status s = client_->Ping();
+  Status s = backend_->Ping();
   if (s.ok()) {
     spdlog::info("remote cache {} answers{}", options_.url.ToString(),
                  options_.read_only ? " (read-only)" : "");
@@ -75,23 +78,22 @@ Status RemoteTier::Probe() {
   return s;
 }
 
-Expected<Reply> RemoteTier::Call(std::string_view key, const std::vector<std::string>& argv,
-                                 bool* skipped) {
-  *skipped = !breaker_.Allow();
-  if (*skipped) {
-    ++skipped_;
-    return Unavailable("remote cache unavailable (circuit open)");
-  }
-  Expected<Reply> reply = client_->Execute(key, argv);
-  // An error reply about this command alone (FAILED_PRECONDITION, see
-  // ReplyError) came from a remote that works: it must not open the breaker.
-  if (reply.ok() || reply.status().code() == Code::kFailedPrecondition) {
+bool RemoteTier::Admit(std::uint64_t reads_or_writes) {
+  if (breaker_.Allow()) return true;
+  skipped_ += reads_or_writes;
+  return false;
+}
+
+void RemoteTier::Record(const Status& result) {
+  // An error about this command alone (FAILED_PRECONDITION, see
+  // remote_backend.h) came from a remote that works: it must not open the
+  // breaker.
+  if (result.ok() || result.code() == Code::kFailedPrecondition) {
     breaker_.RecordSuccess();
   } else {
     breaker_.RecordFailure();
   }
   NoteHealth();
-  return reply;
 }
 
 void RemoteTier::NoteHealth() {
@@ -136,52 +138,80 @@ void RemoteTier::LogThrottled(const std::string& message) {
 }
 
 Expected<std::optional<store::ArtifactRecord>> RemoteTier::GetArtifact(const store::ArtifactKey& key) {
-  const std::string redis_key = ArtifactRedisKey(options_.url.prefix, key);
-  bool skipped = false;
-  Expected<Reply> reply = Call(redis_key, {"GET", redis_key}, &skipped);
-  if (!reply.ok()) {
-    if (!skipped) {
-      ++errors_;
-      LogThrottled("read of " + ShortKey(key) + " failed: " + reply.status().ToString());
-    }
-    return reply.status();
+  if (!Admit(1)) return Unavailable(kCircuitOpen);
+  Expected<std::optional<std::string>> value =
+      backend_->Get(ArtifactRedisKey(options_.url.prefix, key));
+  Record(value.status());
+  if (!value.ok()) {
+    ++errors_;
+    LogThrottled("read of " + ShortKey(key) + " failed: " + value.status().ToString());
+    return value.status();
   }
-  if (reply->type == Reply::Type::kNil) {
+  return VerifiedArtifact(std::move(value).value(), key);
+}
+
+Expected<std::vector<std::optional<store::ArtifactRecord>>> RemoteTier::GetArtifacts(
+    const std::vector<store::ArtifactKey>& keys) {
+  std::vector<std::optional<store::ArtifactRecord>> records;
+  if (keys.empty()) return records;
+  if (!Admit(keys.size())) return Unavailable(kCircuitOpen);
+  std::vector<std::string> backend_keys;
+  backend_keys.reserve(keys.size());
+  for (const store::ArtifactKey& key : keys) {
+    backend_keys.push_back(ArtifactRedisKey(options_.url.prefix, key));
+  }
+  Expected<std::vector<std::optional<std::string>>> values = backend_->MultiGet(backend_keys);
+  Record(values.status());
+  if (values.ok() && values->size() != keys.size()) {
+    values = Internal("remote cache: " + std::to_string(values->size()) + " values for " +
+                      std::to_string(keys.size()) + " keys");
+  }
+  if (!values.ok()) {
+    errors_ += keys.size();
+    LogThrottled("read of " + std::to_string(keys.size()) +
+                 " artifacts failed: " + values.status().ToString());
+    return values.status();
+  }
+  records.reserve(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    records.push_back(VerifiedArtifact(std::move((*values)[i]), keys[i]));
+  }
+  return records;
+}
+
+std::optional<store::ArtifactRecord> RemoteTier::VerifiedArtifact(std::optional<std::string> value,
+                                                                  const store::ArtifactKey& key) {
+  if (!value) {
     ++misses_;
-    return std::optional<store::ArtifactRecord>();
+    return std::nullopt;
   }
   store::ArtifactRecord record;
-  Status s = reply->type == Reply::Type::kString
-                 ? DecodeArtifactValue(reply->str, key, options_.max_value_bytes, &record)
-                 : DataLoss("not a string value");
+  Status s = DecodeArtifactValue(*value, key, options_.max_value_bytes, &record);
   if (!s.ok()) {
     ++corrupt_;
     ++misses_;
     LogThrottled("value for artifact " + ShortKey(key) + " dropped: " + s.message());
-    return std::optional<store::ArtifactRecord>();
+    return std::nullopt;
   }
   ++hits_;
-  return std::optional<store::ArtifactRecord>(std::move(record));
+  return record;
 }
 
 Expected<std::optional<store::ArtifactKey>> RemoteTier::GetAlias(const store::AliasKey& alias) {
-  const std::string redis_key = AliasRedisKey(options_.url.prefix, alias);
-  bool skipped = false;
-  Expected<Reply> reply = Call(redis_key, {"GET", redis_key}, &skipped);
-  if (!reply.ok()) {
-    if (!skipped) {
-      ++errors_;
-      LogThrottled("alias read failed: " + reply.status().ToString());
-    }
-    return reply.status();
+  if (!Admit(1)) return Unavailable(kCircuitOpen);
+  Expected<std::optional<std::string>> value = backend_->Get(AliasRedisKey(options_.url.prefix, alias));
+  Record(value.status());
+  if (!value.ok()) {
+    ++errors_;
+    LogThrottled("alias read failed: " + value.status().ToString());
+    return value.status();
   }
-  if (reply->type == Reply::Type::kNil) {
+  if (!value->has_value()) {
     ++misses_;
     return std::optional<store::ArtifactKey>();
   }
   store::ArtifactKey key;
-  Status s = reply->type == Reply::Type::kString ? DecodeAliasValue(reply->str, alias, &key)
-                                                 : DataLoss("not a string value");
+  Status s = DecodeAliasValue(**value, alias, &key);
   if (!s.ok()) {
     ++corrupt_;
     ++misses_;
@@ -203,19 +233,13 @@ Status RemoteTier::PutAlias(const store::AliasKey& alias, const store::ArtifactK
 }
 
 Status RemoteTier::Write(const std::string& key, std::string value) {
-  std::vector<std::string> argv = {"SET", key, std::move(value)};
-  if (options_.ttl.count() > 0) {
-    argv.push_back("EX");
-    argv.push_back(std::to_string(options_.ttl.count()));
-  }
-  bool skipped = false;
-  Expected<Reply> reply = Call(key, argv, &skipped);
-  if (!reply.ok()) {
-    if (!skipped) {
-      ++write_failures_;
-      LogThrottled("write failed: " + reply.status().ToString());
-    }
-    return reply.status();
+  if (!Admit(1)) return Unavailable(kCircuitOpen);
+  Status s = backend_->Put(key, std::move(value), options_.ttl);
+  Record(s);
+  if (!s.ok()) {
+    ++write_failures_;
+    LogThrottled("write failed: " + s.ToString());
+    return s;
   }
   ++writes_;
   return Status::Ok();

@@ -1,13 +1,19 @@
-// The remote tier: artifacts and fast-key aliases in Redis, shared by many
-// daemons. Every value is a self-checking envelope (remote_codec.h); every
-// call goes through a circuit breaker (circuit_breaker.h) so that a remote
-// that is down costs one fast failure, not a timeout per call.
+// The remote tier: artifacts and fast-key aliases in a store shared by many
+// daemons, reached through a RemoteBackend (remote_backend.h: Redis
+// standalone or Cluster). The tier is the policy over the backend's bytes:
+// key names and self-checking envelopes (remote_codec.h), verification, a
+// circuit breaker (circuit_breaker.h) so that a remote that is down costs one
+// fast failure, not a timeout per call, recovery probes, read-only mode, the
+// TTL of written keys, counting and throttled logging.
 //
 // Failure model: the remote is an optimisation. Reads answer a value, a miss
-// (std::nullopt), or a Status for a failure (timeout, unreachable, breaker
-// open, Redis error), which callers treat as a miss. A corrupt or foreign
-// value is a miss, never an error, and is counted in Stats().corrupt. Writes
-// answer a Status that callers may log and ignore. Everything is counted.
+// (std::nullopt), or a Status for a failure (the backend's UNAVAILABLE or
+// FAILED_PRECONDITION, or UNAVAILABLE while the breaker is open), which
+// callers treat as a miss. A corrupt or foreign value is a miss, never an
+// error, and is counted in Stats().corrupt. Writes answer a Status that
+// callers may log and ignore. Everything is counted. The breaker counts every
+// backend failure but FAILED_PRECONDITION (a refusal of one command by a
+// remote that works).
 //
 // Thread-safe: every method may be called concurrently.
 #pragma once
@@ -22,18 +28,18 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/expected.h"
 #include "remote/circuit_breaker.h"
-#include "remote/redis_client.h"
 #include "remote/redis_url.h"
+#include "remote/remote_backend.h"
 #include "store/record.h"
 
 namespace qdcache::remote {
 
 struct RemoteOptions {
-  RemoteUrl url;
-  ConnectOptions connect;  // timeouts and credentials
+  RemoteUrl url;  // its prefix names the keys; the URL names the remote in logs
   bool read_only = false;  // never write to the remote
   std::chrono::seconds ttl{0};  // expiry of written keys; 0 = none
   CircuitBreaker::Options breaker;
@@ -43,6 +49,7 @@ struct RemoteOptions {
 };
 
 struct RemoteStats {
+  // Reads count per key: a GetArtifacts of n keys adds n to these.
   std::uint64_t hits = 0;            // artifact and alias reads that found a valid value
   std::uint64_t misses = 0;          // reads that found nothing (corrupt values included)
   std::uint64_t errors = 0;          // reads that failed (timeout, unreachable, Redis error;
@@ -56,9 +63,9 @@ struct RemoteStats {
 
 class RemoteTier {
  public:
-  // `client` talks to Redis (MakeRedisClient); `clock` drives the breaker
-  // (null: steady_clock).
-  RemoteTier(RemoteOptions options, std::unique_ptr<RedisClient> client,
+  // `backend` holds the values (MakeRemoteBackend, remote_backend_factory.h);
+  // `clock` drives the breaker (null: steady_clock).
+  RemoteTier(RemoteOptions options, std::unique_ptr<RemoteBackend> backend,
              CircuitBreaker::Clock clock = nullptr);
   ~RemoteTier();  // stops the recovery probes
   RemoteTier(const RemoteTier&) = delete;
@@ -77,6 +84,11 @@ class RemoteTier {
 
   // The record stored under `key`, verified against it.
   [[nodiscard]] Expected<std::optional<store::ArtifactRecord>> GetArtifact(const store::ArtifactKey& key);
+  // The records stored under `keys`, one per key in the same order, each
+  // verified as by GetArtifact: one backend call (MultiGet), one breaker
+  // decision, all keys answered or the call failed as a whole.
+  [[nodiscard]] Expected<std::vector<std::optional<store::ArtifactRecord>>> GetArtifacts(
+      const std::vector<store::ArtifactKey>& keys);
   // `record` must be complete (store::ValidateForPut). OK without writing
   // when read-only.
   [[nodiscard]] Status PutArtifact(const store::ArtifactRecord& record);
@@ -95,16 +107,22 @@ class RemoteTier {
   void SetHealthListener(std::function<void(bool healthy)> listener);
 
  private:
-  // A call through the breaker; *skipped says the breaker refused it (then
-  // counted in skipped_, not made).
-  Expected<Reply> Call(std::string_view key, const std::vector<std::string>& argv, bool* skipped);
+  // Asks the breaker whether a call may be made; when it refuses, counts
+  // `reads_or_writes` as skipped and answers false.
+  bool Admit(std::uint64_t reads_or_writes);
+  // Tells the breaker how an admitted call went.
+  void Record(const Status& result);
+  // A value read for `key` (or none), verified: the record, or nullopt for a
+  // miss, a corrupt value included. Counts the read.
+  std::optional<store::ArtifactRecord> VerifiedArtifact(std::optional<std::string> value,
+                                                        const store::ArtifactKey& key);
   Status Write(const std::string& key, std::string value);
   void NoteHealth();
   void LogThrottled(const std::string& message);
   void RecoveryLoop();
 
   const RemoteOptions options_;
-  const std::unique_ptr<RedisClient> client_;
+  const std::unique_ptr<RemoteBackend> backend_;
   CircuitBreaker breaker_;
   std::function<void(bool)> health_listener_;
 

@@ -1,5 +1,6 @@
 // The cluster client against a real Redis Cluster of three masters: routing
-// by slot, MOVED with a stale slot map, ASK while a slot migrates.
+// by slot, MOVED with a stale slot map (one command or a pipeline), ASK while
+// a slot migrates.
 #include <catch2/catch.hpp>
 
 #include "remote/cluster_client.h"
@@ -101,4 +102,38 @@ TEST_CASE("a slot being migrated is reached through ASK without changing the map
   CHECK(client.counters().moved == 0);
   CHECK(target->Command({"KEYS", key}).elements.size() == 1);
   CHECK(source.Command({"KEYS", key}).elements.empty());
+}
+
+TEST_CASE("pipelined commands reach the node of each slot, and a stale map is corrected by MOVED",
+          "[integration][remote][cluster]") {
+  if (SkipWithoutRedis()) return;
+  TempDir dir;
+  RedisCluster cluster(dir.path());
+  cluster.Start();
+  ClusterClient client({cluster.nodes()[0]->endpoint()}, Options());
+  client.AssignAllSlotsForTesting(cluster.nodes()[0]->endpoint());
+  std::vector<ClusterClient::KeyedCommand> sets, gets;
+  int elsewhere = 0;
+  for (int i = 0; i < 30; ++i) {
+    const std::string key = "many:" + std::to_string(i);
+    if (&cluster.NodeForSlot(KeySlot(key)) != cluster.nodes()[0].get()) ++elsewhere;
+    sets.push_back({key, {"SET", key, "v" + std::to_string(i)}});
+    gets.push_back({key, {"GET", key}});
+  }
+  REQUIRE(elsewhere > 0);
+  std::vector<Expected<Reply>> set_replies = client.ExecuteMany(sets);
+  REQUIRE(set_replies.size() == sets.size());
+  for (Expected<Reply>& reply : set_replies) CHECK(Must(std::move(reply)).str == "OK");
+  CHECK(client.counters().moved == static_cast<std::uint64_t>(elsewhere));
+
+  // The map learnt from the redirects: every GET goes to its node at once.
+  std::vector<Expected<Reply>> get_replies = client.ExecuteMany(gets);
+  REQUIRE(get_replies.size() == gets.size());
+  for (int i = 0; i < 30; ++i) {
+    CHECK(Must(std::move(get_replies[i])).str == "v" + std::to_string(i));
+    const std::string& key = gets[i].key;
+    CHECK(cluster.NodeForSlot(KeySlot(key)).Command({"EXISTS", key}).integer == 1);
+  }
+  CHECK(client.counters().moved == static_cast<std::uint64_t>(elsewhere));
+  CHECK(client.counters().refreshes == 0);
 }

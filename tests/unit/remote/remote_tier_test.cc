@@ -1,67 +1,34 @@
-// The remote tier and TieredStore over an in-memory RedisClient (a fake for
-// logic only; the real Redis is exercised by tests/integration/remote_*).
+// The remote tier and TieredStore over the in-memory backend (a test double
+// that keeps the backend contract; the real Redis backends are exercised by
+// tests/integration/remote_*).
 #include <catch2/catch.hpp>
-#include <map>
 
 #include "common/digest.h"
 #include "remote/remote_codec.h"
 #include "remote/remote_tier.h"
 #include "remote/tiered_store.h"
+#include "tests/unit/remote/memory_backend.h"
 #include "tests/unit/store/store_test_util.h"
 
 using namespace qdcache;
 using namespace qdcache::remote;
 using namespace std::chrono_literals;
+using qdcache::remote::testing::MemoryBackend;
 
 namespace {
 
-// GET and SET over a map; `down` makes every call fail like a dead server.
-class MemoryRedis final : public RedisClient {
- public:
-  Expected<Reply> Execute(std::string_view, const std::vector<std::string>& argv) override {
-    ++calls;
-    if (down) return Unavailable("connection refused");
-    Reply r;
-    if (!error_reply.empty()) {
-      r.type = Reply::Type::kError;
-      r.str = error_reply;
-      return ReplyError(Endpoint{"127.0.0.1", 6379}, r);
-    }
-    if (argv[0] == "GET") {
-      auto it = data.find(argv[1]);
-      if (it != data.end()) {
-        r.type = Reply::Type::kString;
-        r.str = it->second;
-      }
-    } else if (argv[0] == "SET") {
-      data[argv[1]] = argv[2];
-      last_set = argv;
-      r.type = Reply::Type::kStatus;
-      r.str = "OK";
-    }
-    return r;
-  }
-  Status Ping() override { return down ? Unavailable("connection refused") : Status::Ok(); }
-
-  std::map<std::string, std::string> data;
-  std::vector<std::string> last_set;
-  bool down = false;
-  std::string error_reply;  // non-empty: every command gets this error reply
-  int calls = 0;
-};
-
 struct Fixture {
   explicit Fixture(bool read_only = false, std::chrono::seconds ttl = 0s) {
-    auto client = std::make_unique<MemoryRedis>();
-    redis = client.get();
+    auto owned = std::make_unique<MemoryBackend>();
+    backend = owned.get();
     RemoteOptions o;
     o.read_only = read_only;
     o.ttl = ttl;
     o.breaker.failure_threshold = 2;
     o.breaker.backoff = 1s;
-    tier = std::make_unique<RemoteTier>(std::move(o), std::move(client), [this] { return now; });
+    tier = std::make_unique<RemoteTier>(std::move(o), std::move(owned), [this] { return now; });
   }
-  MemoryRedis* redis;
+  MemoryBackend* backend;
   std::chrono::steady_clock::time_point now{};
   std::unique_ptr<RemoteTier> tier;
 };
@@ -104,11 +71,22 @@ TEST_CASE("what one tier writes, the tier reads back and counts", "[remote][tier
   CHECK(s.healthy);
 }
 
+TEST_CASE("the tier stores the remote_codec keys and envelopes every daemon version reads",
+          "[remote][tier]") {
+  Fixture f;
+  const store::ArtifactRecord r = Record("a");
+  REQUIRE(f.tier->PutArtifact(r).ok());
+  REQUIRE(f.tier->PutAlias(kAlias, r.key).ok());
+  CHECK(f.backend->size() == 2);
+  CHECK(f.backend->Value(ArtifactRedisKey("qdcache:", r.key)) == EncodeArtifactValue(r));
+  CHECK(f.backend->Value(AliasRedisKey("qdcache:", kAlias)) == EncodeAliasValue(kAlias, r.key));
+}
+
 TEST_CASE("a corrupt remote value is a counted miss", "[remote][tier]") {
   Fixture f;
   const store::ArtifactRecord r = Record("a");
-  f.redis->data[ArtifactRedisKey("qdcache:", r.key)] = "garbage";
-  f.redis->data[AliasRedisKey("qdcache:", kAlias)] = EncodeArtifactValue(r);  // wrong kind
+  f.backend->Set(ArtifactRedisKey("qdcache:", r.key), "garbage");
+  f.backend->Set(AliasRedisKey("qdcache:", kAlias), EncodeArtifactValue(r));  // wrong kind
   auto got = f.tier->GetArtifact(r.key);
   REQUIRE(got.ok());
   CHECK_FALSE(got->has_value());
@@ -120,56 +98,104 @@ TEST_CASE("a corrupt remote value is a counted miss", "[remote][tier]") {
   CHECK(f.tier->Stats().healthy);  // the remote answered: not a failure
 }
 
+TEST_CASE("a batch read answers each key in order, verified, in one backend call", "[remote][tier]") {
+  Fixture f;
+  const store::ArtifactRecord a = Record("a"), c = Record("c");
+  REQUIRE(f.tier->PutArtifact(a).ok());
+  REQUIRE(f.tier->PutArtifact(c).ok());
+  f.backend->Set(ArtifactRedisKey("qdcache:", Record("d").key), EncodeArtifactValue(a));  // foreign
+  const int calls = f.backend->calls();
+  auto got = f.tier->GetArtifacts({a.key, Record("b").key, c.key, Record("d").key});
+  REQUIRE(got.ok());
+  CHECK(f.backend->calls() == calls + 1);
+  REQUIRE(got->size() == 4);
+  REQUIRE((*got)[0].has_value());
+  CHECK((*got)[0]->payload == a.payload);
+  CHECK_FALSE((*got)[1].has_value());
+  REQUIRE((*got)[2].has_value());
+  CHECK((*got)[2]->payload == c.payload);
+  CHECK_FALSE((*got)[3].has_value());  // a value for another key is corrupt here
+  const RemoteStats s = f.tier->Stats();
+  CHECK(s.hits == 2);
+  CHECK(s.misses == 2);
+  CHECK(s.corrupt == 1);
+
+  auto none = f.tier->GetArtifacts({});
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+  CHECK(f.backend->calls() == calls + 1);
+}
+
+TEST_CASE("a batch read that fails counts every key, and opens the breaker as any failure does",
+          "[remote][tier]") {
+  Fixture f;
+  f.backend->FailEveryCall(Unavailable("connection refused"));
+  const std::vector<store::ArtifactKey> keys = {Record("a").key, Record("b").key};
+  CHECK(f.tier->GetArtifacts(keys).status().code() == Code::kUnavailable);
+  CHECK(f.tier->GetArtifacts(keys).status().code() == Code::kUnavailable);
+  CHECK(f.tier->Stats().errors == 4);
+  CHECK_FALSE(f.tier->Stats().healthy);  // threshold 2
+  const int calls = f.backend->calls();
+  CHECK(f.tier->GetArtifacts(keys).status().code() == Code::kUnavailable);
+  CHECK(f.backend->calls() == calls);  // not called
+  CHECK(f.tier->Stats().skipped == 2);
+}
+
 TEST_CASE("a read-only tier never writes", "[remote][tier]") {
   Fixture f(/*read_only=*/true);
   REQUIRE(f.tier->PutArtifact(Record("a")).ok());
   REQUIRE(f.tier->PutAlias(kAlias, Record("a").key).ok());
-  CHECK(f.redis->calls == 0);
+  CHECK(f.backend->calls() == 0);
   CHECK(f.tier->Stats().writes == 0);
 }
 
 TEST_CASE("written keys carry the TTL when one is set", "[remote][tier]") {
   Fixture f(false, 3600s);
   REQUIRE(f.tier->PutArtifact(Record("a")).ok());
-  REQUIRE(f.redis->last_set.size() == 5);
-  CHECK(f.redis->last_set[3] == "EX");
-  CHECK(f.redis->last_set[4] == "3600");
+  REQUIRE(f.tier->PutAlias(kAlias, Record("a").key).ok());
+  CHECK(f.backend->TtlSeconds(ArtifactRedisKey("qdcache:", Record("a").key)) == 3600);
+  CHECK(f.backend->TtlSeconds(AliasRedisKey("qdcache:", kAlias)) == 3600);
+}
+
+TEST_CASE("written keys never expire when no TTL is set", "[remote][tier]") {
+  Fixture f;
+  REQUIRE(f.tier->PutArtifact(Record("a")).ok());
+  CHECK(f.backend->TtlSeconds(ArtifactRedisKey("qdcache:", Record("a").key)) == -1);
 }
 
 TEST_CASE("failures open the breaker, and calls are skipped until a probe succeeds", "[remote][tier]") {
   Fixture f;
-  f.redis->down = true;
+  f.backend->FailEveryCall(Unavailable("connection refused"));
   const store::ArtifactRecord r = Record("a");
   CHECK_FALSE(f.tier->GetArtifact(r.key).ok());
   CHECK_FALSE(f.tier->PutArtifact(r).ok());
   CHECK_FALSE(f.tier->Stats().healthy);
-  const int calls = f.redis->calls;
+  const int calls = f.backend->calls();
   CHECK_FALSE(f.tier->GetArtifact(r.key).ok());
-  CHECK(f.redis->calls == calls);  // not called
+  CHECK(f.backend->calls() == calls);  // not called
   RemoteStats s = f.tier->Stats();
   CHECK(s.errors == 1);
   CHECK(s.write_failures == 1);
   CHECK(s.skipped == 1);
-  f.redis->down = false;
+  f.backend->FailEveryCall(Status::Ok());
   f.now += 1s;
   REQUIRE(f.tier->GetArtifact(r.key).ok());  // the probe
   CHECK(f.tier->Stats().healthy);
 }
 
-TEST_CASE("error replies about one command leave the breaker closed; those meaning the remote is down open it",
+TEST_CASE("FAILED_PRECONDITION from the backend leaves the breaker closed, UNAVAILABLE opens it",
           "[remote][tier]") {
   Fixture f;
   const store::ArtifactRecord r = Record("a");
-  f.redis->error_reply = "OOM command not allowed when used memory > 'maxmemory'.";
+  f.backend->FailEveryCall(FailedPrecondition("OOM command not allowed when used memory > 'maxmemory'."));
   for (int i = 0; i < 5; ++i) CHECK_FALSE(f.tier->PutArtifact(r).ok());
-  f.redis->error_reply = "WRONGTYPE Operation against a key holding the wrong kind of value";
   for (int i = 0; i < 5; ++i) CHECK_FALSE(f.tier->GetArtifact(r.key).ok());
   RemoteStats s = f.tier->Stats();
   CHECK(s.healthy);
   CHECK(s.skipped == 0);
   CHECK(s.write_failures == 5);
   CHECK(s.errors == 5);
-  f.redis->error_reply = "NOAUTH Authentication required.";
+  f.backend->FailEveryCall(Unavailable("NOAUTH Authentication required."));
   CHECK_FALSE(f.tier->GetArtifact(r.key).ok());
   CHECK_FALSE(f.tier->GetArtifact(r.key).ok());
   CHECK_FALSE(f.tier->Stats().healthy);  // threshold 2
@@ -177,7 +203,7 @@ TEST_CASE("error replies about one command leave the breaker closed; those meani
 
 TEST_CASE("a failed start-up probe opens the breaker", "[remote][tier]") {
   Fixture f;
-  f.redis->down = true;
+  f.backend->FailEveryCall(Unavailable("connection refused"));
   bool reported = true;
   f.tier->SetHealthListener([&](bool healthy) { reported = healthy; });
   CHECK_FALSE(f.tier->Probe().ok());
@@ -188,17 +214,17 @@ TEST_CASE("a failed start-up probe opens the breaker", "[remote][tier]") {
 TEST_CASE("a tiered store reads through to the remote and back-fills locally", "[remote][tiered]") {
   store::testing::TempDir dir_a, dir_b;
   Fixture shared;
-  MemoryRedis* redis = shared.redis;
+  MemoryBackend* backend_a = shared.backend;
   // Two stores over one remote: the second tier shares the first's data.
-  auto client_b = std::make_unique<MemoryRedis>();
-  MemoryRedis* redis_b = client_b.get();
+  auto owned_b = std::make_unique<MemoryBackend>();
+  MemoryBackend* backend_b = owned_b.get();
   TieredStore a(store::testing::OpenOrFail(store::testing::OptionsFor(dir_a)), std::move(shared.tier));
   TieredStore b(store::testing::OpenOrFail(store::testing::OptionsFor(dir_b)),
-                std::make_unique<RemoteTier>(RemoteOptions{}, std::move(client_b)));
+                std::make_unique<RemoteTier>(RemoteOptions{}, std::move(owned_b)));
   store::ArtifactRecord r = Record("a");
   r.payload_digest.clear();  // filled by Put, for both tiers
   REQUIRE(a.Put(r, kAlias).ok());
-  redis_b->data = redis->data;
+  backend_b->CopyFrom(*backend_a);
 
   auto alias = b.GetAlias(kAlias);
   REQUIRE(alias.ok());
@@ -211,7 +237,7 @@ TEST_CASE("a tiered store reads through to the remote and back-fills locally", "
   CHECK(b.Stats().aliases == 1);
   CHECK(b.remote().Stats().hits == 2);
 
-  redis_b->down = true;  // local hits need no remote
+  backend_b->FailEveryCall(Unavailable("connection refused"));  // local hits need no remote
   REQUIRE(b.Get(r.key).ok());
   CHECK(b.Get(r.key)->has_value());
   CHECK(b.remote().Stats().errors == 0);
@@ -219,10 +245,10 @@ TEST_CASE("a tiered store reads through to the remote and back-fills locally", "
 
 TEST_CASE("a tiered store serves local misses when the remote is down", "[remote][tiered]") {
   store::testing::TempDir dir;
-  auto client = std::make_unique<MemoryRedis>();
-  client->down = true;
+  auto backend = std::make_unique<MemoryBackend>();
+  backend->FailEveryCall(Unavailable("connection refused"));
   TieredStore s(store::testing::OpenOrFail(store::testing::OptionsFor(dir)),
-                std::make_unique<RemoteTier>(RemoteOptions{}, std::move(client)));
+                std::make_unique<RemoteTier>(RemoteOptions{}, std::move(backend)));
   auto got = s.Get(Record("a").key);
   REQUIRE(got.ok());
   CHECK_FALSE(got->has_value());
