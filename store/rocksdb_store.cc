@@ -25,10 +25,10 @@ struct RocksDbStore::OpenAttempt {
 RocksDbStore::RocksDbStore(const StoreOptions& options)
     : path_(options.path),
       sync_writes_(options.sync_writes),
-      max_bytes_(options.max_bytes),
       access_flush_interval_(options.access_flush_interval),
       clock_(options.clock),
-      record_cache_(options.memory_cache_bytes) {}
+      record_cache_(options.memory_cache_bytes),
+      evictor_(*this, options.max_bytes) {}
 
 Expected<std::unique_ptr<ArtifactStore>> RocksDbStore::Open(const StoreOptions& options) {
   if (options.path.empty()) return InvalidArgument("store path is empty");
@@ -267,7 +267,8 @@ void RocksDbStore::StartHousekeeper() {
   jobs.eviction_pass = [this] { RunEvictionPass(); };
   housekeeper_ = std::make_unique<Housekeeper>(access_flush_interval_, std::move(jobs));
   std::lock_guard<std::mutex> lock(write_mu_);
-  if (max_bytes_ != 0 && counters_.total_bytes() > max_bytes_) housekeeper_->RequestPass();
+  const std::uint64_t cap = evictor_.max_bytes();
+  if (cap != 0 && counters_.total_bytes() > cap) housekeeper_->RequestPass();
 }
 
 RocksDbStore::~RocksDbStore() {
@@ -352,15 +353,10 @@ Expected<std::optional<EntryInfo>> RocksDbStore::ReadEntryInfo(
 StoreStats RocksDbStore::Stats() {
   std::lock_guard<std::mutex> lock(write_mu_);
   StoreStats stats;
-  stats.artifacts = counters_.artifacts;
-  stats.aliases = counters_.aliases;
-  stats.payload_bytes = counters_.payload_bytes;
-  stats.stage_entries = counters_.stages;
-  stats.stage_bytes = counters_.stage_bytes;
-  stats.total_bytes = counters_.total_bytes();
+  counters_.Fill(&stats);
   stats.corrupt_dropped = corrupt_dropped_;
-  stats.evictions = evictions_;
-  stats.evicted_bytes = evicted_bytes_;
+  stats.evictions = evictor_.evictions();
+  stats.evicted_bytes = evictor_.evicted_bytes();
   stats.memory_cache_entries = record_cache_.entries();
   stats.memory_cache_bytes = record_cache_.bytes();
   return stats;
