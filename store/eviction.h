@@ -118,7 +118,8 @@ class Evictor {
   // `last_access`: an entry over the cap is remembered so that the next pass
   // removes it first without scanning the index. Call it with the write,
   // under the store's writer lock (a write that then fails is harmless).
-  void Written(EntryKind kind, std::string_view key, std::uint64_t bytes, std::uint64_t last_access);
+  void Written(EntryKind kind, std::string_view key, std::uint64_t bytes,
+               std::uint64_t last_access);
 
   // One background pass: nothing when within the cap; otherwise entries
   // larger than the cap first (the first pass also asks the index for those

@@ -149,7 +149,7 @@ class RocksDbStore final : public ArtifactStore, private EvictionIndex {
                                                 const Committed& committed) override;
   // After a removal that deleted access index records up to `deleted_up_to`:
   // moves lru_cursor_ to the first record left.
-  [[nodiscard]] Status AdvanceLruCursorLocked(const std::string& deleted_up_to);
+  void AdvanceLruCursorLocked(const std::string& deleted_up_to);
   void RunEvictionPass();  // on the housekeeper thread
   // Moves each entry's access-index record to its newer read tick (takes write_mu_).
   [[nodiscard]] Status WriteAccessTimes(const std::vector<AccessTracker::Access>& pending);

@@ -130,11 +130,11 @@ Expected<EvictionResult> RocksDbStore::Remove(const std::vector<IndexedEntry>& l
   if (batch.Count() == 0) return removed;
   QDC_RETURN_IF_ERROR(CommitLocked(&batch, next));
   if (removed.entries > 0) committed(removed);
-  QDC_RETURN_IF_ERROR(AdvanceLruCursorLocked(deleted_up_to));
+  AdvanceLruCursorLocked(deleted_up_to);
   return removed;
 }
 
-Status RocksDbStore::AdvanceLruCursorLocked(const std::string& deleted_up_to) {
+void RocksDbStore::AdvanceLruCursorLocked(const std::string& deleted_up_to) {
   // Everything below the old cursor was deleted before; everything between
   // it and the first record left has just been. Stepping over those
   // tombstones once here spares every later walk.
@@ -144,14 +144,17 @@ Status RocksDbStore::AdvanceLruCursorLocked(const std::string& deleted_up_to) {
   } else {
     it->Seek(lru_cursor_);
   }
-  QDC_RETURN_IF_ERROR(FromRocks(it->status(), "reading the access index"));
+  if (!it->status().ok()) {
+    // The removal stands; walks just start further back until the next one.
+    spdlog::warn("store '{}': access index cursor not moved: {}", path_, it->status().ToString());
+    return;
+  }
   if (it->Valid()) {
     lru_cursor_ = it->key().ToString();
   } else if (deleted_up_to > lru_cursor_) {
     lru_cursor_ = deleted_up_to;  // nothing left: every record up to it is gone
   }
   if (auto parsed = ParseAccessKey(lru_cursor_)) lru_cursor_tick_ = parsed->tick;
-  return Status::Ok();
 }
 
 }  // namespace qdcache::store
