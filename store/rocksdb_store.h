@@ -1,6 +1,10 @@
 // ArtifactStore on a local RocksDB database. Internal to the store: callers
 // use ArtifactStore::Open. The implementation is split by concern:
-//   rocksdb_store.cc          opening, metadata, counters, lifecycle
+//   rocksdb_store.cc          opening, metadata, counters, lifecycle, over
+//                             rocksdb_database.h (the database, opened or
+//                             refused), rocksdb_counters.h (the counters as
+//                             persisted) and write_recovery.h (writes that
+//                             resume the database after an I/O error)
 //   rocksdb_store_entries.cc  reads and writes of artifacts, stages, aliases
 //   rocksdb_store_admin.cc    access-time flushes, List, Verify, trimming
 //   rocksdb_store_index.cc    the EvictionIndex over the access-order column
@@ -54,6 +58,8 @@ class WriteBatch;
 
 namespace qdcache::store {
 
+class StoreDatabase;
+
 class RocksDbStore final : public ArtifactStore, private EvictionIndex {
  public:
   [[nodiscard]] static Expected<std::unique_ptr<ArtifactStore>> Open(const StoreOptions& options);
@@ -87,17 +93,11 @@ class RocksDbStore final : public ArtifactStore, private EvictionIndex {
 
   explicit RocksDbStore(const StoreOptions& options);
   [[nodiscard]] static OpenAttempt TryOpen(const StoreOptions& options);
-  // Why a live table or blob file does not have the size the MANIFEST
-  // recorded, or "" when every one does.
-  [[nodiscard]] std::string DamagedLiveFile() const;
   [[nodiscard]] Status InitializeOrLoadMeta(std::string* incompatible_reason);
-  [[nodiscard]] Status RecountLocked(Counters* out);
   [[nodiscard]] Status AdvanceClockPastNewestAccess();
   void StartHousekeeper();
-  void CloseDb();
 
   [[nodiscard]] rocksdb::ColumnFamilyHandle* ValuesCf(EntryKind kind) const;
-  [[nodiscard]] Status AddCounters(rocksdb::WriteBatch* batch, const Counters& next);
   // Adds the counter updates to `batch`, writes it and publishes `next`;
   // then drops the artifacts it touched from record_cache_.
   [[nodiscard]] Status CommitLocked(rocksdb::WriteBatch* batch, const Counters& next);
@@ -157,8 +157,8 @@ class RocksDbStore final : public ArtifactStore, private EvictionIndex {
   std::string path_;
   bool sync_writes_ = false;
   std::chrono::milliseconds access_flush_interval_{0};
-  rocksdb::DB* db_ = nullptr;  // owned; closed in CloseDb()
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::unique_ptr<StoreDatabase> database_;  // closed by the destructor, after housekeeper_
+  rocksdb::DB* db_ = nullptr;                 // database_'s, and its column families:
   rocksdb::ColumnFamilyHandle* artifacts_ = nullptr;
   rocksdb::ColumnFamilyHandle* stages_ = nullptr;
   rocksdb::ColumnFamilyHandle* aliases_ = nullptr;
