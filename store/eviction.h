@@ -68,7 +68,8 @@ class EvictionIndex {
   [[nodiscard]] virtual std::uint64_t TotalBytes() = 0;
 
   // Up to `max` entries, least recently used first, starting just after
-  // `after` in that order (from the least recently used when null).
+  // `after` in that order (from the least recently used when null); fewer
+  // only when no more follow.
   [[nodiscard]] virtual Expected<std::vector<IndexedEntry>> Oldest(const IndexedEntry* after,
                                                                    std::size_t max) = 0;
 
@@ -87,7 +88,10 @@ class EvictionIndex {
 
 // Thread-safe: passes, TrimTo and EvictOlderThan may run concurrently with
 // each other and with the store's writers (each Remove is atomic; a walk that
-// meets an entry touched since it was listed leaves it alone).
+// meets an entry touched since it was listed leaves it alone). Lock order:
+// the store's writer lock before the Evictor's own (Written and the Decide
+// callbacks take it under the store's); the Evictor never holds its own
+// while calling the index.
 class Evictor {
  public:
   // Entries offered per Remove: large enough to amortize a write batch,
