@@ -1,11 +1,16 @@
 #include "store/artifact_store.h"
 
+#include "store/memory_store.h"
 #include "store/rocksdb_store.h"
 
 namespace qdcache::store {
 
 Expected<std::unique_ptr<ArtifactStore>> ArtifactStore::Open(const StoreOptions& options) {
   return RocksDbStore::Open(options);
+}
+
+std::unique_ptr<ArtifactStore> ArtifactStore::OpenInMemory(const StoreOptions& options) {
+  return MemoryStore::Create(options);
 }
 
 Expected<std::shared_ptr<const ArtifactRecord>> ArtifactStore::GetShared(const ArtifactKey& key) {

@@ -1,6 +1,9 @@
 // The daemon's artifact store: RocksDB with column families for artifacts,
 // intermediate stage outputs, fast-key aliases, an access-order index and
-// metadata. The daemon is its only writer.
+// metadata (ArtifactStore::Open). The daemon is its only writer. The same
+// contract is also kept in memory, without persistence
+// (ArtifactStore::OpenInMemory, memory_store.h); tests/unit/store's
+// conformance suite holds every implementation to it.
 //
 // Misses are not errors: lookups return Expected<std::optional<...>>, with
 // std::nullopt for a miss and a non-OK Status only for a real failure (I/O).
@@ -178,6 +181,10 @@ class ArtifactStore {
   static constexpr std::uint32_t kSchemaVersion = 3;
 
   [[nodiscard]] static Expected<std::unique_ptr<ArtifactStore>> Open(const StoreOptions& options);
+  // A store held in memory: everything above but persistence (path,
+  // sync_writes, memory_cache_bytes and access_flush_interval are ignored;
+  // see memory_store.h). Never fails.
+  [[nodiscard]] static std::unique_ptr<ArtifactStore> OpenInMemory(const StoreOptions& options);
   virtual ~ArtifactStore() = default;
 
   // A hit counts as an access for LRU eviction.

@@ -5,11 +5,10 @@
 #include <rocksdb/write_batch.h>
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
-#include <set>
-
 #include "common/digest.h"
 #include "store/record_codec.h"
+#include "store/rocksdb_counters.h"
+#include "store/rocksdb_database.h"
 #include "store/rocksdb_layout.h"
 #include "store/rocksdb_status.h"
 #include "store/store_dir.h"
@@ -25,10 +24,10 @@ struct RocksDbStore::OpenAttempt {
 RocksDbStore::RocksDbStore(const StoreOptions& options)
     : path_(options.path),
       sync_writes_(options.sync_writes),
-      max_bytes_(options.max_bytes),
       access_flush_interval_(options.access_flush_interval),
       clock_(options.clock),
-      record_cache_(options.memory_cache_bytes) {}
+      record_cache_(options.memory_cache_bytes),
+      evictor_(*this, options.max_bytes) {}
 
 Expected<std::unique_ptr<ArtifactStore>> RocksDbStore::Open(const StoreOptions& options) {
   if (options.path.empty()) return InvalidArgument("store path is empty");
@@ -60,68 +59,26 @@ Expected<std::unique_ptr<ArtifactStore>> RocksDbStore::Open(const StoreOptions& 
 
 RocksDbStore::OpenAttempt RocksDbStore::TryOpen(const StoreOptions& options) {
   OpenAttempt out;
-  const std::string& path = options.path;
-  const rocksdb::DBOptions db_options = MakeDbOptions();
-  const std::vector<rocksdb::ColumnFamilyDescriptor> descriptors = MakeColumnFamilyDescriptors();
-
-  // A database that exists must have exactly our column families; otherwise
-  // create_missing_column_families would graft ours onto a foreign database.
-  std::error_code ec;
-  if (std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
-    std::vector<std::string> existing;
-    rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, path, &existing);
-    if (!s.ok()) {
-      if (s.IsIOError()) {
-        out.error = FromRocks(s, "listing column families of '" + path + "'");
-      } else {
-        out.incompatible = "cannot list column families: " + s.ToString();
-      }
-      return out;
-    }
-    std::set<std::string> want;
-    for (const auto& d : descriptors) want.insert(d.name);
-    if (std::set<std::string>(existing.begin(), existing.end()) != want) {
-      std::string names;
-      for (const auto& n : existing) names += (names.empty() ? "" : ",") + n;
-      out.incompatible = "unexpected column families [" + names + "]";
-      return out;
-    }
-  }
-
-  auto store = std::unique_ptr<RocksDbStore>(new RocksDbStore(options));
-  rocksdb::Status s =
-      rocksdb::DB::Open(db_options, path, descriptors, &store->handles_, &store->db_);
-  if (!s.ok()) {
-    store->db_ = nullptr;
-    store->handles_.clear();
-    // I/O errors (permissions, a lock held by another process) are not the
-    // store's fault: report them and leave the directory alone.
-    if (s.IsIOError() && s.ToString().find("lock file") != std::string::npos) {
-      // Another process took the lock since CheckStoreNotInUse looked.
-      out.error = CheckStoreNotInUse(path);
-      if (out.error.ok()) out.error = FailedPrecondition("store '" + path + "' is in use by another process");
-    } else if (s.IsIOError()) {
-      out.error = FromRocks(s, "opening store '" + path + "'");
-    } else {
-      out.incompatible = "cannot open as a store: " + s.ToString();
-    }
+  DatabaseOpening opening = OpenStoreDatabase(options.path);
+  if (!opening.database) {
+    out.incompatible = std::move(opening.incompatible);
+    out.error = std::move(opening.error);
     return out;
   }
-  if (std::string damaged = store->DamagedLiveFile(); !damaged.empty()) {
-    out.incompatible = damaged;
-    return out;  // store's destructor closes the database before the move
-  }
-  store->artifacts_ = store->handles_[kArtifactsCf];
-  store->stages_ = store->handles_[kStagesCf];
-  store->aliases_ = store->handles_[kAliasesCf];
-  store->access_ = store->handles_[kAccessCf];
-  store->meta_ = store->handles_[kMetaCf];
+  auto store = std::unique_ptr<RocksDbStore>(new RocksDbStore(options));
+  store->database_ = std::move(opening.database);
+  store->db_ = store->database_->db();
+  store->artifacts_ = store->database_->cf(kArtifactsCf);
+  store->stages_ = store->database_->cf(kStagesCf);
+  store->aliases_ = store->database_->cf(kAliasesCf);
+  store->access_ = store->database_->cf(kAccessCf);
+  store->meta_ = store->database_->cf(kMetaCf);
 
   std::string reason;
   Status meta = store->InitializeOrLoadMeta(&reason);
   if (meta.ok() && reason.empty()) meta = store->AdvanceClockPastNewestAccess();
   if (!meta.ok()) {
-    out.error = meta.WithContext("opening store '" + path + "'");
+    out.error = meta.WithContext("opening store '" + options.path + "'");
     return out;
   }
   if (!reason.empty()) {
@@ -130,37 +87,6 @@ RocksDbStore::OpenAttempt RocksDbStore::TryOpen(const StoreOptions& options) {
   }
   out.store = std::move(store);
   return out;
-}
-
-std::string RocksDbStore::DamagedLiveFile() const {
-  // RocksDB checks table sizes when it opens a store, not blob file sizes: a
-  // blob file cut short (what a power cut can do to a file the disk had not
-  // written yet) opens fine and then fails every flush and compaction that
-  // reads it, which stops every write. Compare what is on disk with what the
-  // MANIFEST recorded.
-  auto mismatch = [](const std::string& path, std::uint64_t recorded) -> std::string {
-    std::error_code ec;
-    const std::uintmax_t actual = std::filesystem::file_size(path, ec);
-    if (ec) return "live file " + path + " cannot be read: " + ec.message();
-    if (actual == recorded) return "";
-    return "live file " + path + " is " + std::to_string(actual) + " bytes, the store recorded " +
-           std::to_string(recorded) + " (damaged: cut short by a power cut or a disk error)";
-  };
-  for (rocksdb::ColumnFamilyHandle* cf : handles_) {
-    rocksdb::ColumnFamilyMetaData meta;
-    db_->GetColumnFamilyMetaData(cf, &meta);
-    for (const rocksdb::BlobMetaData& blob : meta.blob_files) {
-      std::string why = mismatch(blob.blob_file_path + "/" + blob.blob_file_name, blob.blob_file_size);
-      if (!why.empty()) return why;
-    }
-    for (const rocksdb::LevelMetaData& level : meta.levels) {
-      for (const rocksdb::SstFileMetaData& table : level.files) {
-        std::string why = mismatch(table.directory + "/" + table.relative_filename, table.size);
-        if (!why.empty()) return why;
-      }
-    }
-  }
-  return "";
 }
 
 Status RocksDbStore::InitializeOrLoadMeta(std::string* incompatible_reason) {
@@ -182,7 +108,7 @@ Status RocksDbStore::InitializeOrLoadMeta(std::string* incompatible_reason) {
     rocksdb::WriteBatch batch;
     QDC_RETURN_IF_ERROR(
         FromRocks(batch.Put(meta_, kSchemaVersionKey, EncodeFixed32(kSchemaVersion)), "batch"));
-    QDC_RETURN_IF_ERROR(AddCounters(&batch, Counters{}));
+    QDC_RETURN_IF_ERROR(PutCounters(&batch, meta_, Counters{}));
     QDC_RETURN_IF_ERROR(WriteLocked(&batch, /*sync=*/true, "initializing store"));
     counters_ = Counters{};
     spdlog::info("created store at '{}' (schema version {})", path_, kSchemaVersion);
@@ -204,48 +130,15 @@ Status RocksDbStore::InitializeOrLoadMeta(std::string* incompatible_reason) {
     return Status::Ok();
   }
 
-  std::uint64_t* fields[] = {&counters_.artifacts, &counters_.aliases, &counters_.payload_bytes,
-                             &counters_.stages, &counters_.stage_bytes};
-  const std::string_view keys[] = {kArtifactCountKey, kAliasCountKey, kPayloadBytesKey,
-                                   kStageCountKey, kStageBytesKey};
-  bool counters_ok = true;
-  for (std::size_t i = 0; i < std::size(keys); ++i) {
-    s = db_->Get(rocksdb::ReadOptions(), meta_, keys[i], &value);
-    if (!s.ok() && !s.IsNotFound()) return FromRocks(s, "reading counters");
-    if (!s.ok() || !DecodeFixed64(value, fields[i])) counters_ok = false;
+  QDC_ASSIGN_OR_RETURN(std::optional<Counters> stored, ReadCounters(*db_, meta_));
+  if (stored) {
+    counters_ = *stored;
+    return Status::Ok();
   }
-  if (!counters_ok) {
-    spdlog::warn("store at '{}': counters missing or unreadable; recounting", path_);
-    Counters recounted;
-    QDC_RETURN_IF_ERROR(RecountLocked(&recounted));
-    rocksdb::WriteBatch batch;
-    QDC_RETURN_IF_ERROR(CommitLocked(&batch, recounted));
-  }
-  return Status::Ok();
-}
-
-Status RocksDbStore::RecountLocked(Counters* out) {
-  *out = Counters{};
-  {
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), meta_));
-    for (it->Seek(kEntryPrefix); it->Valid() && it->key().starts_with(kEntryPrefix); it->Next()) {
-      const std::string_view key = it->key().ToStringView();
-      const std::optional<EntryInfo> info = DecodeEntryInfo(it->value().ToStringView());
-      const std::uint64_t bytes = info ? info->bytes : 0;
-      if (key.size() > kEntryPrefix.size() &&
-          key[kEntryPrefix.size()] == static_cast<char>(EntryKind::kStage)) {
-        ++out->stages;
-        out->stage_bytes += bytes;
-      } else {
-        ++out->artifacts;
-        out->payload_bytes += bytes;
-      }
-    }
-    QDC_RETURN_IF_ERROR(FromRocks(it->status(), "recounting entries"));
-  }
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), aliases_));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) ++out->aliases;
-  return FromRocks(it->status(), "recounting aliases");
+  spdlog::warn("store at '{}': counters missing or unreadable; recounting", path_);
+  QDC_ASSIGN_OR_RETURN(Counters recounted, RecountCounters(*db_, meta_, aliases_));
+  rocksdb::WriteBatch batch;
+  return CommitLocked(&batch, recounted);
 }
 
 Status RocksDbStore::AdvanceClockPastNewestAccess() {
@@ -267,45 +160,21 @@ void RocksDbStore::StartHousekeeper() {
   jobs.eviction_pass = [this] { RunEvictionPass(); };
   housekeeper_ = std::make_unique<Housekeeper>(access_flush_interval_, std::move(jobs));
   std::lock_guard<std::mutex> lock(write_mu_);
-  if (max_bytes_ != 0 && counters_.total_bytes() > max_bytes_) housekeeper_->RequestPass();
+  const std::uint64_t cap = evictor_.max_bytes();
+  if (cap != 0 && counters_.total_bytes() > cap) housekeeper_->RequestPass();
 }
 
 RocksDbStore::~RocksDbStore() {
   housekeeper_.reset();  // joins the thread after a last access-time flush
-  CloseDb();
-}
-
-void RocksDbStore::CloseDb() {
-  if (db_ == nullptr) return;
-  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
-    (void)db_->DestroyColumnFamilyHandle(handle);
-  }
-  handles_.clear();
-  rocksdb::Status s = db_->Close();
-  if (!s.ok()) spdlog::warn("closing store '{}': {}", path_, s.ToString());
-  delete db_;
-  db_ = nullptr;
+  database_.reset();
 }
 
 rocksdb::ColumnFamilyHandle* RocksDbStore::ValuesCf(EntryKind kind) const {
   return kind == EntryKind::kStage ? stages_ : artifacts_;
 }
 
-Status RocksDbStore::AddCounters(rocksdb::WriteBatch* batch, const Counters& next) {
-  const std::pair<std::string_view, std::uint64_t> counters[] = {
-      {kArtifactCountKey, next.artifacts},
-      {kAliasCountKey, next.aliases},
-      {kPayloadBytesKey, next.payload_bytes},
-      {kStageCountKey, next.stages},
-      {kStageBytesKey, next.stage_bytes}};
-  for (const auto& [key, value] : counters) {
-    QDC_RETURN_IF_ERROR(FromRocks(batch->Put(meta_, key, EncodeFixed64(value)), "batch"));
-  }
-  return Status::Ok();
-}
-
 Status RocksDbStore::CommitLocked(rocksdb::WriteBatch* batch, const Counters& next) {
-  Status status = AddCounters(batch, next);
+  Status status = PutCounters(batch, meta_, next);
   if (status.ok()) status = WriteLocked(batch, sync_writes_, "store write");
   if (status.ok()) counters_ = next;
   // Written, deleted or in doubt: either way no longer what the cache holds.
@@ -315,23 +184,7 @@ Status RocksDbStore::CommitLocked(rocksdb::WriteBatch* batch, const Counters& ne
 }
 
 Status RocksDbStore::WriteLocked(rocksdb::WriteBatch* batch, bool sync, std::string_view what) {
-  rocksdb::WriteOptions write_options;  // disableWAL stays false: see MakeDbOptions
-  write_options.sync = sync;
-  rocksdb::Status s = db_->Write(write_options, batch);
-  if (s.ok() || !IsResumable(s)) return FromRocks(s, what);
-  const ResumeGate::Clock::time_point now = ResumeGate::Clock::now();
-  const std::optional<std::uint64_t> free_bytes = FreeBytes(path_);
-  if (!resume_gate_.ShouldTry(now, free_bytes)) return FromRocks(s, what);
-  rocksdb::Status resumed = db_->Resume();
-  if (!resumed.ok()) {
-    resume_gate_.Failed(now, free_bytes);
-    spdlog::warn("store '{}': cannot write ({}); resuming failed: {}", path_, s.ToString(),
-                 resumed.ToString());
-    return FromRocks(s, what);
-  }
-  resume_gate_.Succeeded();
-  spdlog::info("store '{}': writing again after: {}", path_, s.ToString());
-  return FromRocks(db_->Write(write_options, batch), what);
+  return WriteResuming(*db_, batch, sync, resume_gate_, path_, what);
 }
 
 Expected<std::optional<EntryInfo>> RocksDbStore::ReadEntryInfo(
@@ -352,15 +205,10 @@ Expected<std::optional<EntryInfo>> RocksDbStore::ReadEntryInfo(
 StoreStats RocksDbStore::Stats() {
   std::lock_guard<std::mutex> lock(write_mu_);
   StoreStats stats;
-  stats.artifacts = counters_.artifacts;
-  stats.aliases = counters_.aliases;
-  stats.payload_bytes = counters_.payload_bytes;
-  stats.stage_entries = counters_.stages;
-  stats.stage_bytes = counters_.stage_bytes;
-  stats.total_bytes = counters_.total_bytes();
+  counters_.Fill(&stats);
   stats.corrupt_dropped = corrupt_dropped_;
-  stats.evictions = evictions_;
-  stats.evicted_bytes = evicted_bytes_;
+  stats.evictions = evictor_.evictions();
+  stats.evicted_bytes = evictor_.evicted_bytes();
   stats.memory_cache_entries = record_cache_.entries();
   stats.memory_cache_bytes = record_cache_.bytes();
   return stats;

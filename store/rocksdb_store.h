@@ -1,8 +1,14 @@
 // ArtifactStore on a local RocksDB database. Internal to the store: callers
 // use ArtifactStore::Open. The implementation is split by concern:
-//   rocksdb_store.cc          opening, metadata, counters, lifecycle
+//   rocksdb_store.cc          opening, metadata, counters, lifecycle, over
+//                             rocksdb_database.h (the database, opened or
+//                             refused), rocksdb_counters.h (the counters as
+//                             persisted) and write_recovery.h (writes that
+//                             resume the database after an I/O error)
 //   rocksdb_store_entries.cc  reads and writes of artifacts, stages, aliases
-//   rocksdb_store_admin.cc    access-time flushes, eviction, List, Verify
+//   rocksdb_store_admin.cc    access-time flushes, List, Verify, trimming
+//   rocksdb_store_index.cc    the EvictionIndex over the access-order column
+//                             family (the policy itself is eviction.h)
 //   rocksdb_store_snapshot.cc snapshots: consistent walks for export
 //
 // Durability: every write goes through WriteLocked: one WriteBatch, WAL on,
@@ -22,25 +28,25 @@
 // write_mu_, because each reads the entry info or alias it replaces to keep
 // the counters exact; the counters are persisted in the same WriteBatch as the
 // change they describe, so they are exact after a crash too. Eviction takes
-// write_mu_ for one chunk of entries at a time, so writers interleave with a
-// long pass. Lock order: write_mu_ is never held while waiting for the
+// write_mu_ for one chunk of entries at a time (one EvictionIndex call), so
+// writers interleave with a long pass. Lock order: write_mu_ before the
+// Evictor's own lock; write_mu_ is never held while waiting for the
 // housekeeper.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "store/access_tracker.h"
 #include "store/artifact_store.h"
+#include "store/entry_counters.h"
 #include "store/entry_index.h"
-#include "store/record_cache.h"
+#include "store/eviction.h"
 #include "store/housekeeper.h"
+#include "store/record_cache.h"
 #include "store/write_recovery.h"
 
 namespace rocksdb {
@@ -52,7 +58,9 @@ class WriteBatch;
 
 namespace qdcache::store {
 
-class RocksDbStore final : public ArtifactStore {
+class StoreDatabase;
+
+class RocksDbStore final : public ArtifactStore, private EvictionIndex {
  public:
   [[nodiscard]] static Expected<std::unique_ptr<ArtifactStore>> Open(const StoreOptions& options);
   ~RocksDbStore() override;
@@ -78,34 +86,18 @@ class RocksDbStore final : public ArtifactStore {
 
  private:
   friend class RocksDbSnapshot;  // rocksdb_store_snapshot.cc: reads through the helpers below
-  struct Counters {
-    std::uint64_t artifacts = 0;
-    std::uint64_t aliases = 0;
-    std::uint64_t payload_bytes = 0;
-    std::uint64_t stages = 0;
-    std::uint64_t stage_bytes = 0;
-    [[nodiscard]] std::uint64_t total_bytes() const { return payload_bytes + stage_bytes; }
-  };
+  using Counters = EntryCounters;
   // Result of opening one directory: a store, an incompatibility that calls
   // for moving the directory aside, or a plain error.
   struct OpenAttempt;
-  // Whether an eviction walk should evict the entry last accessed at `tick`,
-  // given the counters as they would be after the evictions so far.
-  using EvictWhile = std::function<bool(std::uint64_t tick, const Counters& counters)>;
 
   explicit RocksDbStore(const StoreOptions& options);
   [[nodiscard]] static OpenAttempt TryOpen(const StoreOptions& options);
-  // Why a live table or blob file does not have the size the MANIFEST
-  // recorded, or "" when every one does.
-  [[nodiscard]] std::string DamagedLiveFile() const;
   [[nodiscard]] Status InitializeOrLoadMeta(std::string* incompatible_reason);
-  [[nodiscard]] Status RecountLocked(Counters* out);
   [[nodiscard]] Status AdvanceClockPastNewestAccess();
   void StartHousekeeper();
-  void CloseDb();
 
   [[nodiscard]] rocksdb::ColumnFamilyHandle* ValuesCf(EntryKind kind) const;
-  [[nodiscard]] Status AddCounters(rocksdb::WriteBatch* batch, const Counters& next);
   // Adds the counter updates to `batch`, writes it and publishes `next`;
   // then drops the artifacts it touched from record_cache_.
   [[nodiscard]] Status CommitLocked(rocksdb::WriteBatch* batch, const Counters& next);
@@ -128,8 +120,6 @@ class RocksDbStore final : public ArtifactStore {
                                          const EntryInfo& info, rocksdb::WriteBatch* batch,
                                          Counters* next);
   [[nodiscard]] Expected<bool> AliasExistsLocked(const std::string& encoded_alias);
-  // Backpressure after a write of `entry_bytes` left `total_after` bytes.
-  void AfterWrite(std::uint64_t total_after, std::uint64_t entry_bytes);
 
   // The memory cache's record in *shared, or one read and verified from
   // disk: in *shared once the cache keeps it, else in *owned (not copied for
@@ -148,28 +138,27 @@ class RocksDbStore final : public ArtifactStore {
   bool DropCorruptAlias(const std::string& encoded_alias, const std::string& observed,
                         const std::string& reason);
 
-  // Evicts in least-recently-used order while `evict_while` holds, one chunk
-  // (one WriteBatch, one hold of write_mu_) at a time.
-  [[nodiscard]] Expected<EvictionResult> EvictLru(const EvictWhile& evict_while);
-  using EntryIds = std::set<std::pair<EntryKind, std::string>>;
-  // Evicts entries of more than `limit` bytes (from `candidates` and
-  // oversized_), then LRU until total_bytes <= limit.
-  [[nodiscard]] Expected<EvictionResult> EvictToLimit(std::uint64_t limit, EntryIds candidates);
-  // Every entry of more than `limit` bytes, from the access index.
-  [[nodiscard]] Expected<EntryIds> ScanForLarger(std::uint64_t limit);
-  // Records that every access index entry up to `deleted_up_to` is deleted.
+  // EvictionIndex over the access column family (rocksdb_store_index.cc).
+  // Each call holds write_mu_ for its chunk.
+  [[nodiscard]] std::uint64_t TotalBytes() override;
+  [[nodiscard]] Expected<std::vector<IndexedEntry>> Oldest(const IndexedEntry* after,
+                                                           std::size_t max) override;
+  [[nodiscard]] Expected<std::vector<IndexedEntry>> LargerThan(std::uint64_t bytes) override;
+  [[nodiscard]] Expected<EvictionResult> Remove(const std::vector<IndexedEntry>& listed,
+                                                const Decide& decide,
+                                                const Committed& committed) override;
+  // After a removal that deleted access index records up to `deleted_up_to`:
+  // moves lru_cursor_ to the first record left.
   void AdvanceLruCursorLocked(const std::string& deleted_up_to);
   void RunEvictionPass();  // on the housekeeper thread
-  void RecordEvictedLocked(const EvictionResult& chunk);
   // Moves each entry's access-index record to its newer read tick (takes write_mu_).
   [[nodiscard]] Status WriteAccessTimes(const std::vector<AccessTracker::Access>& pending);
 
   std::string path_;
   bool sync_writes_ = false;
-  std::uint64_t max_bytes_ = 0;  // 0 = unlimited
   std::chrono::milliseconds access_flush_interval_{0};
-  rocksdb::DB* db_ = nullptr;  // owned; closed in CloseDb()
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::unique_ptr<StoreDatabase> database_;  // closed by the destructor, after housekeeper_
+  rocksdb::DB* db_ = nullptr;                 // database_'s, and its column families:
   rocksdb::ColumnFamilyHandle* artifacts_ = nullptr;
   rocksdb::ColumnFamilyHandle* stages_ = nullptr;
   rocksdb::ColumnFamilyHandle* aliases_ = nullptr;
@@ -183,8 +172,6 @@ class RocksDbStore final : public ArtifactStore {
   std::mutex write_mu_;
   Counters counters_;                  // guarded by write_mu_
   std::uint64_t corrupt_dropped_ = 0;  // guarded by write_mu_
-  std::uint64_t evictions_ = 0;        // guarded by write_mu_
-  std::uint64_t evicted_bytes_ = 0;    // guarded by write_mu_
   // Artifact keys written or deleted by the batch being built: CommitLocked
   // erases them from record_cache_ once the batch is written (or failed).
   // Guarded by write_mu_.
@@ -192,19 +179,18 @@ class RocksDbStore final : public ArtifactStore {
   // When a failed write may try DB::Resume() (write_recovery.h). Guarded by
   // write_mu_.
   ResumeGate resume_gate_{std::chrono::seconds(1)};
-  // Every access index entry below lru_cursor_ has been deleted by an
-  // eviction walk since open, so walks start there. It stays true because
-  // writes take fresh ticks (greater than any before) and flushes move a
-  // read whose tick is not above lru_cursor_tick_ to lru_cursor_tick_ + 1.
+  // Every access index entry below lru_cursor_ is deleted, so walks start
+  // there instead of stepping over the tombstones of everything evicted
+  // since open. Set after each removal to the first entry left (empty: from
+  // the start). It stays true because writes take fresh ticks (greater than
+  // any before) and flushes move a read whose tick is not above
+  // lru_cursor_tick_ (the cursor's tick) to lru_cursor_tick_ + 1.
   // Guarded by write_mu_.
   std::string lru_cursor_;
   std::uint64_t lru_cursor_tick_ = 0;
-  // Entries written with more bytes than max_bytes_ since open: the next pass
-  // evicts them first. Guarded by write_mu_.
-  EntryIds oversized_;
-  // The first pass after open looks for oversized entries on disk (the cap
-  // may have been lowered since they were written). Housekeeper thread only.
-  bool scan_for_oversized_ = true;
+
+  // The eviction policy over this store's EvictionIndex.
+  Evictor evictor_;
 
   // Declared last: destroyed (stopped) first, while everything it uses lives.
   std::unique_ptr<Housekeeper> housekeeper_;

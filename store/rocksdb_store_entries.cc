@@ -13,8 +13,6 @@
 namespace qdcache::store {
 namespace {
 
-std::uint64_t SubtractClamped(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; }
-
 const char* KindName(EntryKind kind) {
   return kind == EntryKind::kStage ? "stage output" : "artifact";
 }
@@ -26,30 +24,19 @@ Status RocksDbStore::PutEntryLocked(EntryKind kind, const std::string& key,
                                     rocksdb::WriteBatch* batch, Counters* next) {
   QDC_ASSIGN_OR_RETURN(std::optional<EntryInfo> old,
                        ReadEntryInfo(kind, key, rocksdb::ReadOptions()));
-  const bool stage = kind == EntryKind::kStage;
-  std::uint64_t& count = stage ? next->stages : next->artifacts;
-  std::uint64_t& total = stage ? next->stage_bytes : next->payload_bytes;
   if (old) {
-    total = SubtractClamped(total, old->bytes);
     QDC_RETURN_IF_ERROR(
         FromRocks(batch->Delete(access_, AccessKey(old->last_access, kind, key)), "batch"));
-  } else {
-    ++count;
   }
-  total += bytes;
-  if (!stage) uncached_after_commit_.push_back(key);
+  next->Written(kind, bytes, old ? &old->bytes : nullptr);
+  if (kind == EntryKind::kArtifact) uncached_after_commit_.push_back(key);
   const EntryInfo info{bytes, clock_.Tick()};
   QDC_RETURN_IF_ERROR(FromRocks(batch->Put(ValuesCf(kind), key, value), "batch"));
   QDC_RETURN_IF_ERROR(
       FromRocks(batch->Put(meta_, EntryInfoKey(kind, key), EncodeEntryInfo(info)), "batch"));
   QDC_RETURN_IF_ERROR(FromRocks(
       batch->Put(access_, AccessKey(info.last_access, kind, key), EncodeFixed64(bytes)), "batch"));
-  // Rewritten within the cap, an entry is no longer a candidate.
-  if (max_bytes_ != 0 && bytes > max_bytes_) {
-    oversized_.emplace(kind, key);
-  } else {
-    oversized_.erase({kind, std::string(key)});
-  }
+  evictor_.Written(kind, key, bytes, info.last_access);
   return Status::Ok();
 }
 
@@ -60,26 +47,8 @@ Status RocksDbStore::RemoveEntryLocked(EntryKind kind, std::string_view key, con
   QDC_RETURN_IF_ERROR(FromRocks(batch->Delete(meta_, EntryInfoKey(kind, key)), "batch"));
   QDC_RETURN_IF_ERROR(
       FromRocks(batch->Delete(access_, AccessKey(info.last_access, kind, key)), "batch"));
-  if (kind == EntryKind::kStage) {
-    next->stages = SubtractClamped(next->stages, 1);
-    next->stage_bytes = SubtractClamped(next->stage_bytes, info.bytes);
-  } else {
-    next->artifacts = SubtractClamped(next->artifacts, 1);
-    next->payload_bytes = SubtractClamped(next->payload_bytes, info.bytes);
-  }
-  oversized_.erase({kind, std::string(key)});
+  next->Removed(kind, info.bytes);
   return Status::Ok();
-}
-
-void RocksDbStore::AfterWrite(std::uint64_t total_after, std::uint64_t entry_bytes) {
-  if (max_bytes_ == 0 || total_after <= max_bytes_) return;
-  if (total_after - entry_bytes > max_bytes_) {
-    // Over the cap by more than this entry: eviction is behind. Wait for it,
-    // so that writers cannot outrun it and the bound holds on return.
-    housekeeper_->RequestPassAndWait();
-  } else {
-    housekeeper_->RequestPass();
-  }
 }
 
 Expected<bool> RocksDbStore::AliasExistsLocked(const std::string& encoded_alias) {
@@ -170,7 +139,7 @@ Status RocksDbStore::Put(const ArtifactRecord& record, const std::optional<Alias
     QDC_RETURN_IF_ERROR(CommitLocked(&batch, next));
     total_after = next.total_bytes();
   }
-  AfterWrite(total_after, size);
+  evictor_.AfterWrite(total_after, size, *housekeeper_);
   return Status::Ok();
 }
 
@@ -206,7 +175,7 @@ Status RocksDbStore::PutStage(const std::string& key, std::string_view value) {
     QDC_RETURN_IF_ERROR(CommitLocked(&batch, next));
     total_after = next.total_bytes();
   }
-  AfterWrite(total_after, size);
+  evictor_.AfterWrite(total_after, size, *housekeeper_);
   return Status::Ok();
 }
 
@@ -297,7 +266,7 @@ bool RocksDbStore::DropCorruptAlias(const std::string& encoded_alias, const std:
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), aliases_, encoded_alias, &current);
   if (!s.ok() || current.ToStringView() != observed) return false;
   Counters next = counters_;
-  next.aliases = SubtractClamped(next.aliases, 1);
+  next.AliasRemoved();
   rocksdb::WriteBatch batch;
   Status status = FromRocks(batch.Delete(aliases_, encoded_alias), "batch");
   if (status.ok()) status = CommitLocked(&batch, next);

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <sys/statvfs.h>
 
+#include "store/rocksdb_status.h"
+
 namespace qdcache::store {
 
 bool ResumeGate::ShouldTry(Clock::time_point now, std::optional<std::uint64_t> free_bytes) const {
@@ -32,6 +34,27 @@ std::optional<std::uint64_t> FreeBytes(const std::string& path) {
   struct statvfs fs {};
   if (::statvfs(path.c_str(), &fs) != 0) return std::nullopt;
   return static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+}
+
+Status WriteResuming(rocksdb::DB& db, rocksdb::WriteBatch* batch, bool sync, ResumeGate& gate,
+                     const std::string& path, std::string_view what) {
+  rocksdb::WriteOptions write_options;  // disableWAL stays false: see MakeDbOptions
+  write_options.sync = sync;
+  rocksdb::Status s = db.Write(write_options, batch);
+  if (s.ok() || !IsResumable(s)) return FromRocks(s, what);
+  const ResumeGate::Clock::time_point now = ResumeGate::Clock::now();
+  const std::optional<std::uint64_t> free_bytes = FreeBytes(path);
+  if (!gate.ShouldTry(now, free_bytes)) return FromRocks(s, what);
+  rocksdb::Status resumed = db.Resume();
+  if (!resumed.ok()) {
+    gate.Failed(now, free_bytes);
+    spdlog::warn("store '{}': cannot write ({}); resuming failed: {}", path, s.ToString(),
+                 resumed.ToString());
+    return FromRocks(s, what);
+  }
+  gate.Succeeded();
+  spdlog::info("store '{}': writing again after: {}", path, s.ToString());
+  return FromRocks(db.Write(write_options, batch), what);
 }
 
 void ManualRecoveryListener::OnBackgroundError(rocksdb::BackgroundErrorReason reason,

@@ -24,13 +24,18 @@
 // back. Reads are unaffected throughout.
 #pragma once
 
+#include <rocksdb/db.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/status.h>
+#include <rocksdb/write_batch.h>
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include "common/status.h"
 
 namespace qdcache::store {
 
@@ -62,6 +67,16 @@ class ResumeGate {
   std::optional<Clock::time_point> last_failure_;
   std::optional<std::uint64_t> free_at_failure_;
 };
+
+// Writes `batch` to `db` through the WAL (WriteOptions::sync = `sync`,
+// disableWAL never set; see rocksdb_layout.h). After a resumable failure it
+// calls DB::Resume() when `gate` allows and, if that succeeds, writes the
+// same batch once more (the procedure above). `path` names the store in
+// logs, `what` the write in errors. Call it under the lock that guards
+// `gate`.
+[[nodiscard]] Status WriteResuming(rocksdb::DB& db, rocksdb::WriteBatch* batch, bool sync,
+                                   ResumeGate& gate, const std::string& path,
+                                   std::string_view what);
 
 // True for a write failure that DB::Resume() may clear: an I/O error (no
 // space, a failed sync) or the soft/hard background error it left behind.
