@@ -4,15 +4,19 @@
 
 #include "common/digest.h"
 #include "common/utf8.h"
+#include "engine/cached_output.pb.h"
 
 namespace qdcache::engine {
 
 namespace {
 
-void AddEntries(const std::vector<compiler::EntryInfo>& entries, v1::Artifact* out) {
+using internal::CachedEntry;
+
+void AddEntries(const std::vector<compiler::EntryInfo>& entries,
+                google::protobuf::RepeatedPtrField<CachedEntry>* out) {
   for (const compiler::EntryInfo& e : entries) {
-    v1::EntryMetadata* m = out->add_entries();
-    m->set_name(ValidUtf8(e.name));  // a protobuf string; LLVM names are any bytes
+    CachedEntry* m = out->Add();
+    m->set_name(e.name);
     m->set_registers(e.registers);
     m->set_shared_bytes(e.shared_bytes);
     m->set_local_bytes(e.local_bytes);
@@ -23,28 +27,27 @@ void AddEntries(const std::vector<compiler::EntryInfo>& entries, v1::Artifact* o
 }  // namespace
 
 std::string EncodeStage(const compiler::CompileOutput& output) {
-  v1::Artifact a;
-  a.set_kind(static_cast<v1::ArtifactKind>(output.kind));
-  a.set_payload(output.payload);
-  a.set_ptx(output.ptx);
-  a.set_compile_log(ValidUtf8(output.log));
-  AddEntries(output.entries, &a);
-  return a.SerializeAsString();
+  internal::StageOutput s;
+  s.set_kind(static_cast<std::uint32_t>(output.kind));
+  s.set_payload(output.payload);
+  s.set_ptx(output.ptx);
+  s.set_log(output.log);
+  AddEntries(output.entries, s.mutable_entries());
+  return s.SerializeAsString();
 }
 
 Expected<compiler::CompileOutput> DecodeStage(std::string_view bytes) {
-  v1::Artifact a;
-  if (!a.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  internal::StageOutput s;
+  if (!s.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return DataLoss("stage output does not decode");
   }
   compiler::CompileOutput out;
-  out.kind = static_cast<compiler::ArtifactKind>(a.kind());
-  out.payload = std::move(*a.mutable_payload());
-  out.ptx = std::move(*a.mutable_ptx());
-  out.log = std::move(*a.mutable_compile_log());
-  for (const v1::EntryMetadata& m : a.entries()) {
-    out.entries.push_back({m.name(), m.registers(), m.shared_bytes(), m.local_bytes(),
-                           m.max_threads_per_block()});
+  out.kind = static_cast<compiler::ArtifactKind>(s.kind());
+  out.payload = std::move(*s.mutable_payload());
+  out.ptx = std::move(*s.mutable_ptx());
+  out.log = std::move(*s.mutable_log());
+  for (const CachedEntry& m : s.entries()) {
+    out.entries.push_back({m.name(), m.registers(), m.shared_bytes(), m.local_bytes(), m.max_threads_per_block()});
   }
   return out;
 }
@@ -52,9 +55,9 @@ Expected<compiler::CompileOutput> DecodeStage(std::string_view bytes) {
 store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::string& target,
                                  const std::string& toolchain, compiler::CompileOutput output,
                                  double total_seconds) {
-  v1::Artifact meta;
-  AddEntries(output.entries, &meta);
-  v1::CompileTimings* t = meta.mutable_timings();
+  internal::RecordMetadata meta;
+  AddEntries(output.entries, meta.mutable_entries());
+  internal::CachedTimings* t = meta.mutable_timings();
   t->set_parse_seconds(output.timings.parse_seconds);
   t->set_optimize_seconds(output.timings.optimize_seconds);
   t->set_codegen_seconds(output.timings.codegen_seconds);
@@ -83,7 +86,7 @@ namespace {
 
 // Everything of the wire artifact but its payload and PTX.
 Status FillWireMetadata(const store::ArtifactRecord& r, v1::Artifact* out) {
-  v1::Artifact meta;
+  internal::RecordMetadata meta;
   if (!meta.ParseFromString(r.metadata)) return DataLoss("artifact metadata does not decode");
   switch (r.kind) {
     case static_cast<std::uint32_t>(compiler::ArtifactKind::kCubin):
@@ -99,8 +102,20 @@ Status FillWireMetadata(const store::ArtifactRecord& r, v1::Artifact* out) {
   out->set_payload_digest(r.payload_digest);
   out->set_target(r.target);
   out->set_toolchain(r.toolchain);
-  *out->mutable_entries() = std::move(*meta.mutable_entries());
-  *out->mutable_timings() = meta.timings();
+  for (const CachedEntry& e : meta.entries()) {
+    v1::EntryMetadata* m = out->add_entries();
+    m->set_name(ValidUtf8(e.name()));  // a protobuf string on the wire
+    m->set_registers(e.registers());
+    m->set_shared_bytes(e.shared_bytes());
+    m->set_local_bytes(e.local_bytes());
+    m->set_max_threads_per_block(e.max_threads_per_block());
+  }
+  v1::CompileTimings* t = out->mutable_timings();
+  t->set_parse_seconds(meta.timings().parse_seconds());
+  t->set_optimize_seconds(meta.timings().optimize_seconds());
+  t->set_codegen_seconds(meta.timings().codegen_seconds());
+  t->set_link_seconds(meta.timings().link_seconds());
+  t->set_total_seconds(meta.timings().total_seconds());
   out->set_compile_log(ValidUtf8(r.compile_log));
   out->set_created_unix_ms(r.created_unix_ms);
   return Status::Ok();

@@ -1,6 +1,7 @@
 // Conversions between compiler output, store records and wire artifacts.
-// Per-entry facts and timings are kept in the record's opaque metadata blob
-// as a serialized v1::Artifact holding only those fields.
+// Per-entry facts and timings are kept in the record's opaque metadata blob,
+// and stage outputs in the stage column family, as the cache's own messages
+// (cached_output.proto), not the public protocol's.
 #pragma once
 
 #include <string>
@@ -23,7 +24,7 @@ namespace qdcache::engine {
                                     v1::Artifact* out);
 
 // Stage outputs (PTX with its entries; a linked cubin with entries and log)
-// kept in the store's stage column family, encoded as a v1::Artifact.
+// kept in the store's stage column family (cached_output.proto StageOutput).
 [[nodiscard]] std::string EncodeStage(const compiler::CompileOutput& output);
 [[nodiscard]] Expected<compiler::CompileOutput> DecodeStage(std::string_view bytes);
 
