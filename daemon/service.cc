@@ -79,7 +79,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Answer(grpc::CallbackServerContex
                                                       Body&& body) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   Expected<Admitted> admitted = Admit(*context, op);
-  grpc::Status status = admitted.ok() ? CheckHeader(request.header()) : ToGrpc(admitted.status());
+  grpc::Status status = ToGrpc(admitted.ok() ? CheckHeader(request.header()) : admitted.status());
   if (status.ok()) status = ToGrpc(body(admitted->peer));
   reactor->Finish(status);
   return reactor;
@@ -90,7 +90,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
                                                        v1::CompileResponse* response) {
   auto* reactor = new CompileReactor(engine_);
   Expected<Admitted> admitted = Admit(*context, auth::Operation::kCompile);
-  grpc::Status status = admitted.ok() ? CheckHeader(request->header()) : ToGrpc(admitted.status());
+  grpc::Status status = ToGrpc(admitted.ok() ? CheckHeader(request->header()) : admitted.status());
   if (status.ok()) status = ToGrpc(CheckBatch(request->kernels_size(), limits_.max_batch, "compile"));
   if (!status.ok() || request->kernels_size() == 0) {
     reactor->Finish(status);

@@ -76,7 +76,7 @@ class ImportReactor final : public grpc::ServerReadReactor<v1::ImportChunk> {
       return;
     }
     if (!importer_) {
-      if (grpc::Status s = CheckHeader(chunk_.header()); !s.ok()) {
+      if (grpc::Status s = ToGrpc(CheckHeader(chunk_.header())); !s.ok()) {
         Finish(s);
         return;
       }
@@ -140,7 +140,7 @@ grpc::ServerWriteReactor<v1::ExportChunk>* CompileCacheService::Export(
       request->all_tenants() ? auth::Operation::kExportAllTenants : auth::Operation::kExport;
   Expected<Admitted> admitted = Admit(*context, op);
   if (!admitted.ok()) return new Refused<Reactor>(ToGrpc(admitted.status()));
-  if (grpc::Status s = CheckHeader(request->header()); !s.ok()) return new Refused<Reactor>(s);
+  if (grpc::Status s = ToGrpc(CheckHeader(request->header())); !s.ok()) return new Refused<Reactor>(s);
   Expected<engine::ExportScope> scope = ScopeOf(*request, admitted->peer);
   if (!scope.ok()) return new Refused<Reactor>(ToGrpc(scope.status()));
   Expected<std::unique_ptr<engine::BundleExporter>> exporter =

@@ -61,7 +61,7 @@ grpc::ServerWriteReactor<v1::LookupResponse>* CompileCacheService::LookupStream(
   using Reactor = grpc::ServerWriteReactor<v1::LookupResponse>;
   Expected<Admitted> admitted = Admit(*context, auth::Operation::kLookup);
   if (!admitted.ok()) return new Refused<Reactor>(ToGrpc(admitted.status()));
-  if (grpc::Status s = CheckHeader(request->header()); !s.ok()) return new Refused<Reactor>(s);
+  if (grpc::Status s = ToGrpc(CheckHeader(request->header())); !s.ok()) return new Refused<Reactor>(s);
   if (Status s = CheckBatch(request->queries_size(), limits_.max_batch, "lookup"); !s.ok()) {
     return new Refused<Reactor>(ToGrpc(s));
   }

@@ -22,6 +22,7 @@
 #include "engine/artifact_key.h"
 #include "engine/descriptor.h"
 #include "engine/ir_digest_memo.h"
+#include "daemon/request_checks.h"
 #include "daemon/service.h"
 #include "qdcache/v1/qdcache.pb.h"
 
@@ -34,11 +35,10 @@ using namespace qdcache;
   std::abort();
 }
 
-// daemon/service.cc's envelope checks (private there): the protocol version,
-// then the batch size against ServiceLimits.
-bool EnvelopeAccepted(const v1::RequestHeader& header, int batch) {
-  return header.protocol_version() == v1::PROTOCOL_VERSION_1 &&
-         static_cast<std::size_t>(batch) <= daemon::ServiceLimits{}.max_batch;
+// The service's own envelope checks (daemon/request_checks.h): the protocol
+// version, then the batch size against the default --max-batch.
+bool EnvelopeAccepted(const v1::RequestHeader& header, int batch, const char* what) {
+  return daemon::CheckHeader(header).ok() && daemon::CheckBatch(batch, daemon::ServiceLimits{}.max_batch, what).ok();
 }
 
 // What Engine::Fail puts on the wire must parse back on the client.
@@ -69,7 +69,7 @@ void CheckCanonicalTarget(const compiler::Target& target) {
 }
 
 void DecodeCompile(const v1::CompileRequest& request) {
-  if (!EnvelopeAccepted(request.header(), request.kernels_size())) return;
+  if (!EnvelopeAccepted(request.header(), request.kernels_size(), "compile")) return;
   const engine::DescriptorLimits limits;
   for (const v1::KernelDescriptor& descriptor : request.kernels()) {
     Expected<engine::DecodedKernel> kernel = engine::DecodeKernel(descriptor, limits);
@@ -99,7 +99,7 @@ void DecodeCompile(const v1::CompileRequest& request) {
 
 // Engine::Lookup's checks, in its order.
 void DecodeLookup(const v1::LookupRequest& request) {
-  if (!EnvelopeAccepted(request.header(), request.queries_size())) return;
+  if (!EnvelopeAccepted(request.header(), request.queries_size(), "lookup")) return;
   const engine::DescriptorLimits limits;
   for (const v1::FastKeyQuery& query : request.queries()) {
     if (query.fast_key().empty() || query.fast_key().size() > limits.max_fast_key_bytes ||
