@@ -2,6 +2,8 @@
 // capture output, wait for exit. No shell in between.
 #pragma once
 
+#include "tests/support/temp_dir.h"
+
 #include <sys/types.h>
 
 #include <optional>
@@ -33,21 +35,6 @@ std::vector<std::string> EnvironmentWith(const EnvChanges& changes);
 // Full path of an executable `name` on $PATH, like a shell finds it; empty
 // when absent.
 std::string FindOnPath(const std::string& name);
-
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on
-// destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 std::string ReadFileOrDie(const std::string& path);
 void WriteFileOrDie(const std::string& path, const std::string& bytes);

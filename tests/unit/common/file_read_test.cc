@@ -2,7 +2,7 @@
 // instead of hanging, reading forever or reading as empty.
 #include "common/file_read.h"
 
-#include "tests/unit/common/scratch_dir.h"
+#include "tests/support/temp_dir.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 
 using namespace qdcache;
 
-using Dir = testing::ScratchDir;
+using Dir = testing::TempDir;
 
 TEST_CASE("a small regular file is read whole", "[common][file_read]") {
   Dir d;
@@ -27,11 +27,11 @@ TEST_CASE("a small regular file is read whole", "[common][file_read]") {
 TEST_CASE("a missing file, a directory, a FIFO and a file over the cap are refused by name",
           "[common][file_read]") {
   Dir d;
-  CHECK(ReadSmallFile(d.path + "/missing", "test file", 100).status().code() == Code::kNotFound);
-  auto dir = ReadSmallFile(d.path, "test file", 100);
+  CHECK(ReadSmallFile(d.path() + "/missing", "test file", 100).status().code() == Code::kNotFound);
+  auto dir = ReadSmallFile(d.path(), "test file", 100);
   CHECK(dir.status().code() == Code::kFailedPrecondition);
   CHECK_THAT(dir.status().message(), Catch::Contains("is a directory"));
-  const std::string fifo = d.path + "/fifo";
+  const std::string fifo = d.path() + "/fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   auto f = ReadSmallFile(fifo, "test file", 100);  // returns at once: nobody writes to it
   CHECK(f.status().code() == Code::kFailedPrecondition);

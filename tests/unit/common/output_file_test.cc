@@ -18,10 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "tests/unit/common/scratch_dir.h"
+#include "tests/support/temp_dir.h"
 
 using namespace qdcache;
-using testing::ScratchDir;
+using testing::TempDir;
 
 namespace {
 
@@ -52,7 +52,7 @@ bool Root() { return ::geteuid() == 0; }
 
 // A character device node like /dev/null or /dev/full, in the scratch
 // directory. Only root may make one.
-std::string DeviceNode(const ScratchDir& d, const std::string& name, unsigned minor) {
+std::string DeviceNode(const TempDir& d, const std::string& name, unsigned minor) {
   const std::string p = d / name;
   REQUIRE(::mknod(p.c_str(), S_IFCHR | 0666, makedev(1, minor)) == 0);
   return p;
@@ -61,22 +61,22 @@ std::string DeviceNode(const ScratchDir& d, const std::string& name, unsigned mi
 }  // namespace
 
 TEST_CASE("a new output is created with the umask's mode and no temporary file stays", "[common][output]") {
-  ScratchDir d;
+  TempDir d;
   REQUIRE(WriteOutputFile(d / "k.cubin", "payload").ok());
   CHECK(Slurp(d / "k.cubin") == "payload");
   const mode_t umask = ::umask(0);
   ::umask(umask);
   CHECK((Lstat(d / "k.cubin").st_mode & 07777) == (0666 & ~umask));
-  CHECK(Others(d.path, {"k.cubin"}).empty());
+  CHECK(Others(d.path(), {"k.cubin"}).empty());
 }
 
 TEST_CASE("an existing regular file is replaced whole and keeps its mode", "[common][output]") {
-  ScratchDir d;
+  TempDir d;
   const std::string p = d.File("k.so", "old content that is longer", 0750);
   REQUIRE(WriteOutputFile(p, "new").ok());
   CHECK(Slurp(p) == "new");
   CHECK((Lstat(p).st_mode & 07777) == 0750);
-  CHECK(Others(d.path, {"k.so"}).empty());
+  CHECK(Others(d.path(), {"k.so"}).empty());
 }
 
 TEST_CASE("as root, a replaced file keeps its owner", "[common][output]") {
@@ -84,7 +84,7 @@ TEST_CASE("as root, a replaced file keeps its owner", "[common][output]") {
     WARN("skipped: needs root to give a file to another user");
     return;
   }
-  ScratchDir d;
+  TempDir d;
   const std::string p = d.File("k.so", "old", 0640);
   REQUIRE(::chown(p.c_str(), 65534, 65534) == 0);
   REQUIRE(WriteOutputFile(p, "new").ok());
@@ -96,7 +96,7 @@ TEST_CASE("as root, a replaced file keeps its owner", "[common][output]") {
 
 TEST_CASE("a file with other hard links is written in place: every name sees the new bytes",
           "[common][output]") {
-  ScratchDir d;
+  TempDir d;
   const std::string p = d.File("k.cubin", "old old old");
   REQUIRE(::link(p.c_str(), (d / "other-name").c_str()) == 0);
   const ino_t inode = Lstat(p).st_ino;
@@ -109,11 +109,11 @@ TEST_CASE("a file with other hard links is written in place: every name sees the
   out->reset();
   CHECK(Lstat(p).st_ino == inode);
   CHECK(Slurp(d / "other-name") == "new");
-  CHECK(Others(d.path, {"k.cubin", "other-name"}).empty());
+  CHECK(Others(d.path(), {"k.cubin", "other-name"}).empty());
 }
 
 TEST_CASE("a symbolic link is followed: its target is written and the link stays", "[common][output]") {
-  ScratchDir d;
+  TempDir d;
   std::filesystem::create_directory(d / "real");
   const std::string target = d.File("real/k.cubin", "old");
   REQUIRE(::symlink("real/k.cubin", (d / "link").c_str()) == 0);
@@ -140,7 +140,7 @@ TEST_CASE("a symbolic link is followed: its target is written and the link stays
 }
 
 TEST_CASE("a FIFO is written in place for the process reading it, and stays a FIFO", "[common][output]") {
-  ScratchDir d;
+  TempDir d;
   const std::string fifo = d / "fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   std::string received;
@@ -150,11 +150,11 @@ TEST_CASE("a FIFO is written in place for the process reading it, and stays a FI
   REQUIRE(s.ok());
   CHECK(received == std::string(200000, 'c'));
   CHECK(S_ISFIFO(Lstat(fifo).st_mode));
-  CHECK(Others(d.path, {"fifo"}).empty());
+  CHECK(Others(d.path(), {"fifo"}).empty());
 }
 
 TEST_CASE("a unix socket is written to through a connection", "[common][output]") {
-  ScratchDir d;
+  TempDir d;
   const std::string path = d / "sock";
   const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   REQUIRE(listener >= 0);
@@ -179,7 +179,7 @@ TEST_CASE("a unix socket is written to through a connection", "[common][output]"
 }
 
 TEST_CASE("/dev/fd/N writes to the descriptor and never replaces the file behind it", "[common][output]") {
-  ScratchDir d;
+  TempDir d;
   SECTION("a pipe") {
     int fds[2];
     REQUIRE(::pipe(fds) == 0);
@@ -210,13 +210,13 @@ TEST_CASE("as root, a character device stays a device: a null node swallows the 
     WARN("skipped: needs root to make a device node (mknod)");
     return;
   }
-  ScratchDir d;
+  TempDir d;
   const std::string node = DeviceNode(d, "null", 3);
   REQUIRE(WriteOutputFile(node, std::string(5000, 'x')).ok());
   const struct stat st = Lstat(node);
   CHECK(S_ISCHR(st.st_mode));
   CHECK(st.st_rdev == makedev(1, 3));
-  CHECK(Others(d.path, {"null"}).empty());
+  CHECK(Others(d.path(), {"null"}).empty());
 }
 
 TEST_CASE("as root, a full device's error is reported and the node stays", "[common][output]") {
@@ -224,7 +224,7 @@ TEST_CASE("as root, a full device's error is reported and the node stays", "[com
     WARN("skipped: needs root to make a device node (mknod)");
     return;
   }
-  ScratchDir d;
+  TempDir d;
   const std::string node = DeviceNode(d, "full", 7);
   Status s = WriteOutputFile(node, "x");
   CHECK(s.code() == Code::kResourceExhausted);
@@ -234,7 +234,7 @@ TEST_CASE("as root, a full device's error is reported and the node stays", "[com
 
 TEST_CASE("a directory, a missing directory and a block device are refused, untouched",
           "[common][output]") {
-  ScratchDir d;
+  TempDir d;
   std::filesystem::create_directory(d / "dir");
   Status dir = WriteOutputFile(d / "dir", "x");
   CHECK(dir.code() == Code::kFailedPrecondition);
@@ -253,11 +253,11 @@ TEST_CASE("a directory, a missing directory and a block device are refused, unto
     CHECK_THAT(s.message(), Catch::Contains("block device"));
     CHECK(S_ISBLK(Lstat(block).st_mode));
   }
-  CHECK(Others(d.path, {"dir", "block"}).empty());
+  CHECK(Others(d.path(), {"dir", "block"}).empty());
 }
 
 TEST_CASE("an abandoned output leaves the destination as it was and no temporary file", "[common][output]") {
-  ScratchDir d;
+  TempDir d;
   const std::string p = d.File("k.cubin", "the old artifact");
   {
     auto out = OutputFile::Open(p);
@@ -265,7 +265,7 @@ TEST_CASE("an abandoned output leaves the destination as it was and no temporary
     REQUIRE((*out)->Write("half of a new").ok());
   }  // no Commit: a failed export, a compile error after opening
   CHECK(Slurp(p) == "the old artifact");
-  CHECK(Others(d.path, {"k.cubin"}).empty());
+  CHECK(Others(d.path(), {"k.cubin"}).empty());
 }
 
 TEST_CASE("a file the user may not write is refused, even where a rename could replace it",
@@ -274,7 +274,7 @@ TEST_CASE("a file the user may not write is refused, even where a rename could r
     WARN("skipped: root may write any file");
     return;
   }
-  ScratchDir d;
+  TempDir d;
   const std::string p = d.File("readonly.so", "keep", 0444);
   Status s = WriteOutputFile(p, "x");
   CHECK(s.code() == Code::kPermissionDenied);
@@ -287,7 +287,7 @@ TEST_CASE("a writable file in a directory that takes no new files is written in 
     WARN("skipped: root may create files in any directory");
     return;
   }
-  ScratchDir d;
+  TempDir d;
   std::filesystem::create_directory(d / "locked");
   const std::string p = d.File("locked/k.so", "old");
   REQUIRE(::chmod((d / "locked").c_str(), 0555) == 0);

@@ -5,46 +5,36 @@
 #include <filesystem>
 
 #include "common/paths.h"
+#include "tests/support/temp_dir.h"
 
 using namespace qdcache;
 
-namespace {
-
-struct ScratchDir {
-  ScratchDir() {
-    std::string t = std::filesystem::temp_directory_path() / "qdcache-paths-XXXXXX";
-    path = ::mkdtemp(t.data());
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
-
-}  // namespace
+using testing::TempDir;
 
 TEST_CASE("a private directory owned by this user with mode 0700 is trusted", "[common]") {
-  ScratchDir s;
-  REQUIRE(::chmod(s.path.c_str(), 0700) == 0);
-  CHECK(CheckPrivateDir(s.path, false).ok());
+  TempDir s;
+  REQUIRE(::chmod(s.path().c_str(), 0700) == 0);
+  CHECK(CheckPrivateDir(s.path(), false).ok());
 }
 
 TEST_CASE("a private directory open to other users is refused", "[common]") {
-  ScratchDir s;
-  REQUIRE(::chmod(s.path.c_str(), 0777) == 0);
-  Status st = CheckPrivateDir(s.path, true);
+  TempDir s;
+  REQUIRE(::chmod(s.path().c_str(), 0777) == 0);
+  Status st = CheckPrivateDir(s.path(), true);
   CHECK(st.code() == Code::kFailedPrecondition);
   CHECK_THAT(st.message(), Catch::Contains("777"));
 }
 
 TEST_CASE("a symlink in place of the private directory is refused", "[common]") {
-  ScratchDir s;
-  const std::string link = s.path + "/link";
-  REQUIRE(::symlink(s.path.c_str(), link.c_str()) == 0);
+  TempDir s;
+  const std::string link = s.path() + "/link";
+  REQUIRE(::symlink(s.path().c_str(), link.c_str()) == 0);
   CHECK_THAT(CheckPrivateDir(link, true).message(), Catch::Contains("not a directory"));
 }
 
 TEST_CASE("a missing private directory is created 0700 when asked", "[common]") {
-  ScratchDir s;
-  const std::string dir = s.path + "/fresh";
+  TempDir s;
+  const std::string dir = s.path() + "/fresh";
   CHECK(CheckPrivateDir(dir, false).ok());  // nothing to distrust, nothing made
   CHECK_FALSE(std::filesystem::exists(dir));
   REQUIRE(CheckPrivateDir(dir, true).ok());
