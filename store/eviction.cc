@@ -69,17 +69,16 @@ Expected<EvictionResult> Evictor::RunPass() {
       scanned_index_ = true;
     }
   }
-  QDC_ASSIGN_OR_RETURN(EvictionResult result, EvictLarger(max_bytes_, std::move(larger)));
-  QDC_ASSIGN_OR_RETURN(EvictionResult lru,
-                       EvictOldestWhile([this](const IndexedEntry&, std::uint64_t total) {
-                         return total > max_bytes_;
-                       }));
-  Add(&result, lru);
-  return result;
+  return EvictDownTo(max_bytes_, std::move(larger));
 }
 
 Expected<EvictionResult> Evictor::TrimTo(std::uint64_t limit) {
   QDC_ASSIGN_OR_RETURN(std::vector<IndexedEntry> larger, index_.LargerThan(limit));
+  return EvictDownTo(limit, std::move(larger));
+}
+
+Expected<EvictionResult> Evictor::EvictDownTo(std::uint64_t limit,
+                                              std::vector<IndexedEntry> larger) {
   QDC_ASSIGN_OR_RETURN(EvictionResult result, EvictLarger(limit, std::move(larger)));
   QDC_ASSIGN_OR_RETURN(EvictionResult lru,
                        EvictOldestWhile([limit](const IndexedEntry&, std::uint64_t total) {

@@ -149,6 +149,10 @@ class Evictor {
   // Written, removed in chunks.
   [[nodiscard]] Expected<EvictionResult> EvictLarger(std::uint64_t limit,
                                                      std::vector<IndexedEntry> listed);
+  // Down to `limit` total bytes: the entries larger than it (EvictLarger),
+  // then least recently used first.
+  [[nodiscard]] Expected<EvictionResult> EvictDownTo(std::uint64_t limit,
+                                                     std::vector<IndexedEntry> larger);
   // Walks the index least recently used first while `evict(entry, total)`
   // holds for the next entry still as listed.
   [[nodiscard]] Expected<EvictionResult> EvictOldestWhile(

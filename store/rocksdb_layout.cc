@@ -71,6 +71,7 @@ rocksdb::DBOptions MakeDbOptions() {
   // load costs a bounded, small amount of RSS instead of up to 64 MiB per
   // column family before the first flush.
   options.db_write_buffer_size = kMemtableBudget;
+  options.max_open_files = kMaxOpenFiles;
   // Crash durability comes from the WAL, which these leave at their
   // defaults: manual_wal_flush = false (each write reaches the OS before it
   // returns) and wal_recovery_mode = kPointInTimeRecovery (a WAL torn by a

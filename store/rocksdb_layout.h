@@ -49,6 +49,11 @@ inline constexpr std::string_view kStageBytesKey = "counter/stage_bytes";
 inline constexpr std::uint64_t kMinBlobSize = 4096;
 // All memtables of the store together (DBOptions::db_write_buffer_size).
 inline constexpr std::size_t kMemtableBudget = std::size_t{32} << 20;
+// Table and blob files the store keeps open at once (DBOptions::max_open_files;
+// the least recently used are closed and reopened when read): the daemon's
+// fds stay bounded whatever the store's size, well under the usual soft limit
+// of 1024 with room for connections and workers.
+inline constexpr int kMaxOpenFiles = 512;
 
 // Durability of what the store writes (every WriteBatch: values, entry infos,
 // access index, aliases and counters together):

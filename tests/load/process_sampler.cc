@@ -6,7 +6,7 @@
 
 namespace qdcache::load {
 
-std::optional<ProcessSample> SampleProcess(pid_t pid) {
+std::optional<ProcessSample> SampleProcess(pid_t pid, const std::string& files_under) {
   const std::string proc = "/proc/" + std::to_string(pid);
   ProcessSample sample;
   std::ifstream status(proc + "/status");
@@ -23,6 +23,10 @@ std::optional<ProcessSample> SampleProcess(pid_t pid) {
   for (std::filesystem::directory_iterator it(proc + "/fd", ec), end; !ec && it != end;
        it.increment(ec)) {
     ++sample.fds;
+    if (files_under.empty()) continue;
+    std::error_code link_ec;
+    const std::string target = std::filesystem::read_symlink(it->path(), link_ec).string();
+    if (!link_ec && target.rfind(files_under + "/", 0) == 0) ++sample.fds_under;
   }
   if (ec) return std::nullopt;
   return sample;

@@ -3,6 +3,7 @@
 // records, aliases, counters and access times that survive a reopen.
 #include "store/artifact_store.h"
 
+#include "tests/unit/store/store_conformance.h"
 #include "tests/unit/store/store_test_util.h"
 
 namespace qdcache::store {
@@ -16,22 +17,8 @@ using testing::OpenOrFail;
 using testing::OptionsFor;
 using testing::OptionsWithClock;
 using testing::TempDir;
-
-std::optional<ArtifactRecord> GetOrFail(ArtifactStore& store, const ArtifactKey& key) {
-  auto got = store.Get(key);
-  INFO(got.status().ToString());
-  REQUIRE(got.ok());
-  return *got;
-}
-
-std::vector<std::string> ListedKeys(ArtifactStore& store, std::size_t limit = 0) {
-  auto listed = store.List(limit);
-  INFO(listed.status().ToString());
-  REQUIRE(listed.ok());
-  std::vector<std::string> keys;
-  for (const EntrySummary& e : *listed) keys.push_back(e.key);
-  return keys;
-}
+using testing::conformance::GetOrFail;
+using testing::conformance::ListedKeys;
 
 TEST_CASE("a large payload round-trips through blob files", "[store]") {
   TempDir dir;

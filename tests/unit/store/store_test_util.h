@@ -3,7 +3,6 @@
 #pragma once
 
 #include <rocksdb/db.h>
-#include <stdlib.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -17,34 +16,17 @@
 #include "common/digest.h"
 #include "store/artifact_store.h"
 #include "store/rocksdb_layout.h"
+#include "tests/support/temp_dir.h"
 
 namespace qdcache::store::testing {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it
-// (including moved-aside siblings "<dir>/..." created by the test) on scope exit.
-class TempDir {
+// The shared scratch directory (tests/support/temp_dir.h), with the store one
+// level down so that "<store>.incompatible-*" and other moved-aside siblings
+// land inside it and are removed with it.
+class TempDir : public qdcache::testing::TempDir {
  public:
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/qdcache-store-test-XXXXXX";
-    char* made = ::mkdtemp(templ.data());
-    REQUIRE(made != nullptr);
-    root_ = made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(root_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& root() const { return root_; }
-  // The store lives one level down so that "<store>.incompatible-*" lands
-  // inside root() and is cleaned up too.
-  std::string store_path() const { return (root_ / "store").string(); }
-
- private:
-  std::filesystem::path root_;
+  std::filesystem::path root() const { return path(); }
+  std::string store_path() const { return *this / "store"; }
 };
 
 inline StoreOptions OptionsFor(const TempDir& dir) {
