@@ -1,6 +1,5 @@
 #include "daemon/daemon_main.h"
 
-#include <malloc.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -41,20 +40,10 @@ void AnnounceReady(int ready_fd) {
 
 }  // namespace
 
-namespace {
-constexpr int kMmapThreshold = 512 << 10;
-}  // namespace
-
 int RunDaemonMain(int argc, const char* const* argv) {
   if (argc > 1 && std::string_view(argv[1]) == compiler::kCompileWorkerFlag) {
     return compiler::RunCompileWorkerMain(argc, argv);
   }
-  // Large blocks (RocksDB's memtable arenas, big artifacts) always come from
-  // mmap and go back to the system when freed. By default glibc raises its
-  // mmap threshold to the size of every mmapped block freed, after which
-  // such blocks come from the heap and stay in the process after RocksDB
-  // frees them: the daemon's RSS would creep up flush after flush.
-  ::mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
   TakeRemotePasswordFromEnvironment();  // before any thread; workers never see it
   sigset_t signals = BlockTerminationSignals();
   Expected<DaemonOptions> parsed = ParseDaemonFlags(argc, argv);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "store/memory_release.h"
 #include "store/rocksdb_logger.h"
 #include "store/write_recovery.h"
 
@@ -66,6 +67,7 @@ rocksdb::DBOptions MakeDbOptions() {
   // The store recovers from write errors itself (write_recovery.h).
   options.max_bgerror_resume_count = 0;
   options.listeners.push_back(std::make_shared<ManualRecoveryListener>());
+  options.listeners.push_back(std::make_shared<ReleaseMemoryAfterFlush>());
   // Memory: every column family's memtables together stay within this
   // budget (the largest is flushed when it is reached), so a steady write
   // load costs a bounded, small amount of RSS instead of up to 64 MiB per

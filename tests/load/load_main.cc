@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <random>
+#include <string>
 #include <thread>
 
 #include "tests/load/load_worker.h"
@@ -119,6 +120,12 @@ double WindowMedian(const std::vector<ProcessSample>& samples, double from, doub
   return v[v.size() / 2];
 }
 
+std::string FormatRate(double rate) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", rate);
+  return text;
+}
+
 int RunDriver(const Options& o) {
   testing::TempDir dir;
   // All clients are one tenant (this uid): its malformed inputs would spend
@@ -147,7 +154,7 @@ int RunDriver(const Options& o) {
       "qdcache_load: %d client processes for %.0f s%s, seed %llu, CPU%s targets%s; daemon pid %d idle: RSS "
       "%.1f MiB, %llu fds\n",
       o.clients, o.seconds,
-      o.worker.rate > 0 ? (" at " + std::to_string(o.worker.rate) + " requests/s each").c_str() : "",
+      o.worker.rate > 0 ? (" at " + FormatRate(o.worker.rate) + " requests/s each").c_str() : "",
       static_cast<unsigned long long>(o.seed), o.worker.cuda ? " and CUDA" : "", redis ? ", Redis tier" : "",
       daemon.pid(), Mib(idle->rss_kib), static_cast<unsigned long long>(idle->fds));
   std::fflush(stdout);
