@@ -362,8 +362,9 @@ while read -r file _; do
 done < "$here/MANIFEST"
 ((missing == 0)) || exit 1
 
-# llvm-dis writes into discarded.ll, never -o /dev/null: a tool that fails
-# removes its output file, and as root that removes /dev/null itself.
+# llvm-dis writes into discarded.ll, a scratch file in this work directory,
+# never into a device: a tool that fails removes its output file, and as root
+# that would remove the device node itself.
 rm -f discarded.ll
 rm -rf "$out"
 mv "$work" "$out"

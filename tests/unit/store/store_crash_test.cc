@@ -57,7 +57,9 @@ TEST_CASE("kill -9 after Put returns loses no acknowledged record", "[store][cra
     ::close(fds[0]);
     ::setenv("QDCACHE_CRASH_STORE", dir.store_path().c_str(), 1);
     ::setenv("QDCACHE_CRASH_ACK_FD", std::to_string(fds[1]).c_str(), 1);
-    ::execl("/proc/self/exe", "test_store", "[.crash_child]", "--out", "/dev/null",
+    // The child's test report goes to a scratch file in the test's directory.
+    const std::string report = (dir.root() / "child-report.txt").string();
+    ::execl("/proc/self/exe", "test_store", "[.crash_child]", "--out", report.c_str(),
             static_cast<char*>(nullptr));
     ::_exit(127);
   }
