@@ -5,6 +5,7 @@
 #include <charconv>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "backends/llvm_targets.h"
 #include "llvm/Config/llvm-config.h"
@@ -14,6 +15,9 @@
 
 #ifdef QDCACHE_HAVE_CUDA
 #include <nvJitLink.h>
+#endif
+#ifdef QDCACHE_HAVE_NVRTC
+#include <nvrtc.h>
 #endif
 
 namespace qdcache::compiler {
@@ -26,6 +30,10 @@ namespace {
   auto [end, ec] = std::from_chars(s.begin(), s.end(), value);
   if (ec != std::errc() || end == s.begin()) return -1;
   return value;
+}
+
+[[maybe_unused]] bool BySmNumber(const std::string& a, const std::string& b) {
+  return std::pair(NumberAfter(a, "sm_"), a) < std::pair(NumberAfter(b, "sm_"), b);
 }
 
 struct LlvmNvptxFacts {
@@ -88,6 +96,20 @@ int MaxPtxIsaForCuda(unsigned major, unsigned minor) {
   return best;
 }
 
+std::vector<std::string> SmNamesWithVariants(const std::vector<int>& arches) {
+  std::vector<int> sorted = arches;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::vector<std::string> names;
+  for (const int arch : sorted) {
+    const std::string base = "sm_" + std::to_string(arch);
+    names.push_back(base);
+    if (arch >= 90) names.push_back(base + "a");   // architecture-specific (Hopper on)
+    if (arch >= 100) names.push_back(base + "f");  // family-specific (Blackwell on)
+  }
+  return names;
+}
+
 std::string CudaSupport::PtxIsaString() const {
   if (ptx_isa <= 0) return "none";
   return std::to_string(ptx_isa / 10) + "." + std::to_string(ptx_isa % 10);
@@ -117,9 +139,7 @@ static CudaSupport ProbeCudaSupport() {
     const int number = NumberAfter(sm, "sm_");
     if (number >= oldest_sm && oldest_sm > 0) support.sms.push_back(sm);
   }
-  std::sort(support.sms.begin(), support.sms.end(), [](const std::string& a, const std::string& b) {
-    return std::pair(NumberAfter(a, "sm_"), a) < std::pair(NumberAfter(b, "sm_"), b);
-  });
+  std::sort(support.sms.begin(), support.sms.end(), BySmNumber);
   if (support.ptx_isa == 0 || support.sms.empty()) {
     support.unavailable_reason = "no PTX ISA / SM supported by both LLVM " +
                                  std::string(LLVM_VERSION_STRING) + " and nvJitLink " +
@@ -128,6 +148,20 @@ static CudaSupport ProbeCudaSupport() {
     support.sms.clear();
     return support;
   }
+  support.link_sms = support.sms;
+#ifdef QDCACHE_HAVE_NVRTC
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
+    std::vector<int> arches(static_cast<std::size_t>(count));
+    if (nvrtcGetSupportedArchs(arches.data()) == NVRTC_SUCCESS) support.link_sms = SmNamesWithVariants(arches);
+  }
+  for (const std::string& sm : support.sms) {  // a superset of what LLVM IR reaches
+    if (std::find(support.link_sms.begin(), support.link_sms.end(), sm) == support.link_sms.end()) {
+      support.link_sms.push_back(sm);
+    }
+  }
+  std::sort(support.link_sms.begin(), support.link_sms.end(), BySmNumber);
+#endif
   support.available = true;
   return support;
 #endif

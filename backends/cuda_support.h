@@ -15,6 +15,10 @@ struct CudaSupport {
   int cuda_max_ptx = 0;            // newest PTX ISA nvJitLink accepts (table below)
   int ptx_isa = 0;                 // min of the two: what codegen targets; 0 if unavailable
   std::vector<std::string> sms;    // NVPTX processors ∩ nvJitLink's range, ascending
+  // What nvJitLink links PTX for, ascending: NVRTC's architectures of the
+  // same toolkit, each with its sm_XXa (XX >= 90) and sm_XXf (XX >= 100)
+  // variants, as ptxas lists them; `sms` where NVRTC is missing.
+  std::vector<std::string> link_sms;
 
   // "8.5" for 85; "none" for 0.
   [[nodiscard]] std::string PtxIsaString() const;
@@ -31,5 +35,8 @@ struct CudaSupport {
 // release notes; newer toolkits than the table get the newest entry, older
 // ones 0 (unsupported).
 [[nodiscard]] int MaxPtxIsaForCuda(unsigned major, unsigned minor);
+// The SM names of architecture numbers (75, 90, 100): "sm_75", "sm_90",
+// "sm_90a", "sm_100", "sm_100a", "sm_100f", ..., in that order.
+[[nodiscard]] std::vector<std::string> SmNamesWithVariants(const std::vector<int>& arches);
 
 }  // namespace qdcache::compiler

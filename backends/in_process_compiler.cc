@@ -78,10 +78,10 @@ struct Job {
   UnknownIntrinsicOrigins libdevice_unknown_intrinsics;
 };
 
-llvm::Expected<Target> CheckedTarget(const Target& requested) {
+llvm::Expected<Target> CheckedTarget(const Target& requested, CudaPath path = CudaPath::kFromLlvmIr) {
   Expected<Target> target = NormalizeTarget(requested);
   if (!target.ok()) return FromStatus(target.status());
-  if (llvm::Error error = CheckTargetSupported(*target)) return error;
+  if (llvm::Error error = CheckTargetSupported(*target, path)) return error;
   return std::move(*target);
 }
 
@@ -287,7 +287,7 @@ llvm::Error InProcessCompiler::LinkCubinInto(std::string ptx, const std::vector<
   if (requested.kind != TargetKind::kCuda) {
     return BadInput("LinkCubin needs a CUDA target, got " + requested.ToString());
   }
-  auto target = CheckedTarget(requested);
+  auto target = CheckedTarget(requested, CudaPath::kFromPtx);
   if (!target) return target.takeError();
   if (llvm::Error error = CheckOptLevel(options)) return error;
   if (ptx.empty()) return BadInput("LinkCubin got empty PTX");

@@ -21,6 +21,10 @@ std::vector<std::string> NvJitLinkOptionArgs(const CompileOptions& options) {
   if (options.debug) args.push_back("-g");
   if (options.lineinfo) args.push_back("-lineinfo");
   if (options.fast_math) args.push_back("-ftz=1");
+  // ptxas contracts mul+add of PTX without a rounding mode; LLVM's PTX for
+  // fmad=false spells .rn on them already, PTX inputs may not.
+  if (!options.fmad) args.push_back("-Xptxas=--fmad=false");
+  if (options.suppress_debug_info) args.push_back("-Xptxas=--suppress-debug-info");
   return args;
 }
 

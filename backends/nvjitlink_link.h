@@ -17,7 +17,8 @@ struct LinkedCubin {
 
 // The nvJitLink options `options` turn into, in the order they are passed,
 // without -arch and -verbose: -O0 or -O3, -maxrregcount=N, -g, -lineinfo,
-// -ftz=1. Defined in every build.
+// -ftz=1, -Xptxas=--fmad=false, -Xptxas=--suppress-debug-info. Defined in
+// every build.
 [[nodiscard]] std::vector<std::string> NvJitLinkOptionArgs(const CompileOptions& options);
 
 // Errors: INVALID_ARGUMENT when ptxas rejects the PTX (the input's fault, e.g.

@@ -21,16 +21,27 @@ namespace {
 // flipping them would make LLVM abort instead of reporting an error.
 constexpr llvm::StringRef kModeFeatures[] = {"64bit", "64bit-mode", "32bit-mode", "16bit-mode"};
 
-llvm::Error CheckCuda(const Target& target) {
+bool Reaches(const std::vector<std::string>& sms, const std::string& sm) {
+  return std::find(sms.begin(), sms.end(), sm) != sms.end();
+}
+
+llvm::Error CheckCuda(const Target& target, CudaPath path) {
   const CudaSupport& cuda = GetCudaSupport();
   if (!cuda.available)
     return NotAvailable("cannot compile for " + target.ToString() + ": " + cuda.unavailable_reason);
-  if (std::find(cuda.sms.begin(), cuda.sms.end(), target.sm) == cuda.sms.end()) {
-    return BadInput("unsupported CUDA SM '" + target.sm + "' (LLVM " + LLVM_VERSION_STRING +
-                    " + nvJitLink " + cuda.cuda_version +
-                    " support: " + llvm::join(cuda.sms, ", ") + ")");
+  if (path == CudaPath::kFromPtx) {
+    if (Reaches(cuda.link_sms, target.sm)) return llvm::Error::success();
+    return BadInput("unsupported CUDA SM '" + target.sm + "' for PTX input (nvJitLink " + cuda.cuda_version +
+                    " links PTX for: " + llvm::join(cuda.link_sms, ", ") + ")");
   }
-  return llvm::Error::success();
+  if (Reaches(cuda.sms, target.sm)) return llvm::Error::success();
+  std::string message = "unsupported CUDA SM '" + target.sm + "' for LLVM IR input (LLVM " +
+                        LLVM_VERSION_STRING + " + nvJitLink " + cuda.cuda_version +
+                        " support: " + llvm::join(cuda.sms, ", ") + ")";
+  if (Reaches(cuda.link_sms, target.sm)) {
+    message += "; PTX input reaches " + target.sm + " through nvJitLink alone";
+  }
+  return BadInput(message);
 }
 
 llvm::Error CheckCpu(const Target& target) {
@@ -82,8 +93,8 @@ llvm::Error CheckCpu(const Target& target) {
 
 }  // namespace
 
-llvm::Error CheckTargetSupported(const Target& target) {
-  return target.kind == TargetKind::kCuda ? CheckCuda(target) : CheckCpu(target);
+llvm::Error CheckTargetSupported(const Target& target, CudaPath path) {
+  return target.kind == TargetKind::kCuda ? CheckCuda(target, path) : CheckCpu(target);
 }
 
 Status ValidateTarget(const Target& target) {

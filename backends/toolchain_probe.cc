@@ -43,6 +43,7 @@ ToolchainInfo DescribeToolchain(const Libdevice& libdevice) {
   info.ptx_isa_version = cuda.PtxIsaString();
   info.libdevice_digest = libdevice.digest;
   info.cuda_sms = cuda.sms;
+  info.ptx_sms = cuda.link_sms;
   info.cuda_available = cuda.available;
   return info;
 }

@@ -20,8 +20,9 @@ constexpr std::array kOptions = {
     OptionSpec{"fast_math", 2, OptionType::kBool, 0, 1, 0, "--fast-math", kFamilyCuda | kFamilyCpu,
                kStageCodegen | kStageLink, "unsafe floating-point math (no NaN/Inf, reassociation; flush-to-zero on CUDA)",
                [](const O& o) { return B(o.fast_math); }, [](O& o, std::uint32_t v) { o.fast_math = v != 0; }},
-    OptionSpec{"fmad", 3, OptionType::kBool, 0, 1, 1, "--no-fmad", kFamilyCuda | kFamilyCpu, kStageCodegen,
-               "fused multiply-add contraction (on by default; --no-fmad turns it off)",
+    OptionSpec{"fmad", 3, OptionType::kBool, 0, 1, 1, "--no-fmad", kFamilyCuda | kFamilyCpu,
+               kStageCodegen | kStageLink,
+               "fused multiply-add contraction (on by default; --no-fmad turns it off in LLVM and in ptxas)",
                [](const O& o) { return B(o.fmad); }, [](O& o, std::uint32_t v) { o.fmad = v != 0; }},
     OptionSpec{"debug", 4, OptionType::kBool, 0, 1, 0, "--debug", kFamilyCuda | kFamilyCpu,
                kStageCodegen | kStageLink, "keep and emit debug info (-g)",
@@ -35,6 +36,11 @@ constexpr std::array kOptions = {
     OptionSpec{"link_libdevice", 7, OptionType::kBool, 0, 1, 0, "--link-libdevice", kFamilyCuda, kStageCodegen,
                "CUDA: link the libdevice functions the kernel calls (__nv_*)",
                [](const O& o) { return B(o.link_libdevice); }, [](O& o, std::uint32_t v) { o.link_libdevice = v != 0; }},
+    OptionSpec{"suppress_debug_info", 8, OptionType::kBool, 0, 1, 0, "--suppress-debug-info", kFamilyCuda, kStageLink,
+               "CUDA: no debug sections in the cubin from the PTX's debug directives (ptxas --suppress-debug-info)",
+               [](const O& o) { return B(o.suppress_debug_info); },
+               [](O& o, std::uint32_t v) { o.suppress_debug_info = v != 0; }, nullptr, {},
+               /*keyed_at_default=*/false},
 };
 
 }  // namespace
@@ -112,11 +118,15 @@ CompileOptions StageOptions(const CompileOptions& options, unsigned stage) {
   return out;
 }
 
+bool KeysOption(const OptionSpec& spec, std::uint32_t value) {
+  return spec.keyed_at_default || value != spec.default_value;
+}
+
 std::string StageOptionsKey(const CompileOptions& options, unsigned stage) {
   const CompileOptions given = StageOptions(options, stage);
   std::string key;
   for (const OptionSpec& spec : kOptions) {
-    if ((spec.stages & stage) == 0) continue;
+    if ((spec.stages & stage) == 0 || !KeysOption(spec, spec.get(given))) continue;
     if (!key.empty()) key += ' ';
     key += std::string(spec.name) + "=" + OptionValueText(spec, spec.get(given));
   }

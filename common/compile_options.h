@@ -30,6 +30,7 @@ struct CompileOptions {
   bool lineinfo = false;       // CUDA: -lineinfo for nvJitLink
   std::uint32_t max_registers = 0;  // CUDA: nvJitLink -maxrregcount; 0 = no limit
   bool link_libdevice = false;      // CUDA: link needed functions of libdevice.10.bc
+  bool suppress_debug_info = false; // CUDA: ptxas --suppress-debug-info (no debug sections from .loc)
 
   friend bool operator==(const CompileOptions&, const CompileOptions&) = default;
 };
@@ -68,6 +69,10 @@ struct OptionSpec {
   std::uint32_t (*for_link)(std::uint32_t) = nullptr;
   // A shorter name older interfaces took and still take ("opt").
   std::string_view alias = {};
+  // Whether keys write the option out at its default too. Options added
+  // after the first key schema are keyed only when set, so adding one keeps
+  // every existing key (and cache entry).
+  bool keyed_at_default = true;
 };
 
 // Every option, in the order keys and listings show them.
@@ -97,7 +102,10 @@ struct OptionSpec {
 // this copy, so it cannot read a field its cache key leaves out.
 [[nodiscard]] CompileOptions StageOptions(const CompileOptions& options, unsigned stage);
 // "opt_level=3 fast_math=0 ..." over the options `stage` reads: the options
-// part of the stage's cache key.
+// part of the stage's cache key (options not keyed_at_default only when set).
 [[nodiscard]] std::string StageOptionsKey(const CompileOptions& options, unsigned stage);
+// Whether a key holds `spec` at `value`: always, or for an option that is
+// not keyed_at_default, when it is not at its default.
+[[nodiscard]] bool KeysOption(const OptionSpec& spec, std::uint32_t value);
 
 }  // namespace qdcache

@@ -12,4 +12,8 @@ namespace qdcache {
 // written as "\xNN". Valid text comes back unchanged.
 [[nodiscard]] std::string ValidUtf8(std::string_view text);
 
+// The offset of the first byte of `text` that starts no well-formed UTF-8
+// sequence, or std::string_view::npos when `text` is well-formed throughout.
+[[nodiscard]] std::size_t FirstInvalidUtf8(std::string_view text);
+
 }  // namespace qdcache

@@ -91,6 +91,10 @@ struct ToolchainInfo {
   // glibc of the daemon's host ("2.36"): lld binds libm symbols at the
   // versions this libc makes default, so CPU artifacts depend on it.
   std::string libc_version = {};
+  // SMs a PTX input can be linked for: what nvJitLink finalizes for (NVRTC's
+  // list of the same toolkit, with the sm_XXa / sm_XXf variants), a superset
+  // of cuda_sms, which LLVM IR (through LLVM's NVPTX backend) is held to.
+  std::vector<std::string> ptx_sms = {};
 
   friend bool operator==(const ToolchainInfo&, const ToolchainInfo&) = default;
 };

@@ -83,7 +83,7 @@ ForeignInput SniffForeignInput(std::string_view bytes) {
         return StartsWith(line, ".version ") || StartsWith(line, ".target sm_") ||
                StartsWith(line, ".address_size ");
       })) {
-    return {"PTX assembly", false};
+    return {"PTX assembly; send it as source kind PTX (--kind ptx, kind=\"ptx\")", false};
   }
   if (AnyLine(bytes, kLookahead, [](std::string_view line) {
         return StartsWith(line, "#include") || StartsWith(line, "#define") ||

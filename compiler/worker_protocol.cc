@@ -202,6 +202,7 @@ void ToWire(const ToolchainInfo& t, worker::v1::Hello* w) {
   w->set_cuda_available(t.cuda_available);
   w->set_nvjitlink_version(t.nvjitlink_version);
   w->set_libc_version(t.libc_version);
+  for (const std::string& sm : t.ptx_sms) w->add_ptx_sms(sm);
 }
 
 ToolchainInfo FromWire(const worker::v1::Hello& w) {
@@ -214,6 +215,7 @@ ToolchainInfo FromWire(const worker::v1::Hello& w) {
   t.cuda_available = w.cuda_available();
   t.nvjitlink_version = w.nvjitlink_version();
   t.libc_version = w.libc_version();
+  t.ptx_sms.assign(w.ptx_sms().begin(), w.ptx_sms().end());
   return t;
 }
 

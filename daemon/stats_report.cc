@@ -27,6 +27,7 @@ v1::Stats StatsReport(const StatsParts& p) {
   s.set_in_flight(e.in_flight);
   s.set_uptime_seconds(e.uptime_seconds);
   s.set_toolchain(e.toolchain);
+  s.set_cuda_version(e.cuda_version);
   s.set_version(e.version);
   s.set_peer_rejections(p.peer_rejections);
 

@@ -26,12 +26,14 @@ std::vector<KeyComponent> ArtifactKeyComponents(const DecodedKernel& k, const Di
   std::vector<KeyComponent> c = {
       {"schema", std::to_string(kKeySchemaVersion)},
       {"input_kind", std::string(compiler::InputKindOf(k.input.kind).key_name)},
-      {"ir", ToHex(canonical_ir)},
+      {std::string(compiler::InputKindOf(k.input.kind).canonical_component), ToHex(canonical_ir)},
       {"target", k.input.target.ToString()},
   };
-  // Every option of the catalogue, at its value (defaults written out).
+  // Every option of the catalogue, at its value (defaults written out; an
+  // option added since the first schema only when set: KeysOption).
   for (const OptionSpec& spec : OptionCatalogue()) {
-    c.push_back({"options." + std::string(spec.name), OptionValueText(spec, spec.get(k.input.options))});
+    const std::uint32_t value = spec.get(k.input.options);
+    if (KeysOption(spec, value)) c.push_back({"options." + std::string(spec.name), OptionValueText(spec, value)});
   }
   for (const auto& [name, value] : k.key_extras) c.push_back({"key_extras." + name, value});
   c.push_back({"toolchain", std::string(toolchain_fingerprint)});
@@ -50,14 +52,24 @@ Digest KeyFromComponents(std::string_view kind, const std::vector<KeyComponent>&
   return h.Finish();
 }
 
-Digest StageKey(const compiler::StageSpec& stage, const Digest& canonical_input,
-                const compiler::StageSpec* previous, std::string_view previous_output,
-                const compiler::Target& target, const compiler::CompileOptions& options,
-                std::string_view toolchain_fingerprint) {
-  const bool first = stage.input == compiler::StageInput::kCanonicalInput || previous == nullptr;
-  KeyComponent input = first ? KeyComponent{"ir", ToHex(canonical_input)}
-                             : KeyComponent{std::string(previous->name), ToHex(Sha256(previous_output))};
-  return KeyFromComponents(stage.name, {std::move(input),
+std::optional<KeyComponent> StageInputComponent(const compiler::StageSpec& stage, const compiler::StageSpec* previous,
+                                                const compiler::InputKind& kind, const Digest& canonical_input,
+                                                std::string_view previous_output, bool keep_debug) {
+  if (previous == nullptr || stage.input == compiler::StageInput::kCanonicalInput) {
+    return KeyComponent{std::string(kind.canonical_component), ToHex(canonical_input)};
+  }
+  const compiler::InputKind& input = compiler::InputKindOf(stage.input_kind);
+  if (input.canonical_text == nullptr) {
+    return KeyComponent{std::string(input.canonical_component), ToHex(Sha256(previous_output))};
+  }
+  Expected<std::string> text = input.canonical_text(previous_output, keep_debug);
+  if (!text.ok()) return std::nullopt;
+  return KeyComponent{std::string(input.canonical_component), ToHex(Sha256(*text))};
+}
+
+Digest StageKey(const compiler::StageSpec& stage, const KeyComponent& input, const compiler::Target& target,
+                const compiler::CompileOptions& options, std::string_view toolchain_fingerprint) {
+  return KeyFromComponents(stage.name, {input,
                                         {"target", target.ToString()},
                                         {"options", StageOptionsKey(options, stage.options)},
                                         {"toolchain", std::string(toolchain_fingerprint)}});

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,10 @@ struct KeyComponent {
 // Whether debug information is part of the IR's identity for this request.
 [[nodiscard]] bool KeepsDebugInfo(const DecodedKernel& kernel);
 
-// Every input of the artifact key. `canonical_ir` is the compiler's
-// CanonicalIrDigest of the kernel's IR (neutral parts removed).
+// Every input of the artifact key. `canonical_ir` is the digest of the
+// kernel's canonical input (neutral parts removed): the compiler's
+// CanonicalIrDigest for LLVM IR, SHA-256 of the kind's canonical text for the
+// others; it is keyed under the kind's canonical component ("ir", "ptx").
 [[nodiscard]] std::vector<KeyComponent> ArtifactKeyComponents(const DecodedKernel& kernel,
                                                               const Digest& canonical_ir,
                                                               std::string_view toolchain_fingerprint);
@@ -40,15 +43,29 @@ struct KeyComponent {
 [[nodiscard]] Digest KeyFromComponents(std::string_view kind, const std::vector<KeyComponent>& components);
 
 
-// A stage's cache key (compiler/input_kind.h): its input — the canonical
-// input's digest for a first stage, or `previous`'s output for a later one —
-// its target, exactly the options it reads (StageOptionsKey), and the
-// toolchain. So a change that only affects linking (max registers) reuses the
-// PTX. The PTX stage is keyed by the canonical input IR rather than the
-// optimized IR: optimization is a function of that IR and the options, and
-// keying before it lets a hit skip optimization too.
-[[nodiscard]] Digest StageKey(const compiler::StageSpec& stage, const Digest& canonical_input,
-                              const compiler::StageSpec* previous, std::string_view previous_output,
+// A stage's cache key (compiler/input_kind.h): its input — for a first
+// stage the kernel's canonical input under its kind's canonical component
+// ("ir": LLVM IR, "ptx"), for a later one the previous stage's output (its
+// canonical digest where it has one: PTX) — its target, exactly the options
+// it reads (StageOptionsKey), and the toolchain. So a change that only
+// affects linking (max registers) reuses the PTX, and an LLVM IR input and a
+// PTX input that meet at the same PTX share the cubin. The PTX stage is keyed
+// by the canonical input IR rather than the optimized IR: optimization is a
+// function of that IR and the options, and keying before it lets a hit skip
+// optimization too.
+// The input component of `stage`'s key when `previous` ran before it (null:
+// it is the first stage, and `canonical_input` of the kernel's `kind` is its
+// input): `previous_output` in the canonical form of the stage's input kind
+// (StageSpec::input_kind; PTX: CanonicalPtx with `keep_debug`), or its
+// SHA-256 for a kind made canonical by a compiler. Nullopt when that output
+// is not what the input kind accepts: the stage is not cached then.
+[[nodiscard]] std::optional<KeyComponent> StageInputComponent(const compiler::StageSpec& stage,
+                                                              const compiler::StageSpec* previous,
+                                                              const compiler::InputKind& kind,
+                                                              const Digest& canonical_input,
+                                                              std::string_view previous_output, bool keep_debug);
+
+[[nodiscard]] Digest StageKey(const compiler::StageSpec& stage, const KeyComponent& input,
                               const compiler::Target& target, const compiler::CompileOptions& options,
                               std::string_view toolchain_fingerprint);
 

@@ -16,6 +16,19 @@ bool IsIdentifierLike(std::string_view s) {
 
 }  // namespace
 
+Expected<compiler::InputKindId> DecodeSourceKind(int kind, std::string_view bytes) {
+  switch (kind) {
+    case v1::SOURCE_KIND_UNSPECIFIED:
+    case v1::SOURCE_KIND_LLVM_IR:
+      return compiler::RecogniseInput(bytes).id;
+    case v1::SOURCE_KIND_PTX:
+      return compiler::InputKindId::kPtx;
+    default:
+      return InvalidArgument("source kind " + std::to_string(kind) +
+                             " is unknown to this daemon (it takes LLVM IR and PTX)");
+  }
+}
+
 Expected<compiler::Target> DecodeTarget(const v1::Target& t) {
   compiler::Target target;
   switch (t.kind_case()) {
@@ -81,9 +94,15 @@ Expected<DecodedKernel> DecodeKernel(const v1::KernelDescriptor& d, const Descri
                                                 " (--max-ir-bytes)");
   }
   k.input.ir = ir;
-  k.input.kind = compiler::RecogniseInput(ir).id;
+  QDC_ASSIGN_OR_RETURN(k.input.kind, DecodeSourceKind(d.kind(), ir));
   QDC_ASSIGN_OR_RETURN(k.input.target, DecodeTarget(d.target()));
+  const compiler::InputKind& kind = compiler::InputKindOf(k.input.kind);
+  if (kind.stages(k.input.target.kind).empty()) {
+    return InvalidArgument(std::string(kind.name) + " input cannot be compiled for " +
+                           std::string(FamilyOf(k.input.target.kind).name) + " targets");
+  }
   QDC_ASSIGN_OR_RETURN(k.input.options, DecodeOptions(d.options(), k.input.target.kind));
+  k.input.options = compiler::OptionsForKind(kind, k.input.target.kind, k.input.options);
 
   if (static_cast<std::size_t>(d.entry_points_size()) > limits.max_entry_points) {
     return InvalidArgument("too many entry_points (limit " + std::to_string(limits.max_entry_points) + ")");

@@ -1,5 +1,6 @@
 // Decoding and validating a wire KernelDescriptor into what the compiler and
-// the key derivation consume. Every refusal is INVALID_ARGUMENT naming the
+// the key derivation consume (a kind's options as its stages read them:
+// compiler::OptionsForKind). Every refusal is INVALID_ARGUMENT naming the
 // field; nothing here reads a file or runs LLVM.
 #pragma once
 
@@ -33,6 +34,11 @@ struct DecodedKernel {
 };
 
 [[nodiscard]] Expected<compiler::Target> DecodeTarget(const v1::Target& target);
+
+// The input kind of a descriptor's `kind` (a v1::SourceKind value, possibly
+// one this daemon does not know) and bytes: LLVM IR (unspecified) is text or
+// bitcode as the bytes say. INVALID_ARGUMENT for an unknown kind.
+[[nodiscard]] Expected<compiler::InputKindId> DecodeSourceKind(int kind, std::string_view bytes);
 
 // Length limits of a fast key and its namespace (descriptors and lookups).
 [[nodiscard]] Status CheckFastKey(const std::string& fast_key, const std::string& ns,

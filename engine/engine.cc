@@ -6,6 +6,7 @@
 
 #include "common/digest.h"
 #include "common/utf8.h"
+#include "compiler/ptx_text.h"
 #include "engine/artifact_key.h"
 #include "engine/artifact_record.h"
 
@@ -18,6 +19,24 @@ double SecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+
+// An input kind keyed in the daemon reaches `target` (the toolchain's list
+// for it), so that a compile or an explain of an unreachable SM is refused
+// before anything is keyed. Only PTX is keyed in the daemon today.
+Status CheckReach(const compiler::InputKind& kind, const compiler::Target& target,
+                  const compiler::ToolchainInfo& toolchain) {
+  if (target.kind != compiler::TargetKind::kCuda) return Status::Ok();
+  if (!toolchain.cuda_available) {
+    return FailedPrecondition(std::string(kind.name) + " input needs CUDA (nvJitLink), which this daemon lacks" +
+                              " (CUDA: " + toolchain.cuda_version + ")");
+  }
+  const std::vector<std::string>& sms = toolchain.ptx_sms.empty() ? toolchain.cuda_sms : toolchain.ptx_sms;
+  if (std::find(sms.begin(), sms.end(), target.sm) != sms.end()) return Status::Ok();
+  std::string list;
+  for (const std::string& sm : sms) list += (list.empty() ? "" : ", ") + sm;
+  return InvalidArgument("unsupported CUDA SM '" + target.sm + "' for " + std::string(kind.name) +
+                         " input (nvJitLink " + toolchain.nvjitlink_version + " links it for: " + list + ")");
+}
 
 }  // namespace
 
@@ -62,6 +81,15 @@ Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor, co
   QDC_ASSIGN_OR_RETURN(k.kernel, DecodeKernel(descriptor, config_.limits));
   const bool keep_debug = KeepsDebugInfo(k.kernel);
   k.target = k.kernel.input.target.ToString();
+  const compiler::InputKind& kind = compiler::InputKindOf(k.kernel.input.kind);
+  if (kind.canonical_text != nullptr) {  // keyed here, without a worker
+    QDC_RETURN_IF_ERROR(CheckReach(kind, k.kernel.input.target, compiler_.toolchain()));
+    QDC_ASSIGN_OR_RETURN(k.canonical_text, kind.canonical_text(k.kernel.input.ir, keep_debug));
+    k.canonical_ir = Sha256(k.canonical_text);
+    k.components = ArtifactKeyComponents(k.kernel, k.canonical_ir, toolchain_);
+    k.key = DigestBytes(KeyFromComponents("artifact", k.components));
+    return k;
+  }
   const std::string raw = IrDigestMemo::RawKey(k.kernel.input.ir, k.target, keep_debug);
   // A peer past its failure budget is keyed only from memory: IR it sent
   // before (a hit) needs no worker.
@@ -275,12 +303,29 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
   const bool write_stages = !k.kernel.no_store && !k.read_only;
   compiler::CompileOutput carried;  // the previous stage's output (its PTX) and what came with it
   const compiler::StageSpec* previous = nullptr;
+  const compiler::InputKind& kind = compiler::InputKindOf(in.kind);
+  if (kind.canonical_text != nullptr) {
+    // The canonical text is what the first stage compiles (a PTX input: PTX
+    // for nvJitLink, with the kernels it defines).
+    carried.ptx = k.canonical_text;
+    for (compiler::PtxEntry& e : compiler::PtxEntries(carried.ptx)) {
+      compiler::EntryInfo info;
+      info.name = std::move(e.name);
+      info.max_threads_per_block = e.max_threads_per_block;
+      carried.entries.push_back(std::move(info));
+    }
+  }
+  const bool keep_debug = KeepsDebugInfo(k.kernel);
   for (const compiler::StageId id : stages) {
     const compiler::StageSpec& stage = compiler::StageOf(id);
     std::optional<Digest> stage_key;
     if (stage.cached) {
-      stage_key = StageKey(stage, k.canonical_ir, previous, carried.ptx, in.target, in.options, toolchain_);
+      if (std::optional<KeyComponent> input =
+              StageInputComponent(stage, previous, kind, k.canonical_ir, carried.ptx, keep_debug)) {
+        stage_key = StageKey(stage, *input, in.target, in.options, toolchain_);
+      }
     }
+    const bool first = previous == nullptr;
     previous = &stage;
     if (stage_key && read_stages) {
       Expected<std::optional<std::string>> got = store_.GetStage(DigestBytes(*stage_key));
@@ -306,7 +351,16 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
         break;
       }
       case compiler::StageId::kPtxToCubin: {
-        QDC_ASSIGN_OR_RETURN(out, compiler_.LinkCubin(carried.ptx, carried.entries, in.target, in.options, control));
+        if (carried.ptx.empty()) return Internal("the cubin stage has no PTX to link");
+        Expected<compiler::CompileOutput> linked =
+            compiler_.LinkCubin(carried.ptx, carried.entries, in.target, in.options, control);
+        if (!linked.ok() && first && linked.status().code() == Code::kInvalidArgument &&
+            kind.message_for_source != nullptr) {
+          // About the client's own text: its line numbers, not the canonical text's.
+          return Status(Code::kInvalidArgument, kind.message_for_source(linked.status().message(), in.ir,
+                                                                         keep_debug, in.target.sm));
+        }
+        QDC_ASSIGN_OR_RETURN(out, std::move(linked));
         out.log = carried.log + out.log;
         out.timings.parse_seconds = carried.timings.parse_seconds;
         out.timings.optimize_seconds = carried.timings.optimize_seconds;
@@ -516,6 +570,7 @@ EngineStats Engine::Stats() {
   s.in_flight = pool_.queued_or_running();
   s.uptime_seconds = static_cast<std::uint64_t>(SecondsSince(started_));
   s.toolchain = toolchain_;
+  s.cuda_version = compiler_.toolchain().nvjitlink_version;
   s.version = config_.daemon_version;
   return s;
 }

@@ -155,7 +155,10 @@ class Engine {
   struct Keyed {
     DecodedKernel kernel;
     std::string target;  // kernel.input.target's canonical text
-    Digest canonical_ir{};
+    Digest canonical_ir{};  // the canonical input's digest (LLVM IR, PTX, ...)
+    // A kind made canonical in the daemon (PTX): that text, which is what
+    // the first stage compiles. Empty for LLVM IR.
+    std::string canonical_text;
     std::vector<KeyComponent> components;
     std::string key;  // 32 raw bytes
     bool read_only = false;  // the peer may not write: no stage outputs either

@@ -31,6 +31,7 @@ struct EngineStats {
   std::uint64_t in_flight = 0;      // compiles running or queued
   std::uint64_t uptime_seconds = 0;
   std::string toolchain;            // the toolchain fingerprint (hex)
+  std::string cuda_version;         // the nvJitLink cubins are linked with ("13.0", "none")
   std::string version;              // the daemon's version
 };
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "client/capi/capi_internal.h"
+#include "client/wire_kind.h"
 #include "client/wire_options.h"
 #include "client/wire_target.h"
 #include "common/digest.h"
@@ -49,6 +50,11 @@ Status SetKernelOption(v1::KernelDescriptor& k, std::string_view name, std::stri
   if (name == "no-store" || name == "no_store") {
     QDC_RETURN_IF_ERROR(SetFlag(value, &flag));
     k.set_no_store(flag);
+    return Status::Ok();
+  }
+  if (name == "kind") {
+    QDC_ASSIGN_OR_RETURN(v1::SourceKind kind, client::ParseSourceKind(value));
+    k.set_kind(kind);
     return Status::Ok();
   }
   if (name == "recache") {
@@ -126,12 +132,14 @@ qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const
     changed.set_namespace_((*kernel)->namespace_());
     changed.set_no_store((*kernel)->no_store());
     changed.set_recache((*kernel)->recache());
+    changed.set_kind((*kernel)->kind());
     Status status = qdcache::capi::SetKernelOption(changed, name, value);
     if (!status.ok()) return qdcache::InvalidArgument("option " + std::string(name) + ": " + status.message());
     *(*kernel)->mutable_options() = changed.options();
     (*kernel)->set_namespace_(changed.namespace_());
     (*kernel)->set_no_store(changed.no_store());
     (*kernel)->set_recache(changed.recache());
+    (*kernel)->set_kind(changed.kind());
     return Status::Ok();
   });
 }

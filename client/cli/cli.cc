@@ -11,6 +11,8 @@
 #include "client/cli/connect.h"
 #include "client/cli/credentials.h"
 #include "client/cli/output.h"
+#include "client/cli/ptxas.h"
+#include "client/wire_kind.h"
 
 namespace qdcache::cli {
 
@@ -21,6 +23,9 @@ namespace {
 void AddKernelOptions(CLI::App* app, CompileArgs& c) {
   KernelOptions& k = c.kernel;
   app->add_option("--target", k.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
+  app->add_option("--kind", k.kind,
+                  "What the file holds: " + client::SourceKindNames() +
+                      " (default: by its extension, .ptx is ptx; anything else LLVM IR)");
   for (const OptionSpec& spec : OptionCatalogue()) {
     const std::string name(spec.name);
     const std::string help = std::string(spec.help);
@@ -51,6 +56,12 @@ bool AsksForJson(int argc, const char* const* argv) {
 }  // namespace
 
 int Main(int argc, const char* const* argv) {
+  // ptxas's command line is ptxas's, not ours: through a link named ptxas,
+  // or `qdcache ptxas ...`.
+  const std::string_view program = argc > 0 ? std::string_view(argv[0]) : std::string_view();
+  if (program.substr(program.rfind('/') + 1) == "ptxas") return RunPtxas({argv + 1, argv + argc});
+  if (argc > 1 && std::string_view(argv[1]) == "ptxas") return RunPtxas({argv + 2, argv + argc});
+
   CLI::App app{"qdcache: client of the qdcached compile cache. With no daemon at the socket, it starts\n"
                "one for this user (not for ping, nor with --no-spawn); that daemon exits after 10 idle\n"
                "minutes and logs to <socket>.log."};
@@ -78,8 +89,8 @@ int Main(int argc, const char* const* argv) {
   app.add_option("--token-file", token_file, "Bearer token for --addr (default: $QDCACHE_TOKEN)");
 
   CompileArgs c;
-  CLI::App* compile = app.add_subcommand("compile", "Compile LLVM IR (text or bitcode) through the cache");
-  compile->add_option("file", c.file, "LLVM IR file (.ll or .bc)")->required();
+  CLI::App* compile = app.add_subcommand("compile", "Compile LLVM IR (text or bitcode) or PTX through the cache");
+  compile->add_option("file", c.file, "LLVM IR (.ll, .bc) or PTX (.ptx) file")->required();
   AddKernelOptions(compile, c);
   compile->add_option("--fast-key", c.kernel.fast_key_hex,
                       "Client fast key (hex) to alias this artifact");
@@ -171,6 +182,8 @@ int Main(int argc, const char* const* argv) {
   warm->add_flag("--json", w.json, "Print one JSON object");
 
   bool ping_json = false;
+  // Listed for --help only: Main hands `ptxas ...` to RunPtxas before parsing.
+  app.add_subcommand("ptxas", "A drop-in for CUDA's ptxas through the cache (qdcache ptxas --help)");
   CLI::App* ping = app.add_subcommand("ping", "Check that the daemon is serving");
   ping->add_flag("--json", ping_json, "Print one JSON object");
 

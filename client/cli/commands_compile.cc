@@ -19,7 +19,7 @@ int UsageOrFailure(const Status& s) { return s.code() == Code::kInvalidArgument 
 Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a, const std::string& file) {
   KernelOptions options = a.kernel;
   QDC_RETURN_IF_ERROR(ParseKeyExtras(a.key_extra_flags, &options.key_extras));
-  QDC_ASSIGN_OR_RETURN(v1::KernelDescriptor d, DescriptorWithoutIr(options));
+  QDC_ASSIGN_OR_RETURN(v1::KernelDescriptor d, DescriptorWithoutIr(options, file));
   QDC_RETURN_IF_ERROR(ReadFile(file, d.mutable_ir()));
   d.set_no_store(a.no_store);
   d.set_recache(a.recache);

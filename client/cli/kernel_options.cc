@@ -1,5 +1,6 @@
 #include "client/cli/kernel_options.h"
 
+#include "client/wire_kind.h"
 #include "client/wire_options.h"
 #include "client/wire_target.h"
 #include "common/digest.h"
@@ -26,9 +27,15 @@ Status ParseKeyExtras(const std::vector<std::string>& name_values,
   return Status::Ok();
 }
 
-Expected<v1::KernelDescriptor> DescriptorWithoutIr(const KernelOptions& a) {
+Expected<v1::KernelDescriptor> DescriptorWithoutIr(const KernelOptions& a, std::string_view source_path) {
   v1::KernelDescriptor d;
   QDC_ASSIGN_OR_RETURN(*d.mutable_target(), client::ParseWireTarget(a.target));
+  if (a.kind.empty()) {
+    d.set_kind(client::SourceKindOfPath(source_path));
+  } else {
+    QDC_ASSIGN_OR_RETURN(v1::SourceKind kind, client::ParseSourceKind(a.kind));
+    d.set_kind(kind);
+  }
   for (const auto& [name, value] : a.options) {
     const OptionSpec* spec = FindOption(name);
     if (spec == nullptr) return InvalidArgument("unknown compile option \"" + name + "\" (known: " + OptionNames() + ")");

@@ -15,6 +15,7 @@ namespace qdcache::cli {
 
 struct KernelOptions {
   std::string target;  // "cuda:sm_90", "cpu:x86-64+avx2"
+  std::string kind;    // "llvm", "ptx" (client/wire_kind.h); empty: by the file's extension
   std::vector<std::string> entries;
   std::string fast_key_hex;  // empty: no fast key
   std::string ns;            // namespace of the fast key
@@ -24,11 +25,14 @@ struct KernelOptions {
   std::map<std::string, std::string> key_extras;
 };
 
-// Everything of the descriptor but its IR (the caller reads that when it is
-// about to send it). INVALID_ARGUMENT for a target that does not parse, a
-// fast key that is not hex, a namespace without a fast key, an unknown
-// option or one out of range, or a key extra with an empty name.
-[[nodiscard]] Expected<v1::KernelDescriptor> DescriptorWithoutIr(const KernelOptions& options);
+// Everything of the descriptor but its source (the caller reads that when it
+// is about to send it), whose kind is `options.kind` or else the one
+// `source_path`'s extension names. INVALID_ARGUMENT for a target that does
+// not parse, an unknown kind, a fast key that is not hex, a namespace without
+// a fast key, an unknown option or one out of range, or a key extra with an
+// empty name.
+[[nodiscard]] Expected<v1::KernelDescriptor> DescriptorWithoutIr(const KernelOptions& options,
+                                                               std::string_view source_path);
 
 // "NAME=VALUE" strings (--key-extra) into `key_extras`. INVALID_ARGUMENT for
 // one without '=' or with an empty NAME.

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 // Keys of a line besides the compile options (which are the catalogue's).
 std::string KnownKeys() {
-  return "ir, target, entries, fast_key, namespace, key_extras, " + OptionNames();
+  return "ir, kind, target, entries, fast_key, namespace, key_extras, " + OptionNames();
 }
 
 Status WrongType(const std::string& key, const char* what) {
@@ -71,6 +71,8 @@ Status ParseLine(std::string_view line, const std::filesystem::path& base_dir,
       const std::filesystem::path path(ir);
       entry->ir_path = path.is_absolute() ? ir : (base_dir / path).lexically_normal().string();
       have_ir = true;
+    } else if (key == "kind") {
+      QDC_ASSIGN_OR_RETURN(o.kind, String(value, key));
     } else if (key == "target") {
       QDC_ASSIGN_OR_RETURN(o.target, String(value, key));
       have_target = true;
@@ -99,7 +101,7 @@ Status ParseLine(std::string_view line, const std::filesystem::path& base_dir,
   if (!have_ir) return InvalidArgument("\"ir\" is missing");
   if (!have_target) return InvalidArgument("\"target\" is missing");
   entry->target = o.target;
-  QDC_ASSIGN_OR_RETURN(entry->descriptor, DescriptorWithoutIr(o));
+  QDC_ASSIGN_OR_RETURN(entry->descriptor, DescriptorWithoutIr(o, entry->ir_path));
   return Status::Ok();
 }
 

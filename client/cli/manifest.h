@@ -8,7 +8,8 @@
 //    "key_extras": {"frontend": "1.2"}}
 //
 // Only "ir" and "target" are required; the others mean what the `compile`
-// flags of the same names mean. An unknown key is an error: a typo must not
+// flags of the same names mean ("kind": "ptx", say, where the file's
+// extension does not tell). An unknown key is an error: a typo must not
 // silently change what gets compiled.
 #pragma once
 

@@ -235,13 +235,15 @@ class Client:
         return json.loads(_lib.take_string(out))
 
     def compile(self, ir, target, options=None, fast_key=None, namespace=None, entries=None, key_extras=None,
-                no_store=False, recache=False, include_ptx=False):
+                no_store=False, recache=False, include_ptx=False, kind=None):
         """Compiles one kernel through the cache and returns its Artifact;
         raises QdcacheError when it fails (bad IR, unknown target, ...).
 
-        ir: LLVM IR, textual (str or bytes) or bitcode (bytes-like; bytes,
-            bytearray and writable memoryviews are read in place, not copied).
+        ir: the kernel's source: LLVM IR, textual (str or bytes) or bitcode
+            (bytes-like; bytes, bytearray and writable memoryviews are read in
+            place, not copied), or what `kind` names.
         target: "cuda:sm_90", "cpu:x86-64", "cpu:x86-64+avx2,+fma".
+        kind: "llvm" (None: the default) or "ptx" (PTX text, CUDA targets).
         options: {name: bool or int} of the protocol's compile options, by the
                  names of docs/protocol.md ("opt_level": 0..3, "fast_math",
                  "fmad", "debug", "lineinfo", "max_registers",
@@ -253,7 +255,7 @@ class Client:
         """
         [result] = self.compile_many([dict(ir=ir, target=target, options=options, fast_key=fast_key,
                                            namespace=namespace, entries=entries, key_extras=key_extras,
-                                           no_store=no_store, recache=recache)],
+                                           no_store=no_store, recache=recache, kind=kind)],
                                      include_ptx=include_ptx)
         if result.error is not None:
             raise result.error
@@ -279,7 +281,7 @@ class Client:
 
     @staticmethod
     def _add_kernel(request, ir, target, options=None, fast_key=None, namespace=None, entries=None, key_extras=None,
-                    no_store=False, recache=False):
+                    no_store=False, recache=False, kind=None):
         pointer, size, keep = _lib.buffer_pointer(ir, "ir")
         index = ctypes.c_size_t()
         check(lib.qdcache_request_add_kernel(request, pointer, size, text(target, "target"), ctypes.byref(index)))
@@ -290,6 +292,8 @@ class Client:
             if name.replace("-", "_") not in _OPTION_NAMES and name != "opt":
                 raise ValueError("unknown compile option %r (known: %s)" % (name, ", ".join(sorted(_OPTION_NAMES))))
             settings.append((name, _option_text(value)))
+        if kind is not None:
+            settings.append(("kind", kind))
         if namespace is not None:
             settings.append(("namespace", namespace))
         if no_store:

@@ -161,6 +161,30 @@ class CompileTest(unittest.TestCase):
             qdcache.load_cpu(cubin)
 
 
+    def test_ptx_compiles_by_kind_and_hits(self):
+        ptx = read_data("ptx/scale_shift.ptx").decode()
+        try:
+            first = self.client.compile(ptx, target="cuda:sm_100", kind="ptx", options={"max_registers": 32})
+        except qdcache.QdcacheError as e:
+            if "lacks" in e.message or "built without CUDA" in e.message:
+                self.skipTest(e.message)
+            raise
+        self.assertEqual(first.kind, "cubin")
+        self.assertEqual([e["name"] for e in first.metadata["entries"]], ["scale_shift", "block_sum"])
+        # A comment changes nothing; sent without the kind it is not LLVM IR.
+        again = self.client.compile("// from another front end\n" + ptx, target="cuda:sm_100", kind="ptx",
+                                    options={"max_registers": 32})
+        self.assertEqual(again.status, "hit")
+        self.assertEqual(bytes(again), bytes(first))
+        with self.assertRaises(qdcache.QdcacheError) as err:
+            self.client.compile(ptx, target="cuda:sm_90")
+        self.assertIn("PTX assembly", err.exception.message)
+        with self.assertRaises(qdcache.QdcacheError) as err:
+            self.client.compile(ptx, target="cuda:sm_90", kind="fortran")
+        self.assertEqual(err.exception.code_name, "INVALID_ARGUMENT")
+        self.assertIn("unknown source kind", err.exception.message)
+
+
 class ConnectTest(unittest.TestCase):
     def test_no_daemon_is_unavailable(self):
         with Daemon() as daemon:

@@ -19,6 +19,7 @@
 
 #include "common/utf8.h"
 #include "common/target.h"
+#include "compiler/ptx_text.h"
 #include "engine/artifact_key.h"
 #include "engine/descriptor.h"
 #include "engine/ir_digest_memo.h"
@@ -87,11 +88,25 @@ void DecodeCompile(const v1::CompileRequest& request) {
                                                          *kernel, ir_digest, "fuzz-toolchain"))) {
       Fail("artifact key is not deterministic");
     }
+    // A kind made canonical here (PTX): its text is a fixed point and reads.
+    const compiler::InputKind& kind = compiler::InputKindOf(kernel->input.kind);
+    if (kind.canonical_text != nullptr) {
+      Expected<std::string> text = kind.canonical_text(kernel->input.ir, keep_debug);
+      if (!text.ok()) {
+        CheckErrorTravels(text.status());
+      } else {
+        Expected<std::string> again = kind.canonical_text(*text, keep_debug);
+        if (!again.ok() || *again != *text) Fail("canonical PTX is not a fixed point");
+        (void)compiler::PtxEntries(*text);
+      }
+    }
     const compiler::StageSpec* previous = nullptr;
     for (compiler::StageId id : compiler::InputKindOf(kernel->input.kind).stages(kernel->input.target.kind)) {
       const compiler::StageSpec& stage = compiler::StageOf(id);
-      (void)engine::StageKey(stage, ir_digest, previous, kernel->input.ir, kernel->input.target,
-                             kernel->input.options, "fuzz-toolchain");
+      const std::optional<engine::KeyComponent> input =
+          engine::StageInputComponent(stage, previous, compiler::InputKindOf(kernel->input.kind), ir_digest,
+                                      kernel->input.ir, keep_debug);
+      if (input) (void)engine::StageKey(stage, *input, kernel->input.target, kernel->input.options, "fuzz-toolchain");
       previous = &stage;
     }
   }

@@ -102,6 +102,35 @@ int CubinSm(const std::string& elf) {
   return static_cast<int>(h.e_flags & 0xff);
 }
 
+std::map<std::string, std::string> ElfSections(const std::string& elf, std::string_view prefix) {
+  Elf64_Ehdr h;
+  if (!ReadHeader(elf, &h)) throw std::runtime_error("not a 64-bit ELF file");
+  auto header = [&](std::size_t i) {
+    const std::size_t at = h.e_shoff + i * sizeof(Elf64_Shdr);
+    if (h.e_shentsize != sizeof(Elf64_Shdr) || at + sizeof(Elf64_Shdr) > elf.size()) {
+      throw std::runtime_error("ELF section header " + std::to_string(i) + " is outside the file");
+    }
+    Elf64_Shdr s;
+    std::memcpy(&s, elf.data() + at, sizeof s);
+    return s;
+  };
+  auto bytes = [&](std::uint64_t offset, std::uint64_t size) {
+    if (offset > elf.size() || size > elf.size() - offset) throw std::runtime_error("ELF section outside the file");
+    return elf.substr(offset, size);
+  };
+  const Elf64_Shdr names = header(h.e_shstrndx);
+  const std::string table = bytes(names.sh_offset, names.sh_size);
+  std::map<std::string, std::string> out;
+  for (std::size_t i = 1; i < h.e_shnum; ++i) {
+    const Elf64_Shdr s = header(i);
+    if (s.sh_name >= table.size()) throw std::runtime_error("ELF section name outside its table");
+    const std::string name = table.c_str() + s.sh_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    out[name] = s.sh_type == SHT_NOBITS ? std::string() : bytes(s.sh_offset, s.sh_size);
+  }
+  return out;
+}
+
 bool IsX86SharedObject(const std::string& elf) {
   Elf64_Ehdr h;
   return ReadHeader(elf, &h) && h.e_machine == EM_X86_64 && h.e_type == ET_DYN;

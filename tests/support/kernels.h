@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 
 #include "client/client.h"
 #include "qdcache/v1/qdcache.pb.h"
@@ -37,6 +39,11 @@ std::string PaddedCpuKernel(std::uint64_t index, std::size_t table_bytes);
 // The SM number a CUDA ELF (cubin) is built for (90 for sm_90), or -1 if the
 // bytes are not a CUDA ELF.
 int CubinSm(const std::string& elf);
+
+// The sections of a 64-bit ELF file (a cubin, say) whose names start with
+// `prefix` (".text."), by name, with their bytes. Throws on bytes that are
+// not such a file.
+std::map<std::string, std::string> ElfSections(const std::string& elf, std::string_view prefix);
 
 // True for a 64-bit little-endian x86-64 ELF shared object.
 bool IsX86SharedObject(const std::string& elf);

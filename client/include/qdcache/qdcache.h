@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 #define QDCACHE_ABI_VERSION_MAJOR 1
-#define QDCACHE_ABI_VERSION_MINOR 1
+#define QDCACHE_ABI_VERSION_MINOR 2
 #define QDCACHE_ABI_VERSION ((QDCACHE_ABI_VERSION_MAJOR << 16) | QDCACHE_ABI_VERSION_MINOR)
 
 /* ---- Versions, status codes and errors ---- */
@@ -128,7 +128,8 @@ typedef struct qdcache_results qdcache_results;
 
 qdcache_status qdcache_request_create(qdcache_request** out);
 void qdcache_request_free(qdcache_request* request);
-/* Appends a kernel: LLVM IR, textual or bitcode, `ir_size` bytes (copied),
+/* Appends a kernel: LLVM IR, textual or bitcode, or another source kind
+ * named by the option "kind" below, `ir_size` bytes (copied),
  * for `target` ("cuda:sm_90", "cpu:x86-64", "cpu:x86-64+avx2,+fma").
  * `*index` (may be NULL) receives its position, which the functions below
  * take and results come back in. */
@@ -140,7 +141,9 @@ qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* 
  *   lineinfo, max_registers, link_libdevice, ...), also spelt with '-' for
  *   '_' ("max-registers"), and "opt" for opt_level: a number, or for a
  *   boolean "1"/"0" (or true/false); INVALID_ARGUMENT names the known ones;
- *   no-store, recache: "1"/"0"; namespace NAME (the fast key's namespace).
+ *   no-store, recache: "1"/"0"; namespace NAME (the fast key's namespace);
+ *   kind: what the kernel's bytes are, "llvm" (the default) or "ptx"
+ *   (since ABI 1.2).
  * Request-wide: index is ignored for include-ptx "1"/"0" (return the PTX a
  * cubin was linked from). */
 qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const char* name,

@@ -354,6 +354,18 @@ define void @k(ptr %p) {
 
 rm -f base_cpu.ll base_cuda.ll base_cpu.bc
 
+# ------------------------------------------ PTX (sent as source kind PTX)
+sed 's/mul\.lo\.s32/mul.lo.q32/' ptx.ptx > ptx_syntax_error.ptx
+sed 's/%r6, %tid\.x/%r99, %tid.x/' ptx.ptx > ptx_undeclared_register.ptx
+sed 's/^\.target sm_75/.target sm_90/' ptx.ptx > ptx_newer_target.ptx
+grep -v '^\.version' ptx.ptx > ptx_no_version.ptx
+grep -v '^\.target' ptx.ptx > ptx_no_target.ptx
+{ cat ptx.ptx; printf '\0'; } > ptx_nul.ptx
+{ cat ptx.ptx; printf '// \xff\xfe\n'; } > ptx_not_utf8.ptx
+cp "$data/cuda/saxpy.ll" llvm_ir_as_ptx.ptx
+cp ptx.ptx ptx_old_sm.ptx
+cp ptx.ptx ptx_for_cpu.ptx
+
 # Every file MANIFEST names must exist now.
 missing=0
 while read -r file _; do

@@ -51,7 +51,7 @@ TEST_CASE("Each option lands in the keys of exactly the stages that read it") {
       {"opt_level 0", o0, true, true},
       {"opt_level 2", o2, true, false},
       {"fast_math", fast, true, true},
-      {"fmad", no_fmad, true, false},
+      {"fmad", no_fmad, true, true},
       {"debug", debug, true, true},
       {"lineinfo", lineinfo, true, true},
       {"max_registers", WithMaxRegisters(8u), false, true},
@@ -68,7 +68,7 @@ TEST_CASE("Each option lands in the keys of exactly the stages that read it") {
 
 TEST_CASE("The default option keys are spelled out") {
   CHECK(StageOptionsKey({}, kStageCodegen) == "opt_level=3 fast_math=0 fmad=1 debug=0 lineinfo=0 link_libdevice=0");
-  CHECK(LinkKey({}) == "opt_level=3 fast_math=0 debug=0 lineinfo=0 max_registers=0");
+  CHECK(LinkKey({}) == "opt_level=3 fast_math=0 fmad=1 debug=0 lineinfo=0 max_registers=0");
 }
 
 TEST_CASE("an option is found by its name, with dashes, or by its alias; nothing else", "[common][options]") {
@@ -120,14 +120,14 @@ TEST_CASE("a stage is given the options it reads, as it reads them, and the rest
   CompileOptions o;
   o.opt_level = 2;
   o.max_registers = 64;
-  o.fmad = false;
+  o.link_libdevice = true;
   const CompileOptions link = StageOptions(o, kStageLink);
   CHECK(link.opt_level == 3);  // nvJitLink knows -O0 and -O3
   CHECK(link.max_registers == 64);
-  CHECK(link.fmad);  // not the link stage's: its default
+  CHECK_FALSE(link.link_libdevice);  // not the link stage's: its default
   const CompileOptions codegen = StageOptions(o, kStageCodegen);
   CHECK(codegen.opt_level == 2);
   CHECK(codegen.max_registers == 0);
-  CHECK_FALSE(codegen.fmad);
+  CHECK(codegen.link_libdevice);
 }
 

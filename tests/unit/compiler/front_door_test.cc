@@ -200,7 +200,7 @@ TEST_CASE("Foreign inputs are named") {
   CHECK(SniffForeignInput("BC\xc0\xdf").what.find("damaged magic") != std::string_view::npos);
 
   const ForeignInput ptx = SniffForeignInput("//\n// Generated\n\n.version 8.5\n.target sm_90\n");
-  CHECK(ptx.what == "PTX assembly");
+  CHECK(ptx.what == "PTX assembly; send it as source kind PTX (--kind ptx, kind=\"ptx\")");
   CHECK_FALSE(ptx.certain);
   const ForeignInput cuda = SniffForeignInput("#include \"x.h\"\n__global__ void k() {}\n");
   CHECK(cuda.what.find("CUDA source") != std::string_view::npos);
@@ -214,7 +214,7 @@ TEST_CASE("Foreign inputs are refused by what they are, text formats on a parse 
   CheckRefused(CompileStatus("\x1f\x8b\x08\x00garbage", Cpu("x86-64")), "it is a gzip stream");
   CheckRefused(
       CompileStatus(".version 8.5\n.target sm_90\n", Cpu("x86-64")),
-      "IR parse error at 1:1: expected top-level entity (the input looks like PTX assembly)");
+      "IR parse error at 1:1: expected top-level entity (the input looks like PTX assembly; send it as source kind PTX (--kind ptx, kind=\"ptx\"))");
 }
 
 TEST_CASE("Bitcode that is not a whole number of words is refused as such") {
