@@ -208,7 +208,9 @@ TEST_CASE("every qdcache command prints exactly one JSON document with --json",
   CHECK(several["results"][0]["status"] == "alias_hit");
   CHECK(several["results"][1]["fast_key"] == "beef");
   CHECK(several["results"][1]["status"] == "miss");
-  // A new sub-command must join this list.
+  // A new sub-command must join this list. `ptxas` speaks ptxas's command
+  // line, not ours (no --json): ptxas_front_door_test.cc covers it.
+  tested.insert("ptxas");
   CHECK(tested == ListedSubcommands());
 }
 

@@ -106,3 +106,31 @@ TEST_CASE(
   CHECK(stats->store_aliases() == 1);  // 200 concurrent alias writes, counted once
   CHECK(daemon.Stop() == 0);           // under TSan, a race report makes this non-zero
 }
+
+TEST_CASE("16 clients asking at once for one PTX kernel cause one link", "[integration][coalescing][ptx]") {
+  if (!CudaBuilt()) {
+    WARN("built without the CUDA Toolkit: skipping");
+    return;
+  }
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  v1::KernelDescriptor d = Descriptor("ptx/scale_shift.ptx", "cuda:sm_90");
+  d.set_kind(v1::SOURCE_KIND_PTX);
+  constexpr int kClients = 16;
+  std::vector<Reply> replies = Stampede(daemon, d, kClients);
+  int compiled = 0;
+  for (const Reply& reply : replies) {
+    INFO(reply.status.error_message());
+    REQUIRE(reply.status.ok());
+    const v1::CompileResult& r = reply.response.results(0);
+    REQUIRE(r.has_artifact());
+    CHECK(r.artifact().payload() == replies[0].response.results(0).artifact().payload());
+    compiled += r.status() == v1::CACHE_STATUS_COMPILED;
+  }
+  CHECK(compiled == 1);
+  auto stats = daemon.Connect()->Stats();
+  REQUIRE(stats.ok());
+  CHECK(stats->compiles() == 1);
+  CHECK(stats->coalesced() + stats->hits() == kClients - 1);
+}

@@ -9,14 +9,13 @@
 #include "tests/support/cli_json.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/kernels.h"
+#include "tests/support/ptx_reference.h"
 #include "tests/support/subprocess.h"
 
 using namespace qdcache;
 using namespace qdcache::testing;
 
 namespace {
-
-bool HaveReferenceTools() { return !std::string(QDCACHE_PTXAS).empty() && !std::string(QDCACHE_NVLINK).empty(); }
 
 EnvChanges To(const DaemonProcess& daemon) {
   return {"QDCACHE_SOCKET=" + daemon.socket_path(), "QDCACHE_AUTOSPAWN=0", "QDCACHE_ADDR"};
@@ -28,38 +27,11 @@ RunResult Ptxas(const DaemonProcess& daemon, std::vector<std::string> args, cons
   return Run(args, To(daemon));
 }
 
-// ptxas -c FLAGS, then nvlink: the toolkit's own cubin of `ptx_file`.
-std::string Reference(const TempDir& dir, const std::string& ptx_file, const std::string& sm,
-                      const std::vector<std::string>& flags) {
-  const std::string object = dir.path() + "/reference.o", cubin = dir.path() + "/reference.cubin";
-  std::vector<std::string> argv = {QDCACHE_PTXAS, "-c", "--gpu-name=" + sm};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {ptx_file, "-o", object});
-  RunResult assembled = Run(argv);
-  INFO(assembled.err);
-  REQUIRE(assembled.exit_code == 0);
-  RunResult linked = Run({QDCACHE_NVLINK, "-arch=" + sm, object, "-o", cubin});
-  INFO(linked.err);
-  REQUIRE(linked.exit_code == 0);
-  return ReadFileOrDie(cubin);
-}
-
-void CheckSameMachineCode(const std::string& ours, const std::string& reference) {
-  const auto a = ElfSections(ours, ".text."), b = ElfSections(reference, ".text.");
-  REQUIRE_FALSE(b.empty());
-  CHECK(a.size() == b.size());
-  for (const auto& [section, bytes] : b) {
-    INFO(section);
-    REQUIRE(a.count(section) == 1);
-    CHECK(a.at(section) == bytes);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("qdcache ptxas given Triton's command lines writes ptxas's machine code", "[integration][cuda][ptxas]") {
   QDC_REQUIRE_CUDA_BUILT();
-  if (!HaveReferenceTools()) {
+  if (!HaveToolkitTools()) {
     WARN("the CUDA Toolkit's ptxas or nvlink was not found at configure time: skipping");
     return;
   }
@@ -94,7 +66,7 @@ TEST_CASE("qdcache ptxas given Triton's command lines writes ptxas's machine cod
     CHECK(CubinSm(cubin) == std::stoi(shape.sm.substr(3)));
     CHECK_THAT(r.err, Catch::Contains("ptxas info    : Compiling entry function 'scale_shift' for '" + shape.sm + "'") &&
                           Catch::Contains("Compiling entry function 'block_sum'") && Catch::Contains("registers"));
-    CheckSameMachineCode(cubin, Reference(dir, ptx, shape.sm, shape.flags));
+    CheckSameMachineCode(cubin, ToolkitCubin(dir, ptx, shape.sm, shape.flags));
   }
 }
 

@@ -74,7 +74,7 @@ TEST_CASE("every compile option of the catalogue is listed and settable by its n
   std::vector<std::string> names;
   for (size_t i = 0; qdcache_compile_option_name(i) != nullptr; ++i) names.emplace_back(qdcache_compile_option_name(i));
   CHECK(names == std::vector<std::string>{"opt_level", "fast_math", "fmad", "debug", "lineinfo", "max_registers",
-                                          "link_libdevice"});
+                                          "link_libdevice", "suppress_debug_info"});
   for (const std::string& name : names) {
     INFO(name);
     CHECK(qdcache_request_set(request, 0, name.c_str(), "1") == QDCACHE_OK);

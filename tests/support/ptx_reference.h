@@ -1,0 +1,48 @@
+// The CUDA Toolkit's own tools as the reference for qdcached's cubins:
+// `ptxas -c` then `nvlink` (what nvJitLink does), and a comparison of the
+// machine code (every `.text.*` section). Header-only because it asserts
+// with Catch.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/support/kernels.h"
+#include "tests/support/subprocess.h"
+
+namespace qdcache::testing {
+
+// Whether ptxas and nvlink were found at configure time.
+inline bool HaveToolkitTools() { return !std::string(QDCACHE_PTXAS).empty() && !std::string(QDCACHE_NVLINK).empty(); }
+
+// The toolkit's cubin of the PTX file `ptx_file` for `sm`: ptxas -c with
+// `ptxas_flags`, then nvlink; scratch files in `dir`.
+inline std::string ToolkitCubin(const TempDir& dir, const std::string& ptx_file, const std::string& sm,
+                                const std::vector<std::string>& ptxas_flags) {
+  const std::string object = dir.path() + "/reference.o", cubin = dir.path() + "/reference.cubin";
+  std::vector<std::string> argv = {QDCACHE_PTXAS, "-c", "--gpu-name=" + sm};
+  argv.insert(argv.end(), ptxas_flags.begin(), ptxas_flags.end());
+  argv.insert(argv.end(), {ptx_file, "-o", object});
+  RunResult assembled = Run(argv);
+  INFO(assembled.err);
+  REQUIRE(assembled.exit_code == 0);
+  RunResult linked = Run({QDCACHE_NVLINK, "-arch=" + sm, object, "-o", cubin});
+  INFO(linked.err);
+  REQUIRE(linked.exit_code == 0);
+  return ReadFileOrDie(cubin);
+}
+
+// `ours` has exactly the reference's `.text.*` sections, byte for byte.
+inline void CheckSameMachineCode(const std::string& ours, const std::string& reference) {
+  const auto a = ElfSections(ours, ".text."), b = ElfSections(reference, ".text.");
+  REQUIRE_FALSE(b.empty());
+  CHECK(a.size() == b.size());
+  for (const auto& [section, bytes] : b) {
+    INFO(section);
+    REQUIRE(a.count(section) == 1);
+    CHECK(a.at(section) == bytes);
+  }
+}
+
+}  // namespace qdcache::testing
