@@ -23,6 +23,8 @@
 #include "backends/llvm_targets.h"
 #include "backends/module_conform.h"
 #include "backends/nvjitlink_link.h"
+#include "backends/nvvm_compile.h"
+#include "compiler/ptx_text.h"
 #include "backends/object_symbols.h"
 #include "backends/optimizer.h"
 #include "compiler/ptxas_info.h"
@@ -145,6 +147,7 @@ class InProcessCompiler final : public Compiler {
  private:
   Expected<CompileOutput> CompileCuda(const CompileInput& input) const;
   llvm::Error CompileToPtxInto(const CompileInput& input, PtxOutput& out) const;
+  llvm::Error NvvmToPtxInto(const CompileInput& input, PtxOutput& out) const;
   llvm::Error LinkCubinInto(std::string ptx, const std::vector<EntryInfo>& entries,
                             const Target& requested, const CompileOptions& options,
                             CompileOutput& out) const;
@@ -178,6 +181,7 @@ llvm::Error InProcessCompiler::CompileToPtxInto(const CompileInput& input, PtxOu
   if (input.target.kind != TargetKind::kCuda) {
     return BadInput("CompileToPtx needs a CUDA target, got " + input.target.ToString());
   }
+  if (input.kind == InputKindId::kNvvm) return NvvmToPtxInto(input, out);
   auto target = CheckedTarget(input.target);
   if (!target) return target.takeError();
   if (llvm::Error error = CheckOptLevel(input.options)) return error;
@@ -277,6 +281,33 @@ llvm::Error InProcessCompiler::EmitCudaPtx(Job& job, PtxOutput& out) const {
     info.max_threads_per_block = entry.max_threads_per_block;
     out.entries.push_back(std::move(info));
   }
+  return llvm::Error::success();
+}
+
+// NVVM IR through libNVVM; the kernels are the PTX's.
+llvm::Error InProcessCompiler::NvvmToPtxInto(const CompileInput& input, PtxOutput& out) const {
+  auto target = CheckedTarget(input.target, CudaPath::kFromPtx);
+  if (!target) return target.takeError();
+  if (llvm::Error error = CheckOptLevel(input.options)) return error;
+  const CompileOptions options = StageOptions(input.options, kStageCodegen);
+  if (options.link_libdevice && libdevice_.bitcode.empty()) {
+    return NotAvailable("link_libdevice: libdevice is not available (" +
+                        (libdevice_.path.empty() ? std::string("no path configured") : libdevice_.path) + ")");
+  }
+  StageTimer timer(out.timings.codegen_seconds);
+  auto ptx = CompileNvvmToPtx(input.ir, target->sm, options,
+                              options.link_libdevice ? std::string_view(libdevice_.bitcode) : std::string_view());
+  if (!ptx) return ptx.takeError();
+  Expected<std::string> canonical = CanonicalPtx(*ptx, true);
+  if (!canonical.ok()) return ToolchainFailure("libNVVM's PTX does not read as PTX: " + canonical.status().message());
+  for (PtxEntry& entry : PtxEntries(*canonical)) {
+    EntryInfo info;
+    info.name = std::move(entry.name);
+    info.max_threads_per_block = entry.max_threads_per_block;
+    out.entries.push_back(std::move(info));
+  }
+  if (out.entries.empty()) return BadInput("the NVVM IR defines no kernel (no \"kernel\" nvvm.annotations entry)");
+  out.ptx = std::move(*ptx);
   return llvm::Error::success();
 }
 

@@ -1,5 +1,7 @@
 #include "backends/toolchain_probe.h"
 
+#include "backends/nvvm_compile.h"
+
 #include <gnu/libc-version.h>
 
 #include "common/digest.h"
@@ -44,6 +46,7 @@ ToolchainInfo DescribeToolchain(const Libdevice& libdevice) {
   info.libdevice_digest = libdevice.digest;
   info.cuda_sms = cuda.sms;
   info.ptx_sms = cuda.link_sms;
+  info.nvvm_version = cuda.available ? NvvmVersion() : "none";
   info.cuda_available = cuda.available;
   return info;
 }

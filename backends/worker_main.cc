@@ -56,6 +56,9 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
       input.target = FromWire(r.target());
       input.options = FromWire(r.options());
       input.entry_points.assign(r.entry_points().begin(), r.entry_points().end());
+      input.kind = r.input_kind() == static_cast<int>(InputKindId::kNvvm) ? InputKindId::kNvvm
+                   : r.input_kind() == static_cast<int>(InputKindId::kLlvmBitcode) ? InputKindId::kLlvmBitcode
+                                                                                    : InputKindId::kLlvmText;
       if (ptx_only) {
         Expected<PtxOutput> out = compiler.CompileToPtx(input);
         ToWire(out.status(), response);

@@ -15,6 +15,7 @@ struct KindRow {
 constexpr std::array kKinds = {
     KindRow{"llvm", v1::SOURCE_KIND_LLVM_IR, {".ll", ".bc"}},
     KindRow{"ptx", v1::SOURCE_KIND_PTX, {".ptx", ""}},
+    KindRow{"nvvm", v1::SOURCE_KIND_NVVM_IR, {".nvvm", ""}},
 };
 
 }  // namespace

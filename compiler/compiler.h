@@ -95,6 +95,9 @@ struct ToolchainInfo {
   // list of the same toolkit, with the sm_XXa / sm_XXf variants), a superset
   // of cuda_sms, which LLVM IR (through LLVM's NVPTX backend) is held to.
   std::vector<std::string> ptx_sms = {};
+  // libNVVM's version and the NVVM IR it reads ("2.0 (IR 2.0, debug 3.2)"),
+  // or "none": NVVM IR inputs reach ptx_sms through it.
+  std::string nvvm_version = {};
 
   friend bool operator==(const ToolchainInfo&, const ToolchainInfo&) = default;
 };

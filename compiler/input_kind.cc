@@ -31,11 +31,30 @@ std::span<const StageId> PtxStages(TargetKind family) {
 
 bool AnyBytes(std::string_view) { return true; }
 
+// NVVM IR, text or bitcode: libNVVM reads and judges it all; its digest is
+// that of the bytes as sent (nothing is known to be neutral in them).
+Expected<std::string> NvvmBytes(std::string_view bytes, bool) {
+  if (bytes.empty()) return InvalidArgument("the NVVM IR is empty");
+  return std::string(bytes);
+}
+
+// NVVM IR: through libNVVM to PTX, then the cubin stage.
+std::span<const StageId> NvvmStages(TargetKind family) {
+  static constexpr std::array kCuda = {StageId::kIrToPtx, StageId::kPtxToCubin};
+  if (family == TargetKind::kCuda) return kCuda;
+  return {};
+}
+
+using Reach = InputKind::Reach;
 constexpr std::array kKinds = {
-    InputKind{InputKindId::kLlvmText, "llvm-text", "text", "ir", AnyBytes, LlvmStages, nullptr, nullptr},
-    InputKind{InputKindId::kLlvmBitcode, "llvm-bitcode", "bitcode", "ir", IsBitcode, LlvmStages, nullptr, nullptr},
-    InputKind{InputKindId::kPtx, "ptx", "ptx", "ptx", nullptr, PtxStages, CanonicalPtx,
-              PtxMessageForSource},
+    InputKind{InputKindId::kLlvmText, "llvm-text", "text", "ir", AnyBytes, LlvmStages, nullptr, nullptr,
+              Reach::kLlvmNvptx},
+    InputKind{InputKindId::kLlvmBitcode, "llvm-bitcode", "bitcode", "ir", IsBitcode, LlvmStages, nullptr, nullptr,
+              Reach::kLlvmNvptx},
+    InputKind{InputKindId::kPtx, "ptx", "ptx", "ptx", nullptr, PtxStages, CanonicalPtx, PtxMessageForSource,
+              Reach::kNvJitLink},
+    InputKind{InputKindId::kNvvm, "nvvm", "nvvm", "nvvm", nullptr, NvvmStages, NvvmBytes, nullptr,
+              Reach::kLibNvvm},
 };
 
 constexpr std::array kStages = {
@@ -65,7 +84,11 @@ CompileOptions OptionsForKind(const InputKind& kind, TargetKind family, const Co
   unsigned read = 0;
   for (const StageId id : kind.stages(family)) read |= StageOf(id).options;
   // Only a kind that links and nothing else reads options as the link stage does.
-  return read == kStageLink ? StageOptions(options, kStageLink) : options;
+  if (read == kStageLink) return StageOptions(options, kStageLink);
+  CompileOptions out = options;
+  // libNVVM, like nvJitLink, has -opt=0 and -opt=3 only.
+  if (kind.reach == InputKind::Reach::kLibNvvm) out.opt_level = options.opt_level == 0 ? 0 : 3;
+  return out;
 }
 
 bool IsBitcode(std::string_view bytes) {

@@ -3,7 +3,8 @@
 // target family (and so which artifact they yield: the family's). The engine
 // walks these tables instead of asking "is this CUDA?"; a new input kind is a
 // row here, its recogniser, the stages it runs, and the compiler code of any
-// new stage. Today: LLVM IR as text and as bitcode (one pipeline), and PTX.
+// new stage. Today: LLVM IR as text and as bitcode (one pipeline), PTX, and
+// NVVM IR.
 #pragma once
 
 #include <span>
@@ -16,7 +17,7 @@
 
 namespace qdcache::compiler {
 
-enum class InputKindId { kLlvmText, kLlvmBitcode, kPtx };
+enum class InputKindId { kLlvmText, kLlvmBitcode, kPtx, kNvvm };
 
 // A step of a compile. Each is one Compiler call; a cached one also has a
 // stage cache entry of its own, keyed by its input and the options it reads.
@@ -68,6 +69,12 @@ struct InputKind {
   // line numbers the client's; `sm` the target's). Null with canonical_text.
   std::string (*message_for_source)(std::string_view message, std::string_view bytes, bool keep_debug,
                                     std::string_view sm);
+  // The CUDA SMs it reaches: those of the compilers its stages run.
+  enum class Reach {
+    kLlvmNvptx,  // LLVM's NVPTX backend and nvJitLink (ToolchainInfo::cuda_sms)
+    kNvJitLink,  // nvJitLink alone (ToolchainInfo::ptx_sms)
+    kLibNvvm,    // libNVVM and nvJitLink (ptx_sms, with libNVVM present)
+  } reach;
 };
 
 [[nodiscard]] std::span<const InputKind> InputKinds();

@@ -23,6 +23,7 @@ void RequestToWire(const CompileInput& in, worker::v1::CompileRequest* w) {
   ToWire(in.target, w->mutable_target());
   ToWire(in.options, w->mutable_options());
   for (const std::string& e : in.entry_points) w->add_entry_points(e);
+  w->set_input_kind(static_cast<int>(in.kind));
 }
 
 }  // namespace

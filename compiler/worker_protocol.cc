@@ -203,6 +203,7 @@ void ToWire(const ToolchainInfo& t, worker::v1::Hello* w) {
   w->set_nvjitlink_version(t.nvjitlink_version);
   w->set_libc_version(t.libc_version);
   for (const std::string& sm : t.ptx_sms) w->add_ptx_sms(sm);
+  w->set_nvvm_version(t.nvvm_version);
 }
 
 ToolchainInfo FromWire(const worker::v1::Hello& w) {
@@ -216,6 +217,7 @@ ToolchainInfo FromWire(const worker::v1::Hello& w) {
   t.nvjitlink_version = w.nvjitlink_version();
   t.libc_version = w.libc_version();
   t.ptx_sms.assign(w.ptx_sms().begin(), w.ptx_sms().end());
+  t.nvvm_version = w.nvvm_version();
   return t;
 }
 

@@ -13,6 +13,7 @@ std::string ToolchainFingerprint(const compiler::ToolchainInfo& info, std::strin
   h.UpdateField(info.ptx_isa_version);
   h.UpdateField(info.libdevice_digest);
   h.UpdateField(info.libc_version);
+  h.UpdateField(info.nvvm_version);
   return ToHex(h.Finish());
 }
 

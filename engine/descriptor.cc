@@ -23,9 +23,11 @@ Expected<compiler::InputKindId> DecodeSourceKind(int kind, std::string_view byte
       return compiler::RecogniseInput(bytes).id;
     case v1::SOURCE_KIND_PTX:
       return compiler::InputKindId::kPtx;
+    case v1::SOURCE_KIND_NVVM_IR:
+      return compiler::InputKindId::kNvvm;
     default:
       return InvalidArgument("source kind " + std::to_string(kind) +
-                             " is unknown to this daemon (it takes LLVM IR and PTX)");
+                             " is unknown to this daemon (it takes LLVM IR, PTX and NVVM IR)");
   }
 }
 

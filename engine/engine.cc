@@ -30,7 +30,15 @@ Status CheckReach(const compiler::InputKind& kind, const compiler::Target& targe
     return FailedPrecondition(std::string(kind.name) + " input needs CUDA (nvJitLink), which this daemon lacks" +
                               " (CUDA: " + toolchain.cuda_version + ")");
   }
-  const std::vector<std::string>& sms = toolchain.ptx_sms.empty() ? toolchain.cuda_sms : toolchain.ptx_sms;
+  using Reach = compiler::InputKind::Reach;
+  if (kind.reach == Reach::kLibNvvm &&
+      (toolchain.nvvm_version.empty() || toolchain.nvvm_version == "none" ||
+       toolchain.nvvm_version.rfind("probe-failed", 0) == 0)) {
+    return FailedPrecondition(std::string(kind.name) + " input needs libNVVM, which this daemon lacks (libNVVM: " +
+                              toolchain.nvvm_version + ")");
+  }
+  const std::vector<std::string>& sms =
+      kind.reach == Reach::kLlvmNvptx || toolchain.ptx_sms.empty() ? toolchain.cuda_sms : toolchain.ptx_sms;
   if (std::find(sms.begin(), sms.end(), target.sm) != sms.end()) return Status::Ok();
   std::string list;
   for (const std::string& sm : sms) list += (list.empty() ? "" : ", ") + sm;
@@ -304,7 +312,7 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
   compiler::CompileOutput carried;  // the previous stage's output (its PTX) and what came with it
   const compiler::StageSpec* previous = nullptr;
   const compiler::InputKind& kind = compiler::InputKindOf(in.kind);
-  if (kind.canonical_text != nullptr) {
+  if (kind.canonical_text != nullptr && stages.front() == compiler::StageId::kPtxToCubin) {
     // The canonical text is what the first stage compiles (a PTX input: PTX
     // for nvJitLink, with the kernels it defines).
     carried.ptx = k.canonical_text;

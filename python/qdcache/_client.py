@@ -243,7 +243,8 @@ class Client:
             (bytes-like; bytes, bytearray and writable memoryviews are read in
             place, not copied), or what `kind` names.
         target: "cuda:sm_90", "cpu:x86-64", "cpu:x86-64+avx2,+fma".
-        kind: "llvm" (None: the default) or "ptx" (PTX text, CUDA targets).
+        kind: "llvm" (None: the default), "ptx" (PTX text) or "nvvm" (NVVM
+              IR for libNVVM); the last two for CUDA targets.
         options: {name: bool or int} of the protocol's compile options, by the
                  names of docs/protocol.md ("opt_level": 0..3, "fast_math",
                  "fmad", "debug", "lineinfo", "max_registers",

@@ -88,7 +88,7 @@ TEST_CASE("the malformed-input manifest is well formed and names generated files
           "[integration][bad-input]") {
   const std::vector<CorpusCase> cases = ReadManifest();
   REQUIRE(cases.size() >= 50);
-  const std::set<std::string> kinds = {"text", "bitcode", "binary", "ptx"};
+  const std::set<std::string> kinds = {"text", "bitcode", "binary", "ptx", "nvvm"};
   for (const CorpusCase& c : cases) {
     INFO(c.Describe());
     CHECK(kinds.count(c.kind) == 1);
@@ -133,6 +133,7 @@ TEST_CASE("every malformed input is refused precisely, nothing is stored, the da
     v1::KernelDescriptor d = Descriptor("cpu/saxpy.ll", "cpu:x86-64");
     d.set_ir(ReadFileOrDie(CorpusPath(c.file)));
     if (c.kind == "ptx") d.set_kind(v1::SOURCE_KIND_PTX);
+    if (c.kind == "nvvm") d.set_kind(v1::SOURCE_KIND_NVVM_IR);
     auto target = client::ParseWireTarget(c.target);
     REQUIRE(target.ok());
     *d.mutable_target() = *target;

@@ -142,8 +142,8 @@ qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* 
  *   '_' ("max-registers"), and "opt" for opt_level: a number, or for a
  *   boolean "1"/"0" (or true/false); INVALID_ARGUMENT names the known ones;
  *   no-store, recache: "1"/"0"; namespace NAME (the fast key's namespace);
- *   kind: what the kernel's bytes are, "llvm" (the default) or "ptx"
- *   (since ABI 1.2).
+ *   kind: what the kernel's bytes are, "llvm" (the default), "ptx" or
+ *   "nvvm" (since ABI 1.2).
  * Request-wide: index is ignored for include-ptx "1"/"0" (return the PTX a
  * cubin was linked from). */
 qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const char* name,

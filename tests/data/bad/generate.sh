@@ -366,6 +366,11 @@ cp "$data/cuda/saxpy.ll" llvm_ir_as_ptx.ptx
 cp ptx.ptx ptx_old_sm.ptx
 cp ptx.ptx ptx_for_cpu.ptx
 
+# ------------------------------------- NVVM IR (sent as source kind NVVM IR)
+printf 'target triple = "nvptx64-nvidia-cuda"\ndefine void @k(float* %%p {\n  ret void\n}\n' > nvvm_parse_error.nvvm
+cp "$data/cuda/saxpy.ll" llvm19_ir_as_nvvm.nvvm  # opaque pointers: not libNVVM's dialect
+: > nvvm_empty.nvvm
+
 # Every file MANIFEST names must exist now.
 missing=0
 while read -r file _; do

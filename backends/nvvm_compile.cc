@@ -1,0 +1,133 @@
+#include "backends/nvvm_compile.h"
+
+#include <vector>
+
+#include "backends/compile_error.h"
+#include "llvm/ADT/StringRef.h"
+
+#ifdef QDCACHE_HAVE_NVVM
+#include <nvvm.h>
+#endif
+
+namespace qdcache::compiler {
+
+std::vector<std::string> NvvmOptionArgs(const std::string& sm, const CompileOptions& options) {
+  std::string arch = sm;
+  if (llvm::StringRef(arch).starts_with("sm_")) arch = "compute_" + arch.substr(3);
+  std::vector<std::string> args = {"-arch=" + arch, options.opt_level == 0 ? "-opt=0" : "-opt=3"};
+  if (options.fast_math) {
+    for (const char* a : {"-ftz=1", "-prec-div=0", "-prec-sqrt=0"}) args.emplace_back(a);
+  }
+  if (!options.fmad) args.emplace_back("-fma=0");
+  if (options.debug) args.emplace_back("-g");
+  return args;
+}
+
+#ifndef QDCACHE_HAVE_NVVM
+
+std::string NvvmVersion() { return "none"; }
+
+llvm::Expected<std::string> CompileNvvmToPtx(std::string_view, const std::string&, const CompileOptions&,
+                                             std::string_view) {
+  return NotAvailable("built without libNVVM");
+}
+
+#else
+
+namespace {
+
+class Program {
+ public:
+  Program() = default;
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+  ~Program() {
+    if (program_ != nullptr) nvvmDestroyProgram(&program_);
+  }
+  nvvmProgram* out() { return &program_; }
+  nvvmProgram get() const { return program_; }
+
+ private:
+  nvvmProgram program_ = nullptr;
+};
+
+std::string Log(nvvmProgram program) {
+  size_t size = 0;
+  if (nvvmGetProgramLogSize(program, &size) != NVVM_SUCCESS || size == 0) return "";
+  std::string log(size, '\0');
+  if (nvvmGetProgramLog(program, log.data()) != NVVM_SUCCESS) return "";
+  log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
+  return llvm::StringRef(log).trim().str();
+}
+
+// Results that mean "this input or these options are wrong".
+bool IsInputError(nvvmResult result) {
+  switch (result) {
+    case NVVM_ERROR_IR_VERSION_MISMATCH:
+    case NVVM_ERROR_INVALID_INPUT:
+    case NVVM_ERROR_INVALID_IR:
+    case NVVM_ERROR_INVALID_OPTION:
+    case NVVM_ERROR_NO_MODULE_IN_PROGRAM:
+    case NVVM_ERROR_COMPILATION:
+      return true;
+    default:
+      return false;
+  }
+}
+
+llvm::Error Failure(const char* step, nvvmResult result, nvvmProgram program) {
+  const std::string log = program != nullptr ? Log(program) : "";
+  const std::string message = "libNVVM " + std::string(step) + " failed (" + nvvmGetErrorString(result) + ")" +
+                              (log.empty() ? "" : ": " + log);
+  return IsInputError(result) ? BadInput(message) : ToolchainFailure(message);
+}
+
+}  // namespace
+
+std::string NvvmVersion() {
+  int major = 0, minor = 0, ir_major = 0, ir_minor = 0, debug_major = 0, debug_minor = 0;
+  if (nvvmVersion(&major, &minor) != NVVM_SUCCESS ||
+      nvvmIRVersion(&ir_major, &ir_minor, &debug_major, &debug_minor) != NVVM_SUCCESS) {
+    return "probe-failed:nvvm";
+  }
+  return std::to_string(major) + "." + std::to_string(minor) + " (IR " + std::to_string(ir_major) + "." +
+         std::to_string(ir_minor) + ", debug " + std::to_string(debug_major) + "." + std::to_string(debug_minor) + ")";
+}
+
+llvm::Expected<std::string> CompileNvvmToPtx(std::string_view ir, const std::string& sm,
+                                             const CompileOptions& options, std::string_view libdevice) {
+  Program program;
+  if (nvvmResult r = nvvmCreateProgram(program.out()); r != NVVM_SUCCESS) return Failure("create", r, nullptr);
+  if (nvvmResult r = nvvmAddModuleToProgram(program.get(), ir.data(), ir.size(), "kernel");
+      r != NVVM_SUCCESS) {
+    return Failure("reading the module", r, program.get());
+  }
+  if (!libdevice.empty()) {
+    if (nvvmResult r = nvvmLazyAddModuleToProgram(program.get(), libdevice.data(), libdevice.size(), "libdevice");
+        r != NVVM_SUCCESS) {
+      return Failure("adding libdevice", r, program.get());
+    }
+  }
+  const std::vector<std::string> args = NvvmOptionArgs(sm, options);
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  if (nvvmResult r = nvvmCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
+      r != NVVM_SUCCESS) {
+    return Failure("compile", r, program.get());
+  }
+  size_t size = 0;
+  if (nvvmResult r = nvvmGetCompiledResultSize(program.get(), &size); r != NVVM_SUCCESS) {
+    return Failure("result size query", r, program.get());
+  }
+  std::string ptx(size, '\0');
+  if (nvvmResult r = nvvmGetCompiledResult(program.get(), ptx.data()); r != NVVM_SUCCESS) {
+    return Failure("result copy", r, program.get());
+  }
+  ptx.resize(ptx.find('\0') == std::string::npos ? ptx.size() : ptx.find('\0'));
+  if (ptx.empty()) return ToolchainFailure("libNVVM produced empty PTX");
+  return ptx;
+}
+
+#endif  // QDCACHE_HAVE_NVVM
+
+}  // namespace qdcache::compiler
