@@ -7,6 +7,7 @@
 #include "tests/support/cli_json.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/kernels.h"
+#include "tests/support/restart_hits.h"
 #include "tests/support/ptx_reference.h"
 #include "tests/support/subprocess.h"
 
@@ -45,7 +46,7 @@ TEST_CASE("NVVM IR compiles through libNVVM to a cubin, hits with identical byte
   DaemonProcess daemon(dir.path());
   daemon.Start();
   const std::string ir = ReadFileOrDie(TestData(kModule));
-  std::map<std::string, std::string> first;
+  std::vector<std::pair<v1::KernelDescriptor, std::string>> compiled;
   {
     auto client = daemon.Connect();
     for (const char* sm : {"sm_80", "sm_90a", "sm_100", "sm_120"}) {
@@ -59,32 +60,19 @@ TEST_CASE("NVVM IR compiles through libNVVM to a cubin, hits with identical byte
       CHECK(r.artifact().entries(0).max_threads_per_block() == 256);
       CHECK(r.artifact().entries(0).registers() > 0);
       CHECK(r.artifact().entries(1).name() == "sqrt_all");
-      first[sm] = r.artifact().payload();
+      compiled.emplace_back(Nvvm(ir, sm), r.artifact().payload());
       v1::CompileResult hit = CompileOne(*client, Nvvm(ir, sm));
       REQUIRE(hit.status() == v1::CACHE_STATUS_HIT);
-      CHECK(hit.artifact().payload() == first[sm]);
+      CHECK(hit.artifact().payload() == r.artifact().payload());
     }
   }
-  REQUIRE(daemon.Stop() == 0);
-  daemon.Start();
-  auto client = daemon.Connect();
-  for (const auto& [sm, bytes] : first) {
-    v1::CompileResult after = CompileOne(*client, Nvvm(ir, sm));
-    REQUIRE(after.status() == v1::CACHE_STATUS_HIT);
-    CHECK(after.artifact().payload() == bytes);
-  }
-  auto stats = client->Stats();
-  REQUIRE(stats.ok());
-  CHECK(stats->compiles() == 0);
+  CheckHitsAfterRestart(daemon, compiled);
 }
 
 TEST_CASE("an NVVM IR cubin's machine code is what ptxas -c and nvlink make of libNVVM's PTX",
           "[integration][cuda][nvvm]") {
   QDC_REQUIRE_CUDA_BUILT();
-  if (!HaveToolkitTools()) {
-    WARN("the CUDA Toolkit's ptxas or nvlink was not found at configure time: skipping");
-    return;
-  }
+  QDC_REQUIRE_TOOLKIT_TOOLS();
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();

@@ -9,6 +9,7 @@
 #include "tests/support/cli_json.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/kernels.h"
+#include "tests/support/restart_hits.h"
 #include "tests/support/ptx_reference.h"
 #include "tests/support/subprocess.h"
 
@@ -78,7 +79,7 @@ TEST_CASE("PTX compiles to a cubin for the exact SM, hits with identical bytes, 
   DaemonProcess daemon(dir.path());
   daemon.Start();
   const std::string text = ReadFileOrDie(TestData(kHandWritten));
-  std::map<std::string, std::string> first;
+  std::vector<std::pair<v1::KernelDescriptor, std::string>> compiled;
   {
     auto client = daemon.Connect();
     for (const char* sm : {"sm_75", "sm_90", "sm_100", "sm_120"}) {
@@ -95,32 +96,19 @@ TEST_CASE("PTX compiles to a cubin for the exact SM, hits with identical bytes, 
       CHECK(r.artifact().entries(1).name() == "block_sum");
       CHECK(r.artifact().entries(1).max_threads_per_block() == 128);
       CHECK(r.artifact().entries(1).shared_bytes() == 512);
-      first[sm] = r.artifact().payload();
+      compiled.emplace_back(Ptx(text, sm), r.artifact().payload());
       v1::CompileResult hit = CompileOne(*client, Ptx(text, sm));
       REQUIRE(hit.status() == v1::CACHE_STATUS_HIT);
-      CHECK(hit.artifact().payload() == first[sm]);
+      CHECK(hit.artifact().payload() == r.artifact().payload());
     }
   }
-  REQUIRE(daemon.Stop() == 0);
-  daemon.Start();
-  auto client = daemon.Connect();
-  for (const auto& [sm, bytes] : first) {
-    v1::CompileResult after = CompileOne(*client, Ptx(text, sm));
-    REQUIRE(after.status() == v1::CACHE_STATUS_HIT);
-    CHECK(after.artifact().payload() == bytes);
-  }
-  auto stats = client->Stats();
-  REQUIRE(stats.ok());
-  CHECK(stats->compiles() == 0);
+  CheckHitsAfterRestart(daemon, compiled);
 }
 
 TEST_CASE("a PTX input's machine code is what ptxas -c and nvlink make of the same PTX",
           "[integration][cuda][ptx]") {
   QDC_REQUIRE_CUDA_BUILT();
-  if (!HaveToolkitTools()) {
-    WARN("the CUDA Toolkit's ptxas or nvlink was not found at configure time: skipping");
-    return;
-  }
+  QDC_REQUIRE_TOOLKIT_TOOLS();
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();

@@ -31,10 +31,7 @@ RunResult Ptxas(const DaemonProcess& daemon, std::vector<std::string> args, cons
 
 TEST_CASE("qdcache ptxas given Triton's command lines writes ptxas's machine code", "[integration][cuda][ptxas]") {
   QDC_REQUIRE_CUDA_BUILT();
-  if (!HaveToolkitTools()) {
-    WARN("the CUDA Toolkit's ptxas or nvlink was not found at configure time: skipping");
-    return;
-  }
+  QDC_REQUIRE_TOOLKIT_TOOLS();
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();

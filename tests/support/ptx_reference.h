@@ -46,3 +46,12 @@ inline void CheckSameMachineCode(const std::string& ours, const std::string& ref
 }
 
 }  // namespace qdcache::testing
+
+// Skips a test (with a warning) when ptxas or nvlink is missing.
+#define QDC_REQUIRE_TOOLKIT_TOOLS()                                                            \
+  do {                                                                                         \
+    if (!::qdcache::testing::HaveToolkitTools()) {                                             \
+      WARN("the CUDA Toolkit's ptxas or nvlink was not found at configure time: skipping"); \
+      return;                                                                                  \
+    }                                                                                          \
+  } while (0)
