@@ -4,31 +4,32 @@
 # (tests/data/bad). Needs clang-19 and libclang-rt-19-dev (deploy/install-deps.sh).
 #
 # Usage: tests/fuzz/run.sh SECONDS [TARGET]
-#   TARGET: request_decode or ir_front_door (default: both, one after the other)
+#   TARGET: request_decode, ir_front_door or ptx_text (default: all, one after the other)
 #   QDCACHE_FUZZ_KEEP_GOING=1: do not stop at the first crash (libFuzzer's
 #   fork mode; every crash is saved).
 # Per target, under build-fuzz/fuzz/TARGET/: corpus/ (grows across runs),
 # crashes/ (reproducers: run the fuzz binary with the file as argument), log.
 set -euo pipefail
 if (($# < 1 || $# > 2)); then
-  echo "usage: $0 SECONDS [request_decode|ir_front_door]" >&2
+  echo "usage: $0 SECONDS [request_decode|ir_front_door|ptx_text]" >&2
   exit 2
 fi
 seconds=$1
-targets=${2:-request_decode ir_front_door}
+targets=${2:-request_decode ir_front_door ptx_text}
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 build=$root/build-fuzz
 
 [[ -f $build/CMakeCache.txt ]] || cmake --preset fuzz
 cmake --build "$build" -j "${QDCACHE_BUILD_JOBS:-2}" \
-  --target fuzz_request_decode fuzz_ir_front_door qdcache_fuzz_request_seeds
+  --target fuzz_request_decode fuzz_ir_front_door fuzz_ptx_text qdcache_fuzz_request_seeds
 
 bad=$build/fuzz/bad-corpus
 if [[ ! -d $bad || tests/data/bad/generate.sh -nt $bad ]]; then
   tests/data/bad/generate.sh "$bad"
 fi
 kernels=(tests/data/cpu/*.ll tests/data/cuda/*.ll)
+ptx_seeds=(tests/data/ptx/*.ptx "$bad"/*.ptx)
 
 # libLLVM has no frame pointers: without the slow unwinder, leak reports
 # (and tests/lsan.supp's patterns) see only the allocating frame.
@@ -53,6 +54,9 @@ for target in $targets; do
         cp "$f" "$dir/seeds/"
       done
       args+=(-dict="$root/tests/fuzz/ir.dict")
+      ;;
+    ptx_text)
+      for f in "${ptx_seeds[@]}"; do cp "$f" "$dir/seeds/"; done
       ;;
     request_decode)
       "$build/tests/fuzz/qdcache_fuzz_request_seeds" "$dir/seeds" "${kernels[@]}" \
