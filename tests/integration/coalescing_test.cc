@@ -63,6 +63,25 @@ std::vector<Reply> Stampede(const DaemonProcess& daemon, const v1::KernelDescrip
   return replies;
 }
 
+// Checks every reply is an artifact with the first one's bytes and key;
+// returns how many of them say COMPILED.
+int CompiledAmongSameArtifacts(const std::vector<Reply>& replies) {
+  int compiled = 0;
+  for (std::size_t i = 0; i < replies.size(); ++i) {
+    INFO("client " << i << ": " << replies[i].status.error_message());
+    REQUIRE(replies[i].status.ok());
+    REQUIRE(replies[i].response.results_size() == 1);
+    const v1::CompileResult& r = replies[i].response.results(0);
+    REQUIRE(r.has_artifact());
+    const v1::Artifact& first = replies[0].response.results(0).artifact();
+    CHECK(!r.artifact().payload().empty());
+    CHECK(r.artifact().payload() == first.payload());
+    CHECK(r.artifact().artifact_key() == first.artifact_key());
+    compiled += r.status() == v1::CACHE_STATUS_COMPILED;
+  }
+  return compiled;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -80,21 +99,7 @@ TEST_CASE(
   constexpr int kClients = 200;
 
   std::vector<Reply> replies = Stampede(daemon, d, kClients);
-
-  int compiled = 0;
-  for (int i = 0; i < kClients; ++i) {
-    INFO("client " << i << ": " << replies[i].status.error_message());
-    REQUIRE(replies[i].status.ok());
-    REQUIRE(replies[i].response.results_size() == 1);
-    const v1::CompileResult& r = replies[i].response.results(0);
-    REQUIRE(r.has_artifact());
-    const v1::Artifact& first = replies[0].response.results(0).artifact();
-    CHECK(!r.artifact().payload().empty());
-    CHECK(r.artifact().payload() == first.payload());
-    CHECK(r.artifact().artifact_key() == first.artifact_key());
-    compiled += r.status() == v1::CACHE_STATUS_COMPILED;
-  }
-  CHECK(compiled == 1);
+  CHECK(CompiledAmongSameArtifacts(replies) == 1);
   auto stats = daemon.Connect()->Stats();
   REQUIRE(stats.ok());
   CHECK(stats->compiles() == 1);
@@ -119,16 +124,7 @@ TEST_CASE("16 clients asking at once for one PTX kernel cause one link", "[integ
   d.set_kind(v1::SOURCE_KIND_PTX);
   constexpr int kClients = 16;
   std::vector<Reply> replies = Stampede(daemon, d, kClients);
-  int compiled = 0;
-  for (const Reply& reply : replies) {
-    INFO(reply.status.error_message());
-    REQUIRE(reply.status.ok());
-    const v1::CompileResult& r = reply.response.results(0);
-    REQUIRE(r.has_artifact());
-    CHECK(r.artifact().payload() == replies[0].response.results(0).artifact().payload());
-    compiled += r.status() == v1::CACHE_STATUS_COMPILED;
-  }
-  CHECK(compiled == 1);
+  CHECK(CompiledAmongSameArtifacts(replies) == 1);
   auto stats = daemon.Connect()->Stats();
   REQUIRE(stats.ok());
   CHECK(stats->compiles() == 1);
