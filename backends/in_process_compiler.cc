@@ -23,6 +23,7 @@
 #include "backends/llvm_targets.h"
 #include "backends/module_conform.h"
 #include "backends/nvjitlink_link.h"
+#include "backends/nvrtc_compile.h"
 #include "backends/nvvm_compile.h"
 #include "compiler/ptx_text.h"
 #include "backends/object_symbols.h"
@@ -106,7 +107,8 @@ class InProcessCompiler final : public Compiler {
  public:
   explicit InProcessCompiler(const CompilerConfig& config)
       : libdevice_(LoadLibdevice(config.libdevice_path)),
-        toolchain_(DescribeToolchain(libdevice_)) {}
+        cudadevrt_(LoadCudadevrt()),
+        toolchain_(DescribeToolchain(libdevice_, cudadevrt_)) {}
 
   Expected<CompileOutput> Compile(const CompileInput& input, const CallControl& control) override {
     QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
@@ -148,6 +150,7 @@ class InProcessCompiler final : public Compiler {
   Expected<CompileOutput> CompileCuda(const CompileInput& input) const;
   llvm::Error CompileToPtxInto(const CompileInput& input, PtxOutput& out) const;
   llvm::Error NvvmToPtxInto(const CompileInput& input, PtxOutput& out) const;
+  llvm::Error CudaToPtxInto(const CompileInput& input, PtxOutput& out) const;
   llvm::Error LinkCubinInto(std::string ptx, const std::vector<EntryInfo>& entries,
                             const Target& requested, const CompileOptions& options,
                             CompileOutput& out) const;
@@ -157,6 +160,7 @@ class InProcessCompiler final : public Compiler {
   llvm::Error FinishCpu(Job& job, CompileOutput& out) const;
 
   const Libdevice libdevice_;
+  const Cudadevrt cudadevrt_;
   const ToolchainInfo toolchain_;
 };
 
@@ -182,6 +186,7 @@ llvm::Error InProcessCompiler::CompileToPtxInto(const CompileInput& input, PtxOu
     return BadInput("CompileToPtx needs a CUDA target, got " + input.target.ToString());
   }
   if (input.kind == InputKindId::kNvvm) return NvvmToPtxInto(input, out);
+  if (input.kind == InputKindId::kCuda) return CudaToPtxInto(input, out);
   auto target = CheckedTarget(input.target);
   if (!target) return target.takeError();
   if (llvm::Error error = CheckOptLevel(input.options)) return error;
@@ -311,6 +316,29 @@ llvm::Error InProcessCompiler::NvvmToPtxInto(const CompileInput& input, PtxOutpu
   return llvm::Error::success();
 }
 
+// A CUDA C++ program through NVRTC; the kernels are the PTX's.
+llvm::Error InProcessCompiler::CudaToPtxInto(const CompileInput& input, PtxOutput& out) const {
+  auto target = CheckedTarget(input.target, CudaPath::kFromPtx);
+  if (!target) return target.takeError();
+  if (llvm::Error error = CheckOptLevel(input.options)) return error;
+  StageTimer timer(out.timings.codegen_seconds);
+  auto compiled = CompileCudaToPtx(input.ir, target->sm, input.options);
+  if (!compiled) return compiled.takeError();
+  Expected<std::string> canonical = CanonicalPtx(compiled->ptx, true);
+  if (!canonical.ok()) return ToolchainFailure("NVRTC's PTX does not read as PTX: " + canonical.status().message());
+  for (PtxEntry& entry : PtxEntries(*canonical)) {
+    EntryInfo info;
+    info.name = std::move(entry.name);
+    info.max_threads_per_block = entry.max_threads_per_block;
+    out.entries.push_back(std::move(info));
+  }
+  if (out.entries.empty()) return BadInput("the CUDA C++ program defines no kernel (no __global__ function)");
+  out.ptx = std::move(compiled->ptx);
+  out.log = std::move(compiled->log);
+  out.lowered_names = std::move(compiled->lowered_names);
+  return llvm::Error::success();
+}
+
 llvm::Error InProcessCompiler::LinkCubinInto(std::string ptx, const std::vector<EntryInfo>& entries,
                                              const Target& requested, const CompileOptions& options,
                                              CompileOutput& out) const {
@@ -324,9 +352,18 @@ llvm::Error InProcessCompiler::LinkCubinInto(std::string ptx, const std::vector<
   if (ptx.empty()) return BadInput("LinkCubin got empty PTX");
 
   StageTimer timer(out.timings.link_seconds);
-  auto cubin = LinkPtxToCubin(ptx, target->sm, StageOptions(options, kStageLink));
+  if (options.link_cudadevrt && cudadevrt_.bytes.empty()) {
+    return NotAvailable("link_cudadevrt: libcudadevrt is not available (" +
+                        (cudadevrt_.path.empty() ? std::string("not found at build time") : cudadevrt_.path) + ")");
+  }
+  auto cubin = LinkPtxToCubin(ptx, target->sm, StageOptions(options, kStageLink),
+                              options.link_cudadevrt ? std::string_view(cudadevrt_.bytes) : std::string_view());
   if (!cubin) return cubin.takeError();
   if (cubin->cubin.empty()) return ToolchainFailure("nvJitLink produced an empty cubin");
+  if (llvm::Error error = CheckCubinResolved(
+          cubin->cubin, options.link_cudadevrt ? "" : "device-runtime calls need link_cudadevrt (and rdc)")) {
+    return error;
+  }
   out.kind = ArtifactKind::kCubin;
   out.payload = std::move(cubin->cubin);
   out.ptx = std::move(ptx);

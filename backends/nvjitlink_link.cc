@@ -31,7 +31,7 @@ std::vector<std::string> NvJitLinkOptionArgs(const CompileOptions& options) {
 #ifndef QDCACHE_HAVE_CUDA
 
 llvm::Expected<LinkedCubin> LinkPtxToCubin(std::string_view, const std::string&,
-                                           const CompileOptions&) {
+                                           const CompileOptions&, std::string_view) {
   return NotAvailable("built without CUDA");
 }
 
@@ -117,7 +117,7 @@ llvm::Error Failure(const char* step, nvJitLinkResult result, nvJitLinkHandle ha
 }  // namespace
 
 llvm::Expected<LinkedCubin> LinkPtxToCubin(std::string_view ptx, const std::string& sm,
-                                           const CompileOptions& options) {
+                                           const CompileOptions& options, std::string_view cudadevrt) {
   std::vector<std::string> args = {"-arch=" + sm, "-verbose"};
   for (std::string& arg : NvJitLinkOptionArgs(options)) args.push_back(std::move(arg));
   std::vector<const char*> argv;
@@ -133,6 +133,13 @@ llvm::Expected<LinkedCubin> LinkPtxToCubin(std::string_view ptx, const std::stri
           nvJitLinkAddData(handle.get(), NVJITLINK_INPUT_PTX, ptx.data(), ptx.size(), "kernel.ptx");
       r != NVJITLINK_SUCCESS) {
     return Failure("adding PTX", r, handle.get());
+  }
+  if (!cudadevrt.empty()) {
+    if (nvJitLinkResult r = nvJitLinkAddData(handle.get(), NVJITLINK_INPUT_LIBRARY, cudadevrt.data(),
+                                             cudadevrt.size(), "libcudadevrt.a");
+        r != NVJITLINK_SUCCESS) {
+      return Failure("adding libcudadevrt", r, handle.get());
+    }
   }
   if (nvJitLinkResult r = nvJitLinkComplete(handle.get()); r != NVJITLINK_SUCCESS) {
     return Failure("link", r, handle.get());

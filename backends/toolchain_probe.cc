@@ -1,5 +1,6 @@
 #include "backends/toolchain_probe.h"
 
+#include "backends/nvrtc_compile.h"
 #include "backends/nvvm_compile.h"
 
 #include <gnu/libc-version.h>
@@ -35,7 +36,27 @@ Libdevice LoadLibdevice(const std::string& configured_path) {
   return libdevice;
 }
 
-ToolchainInfo DescribeToolchain(const Libdevice& libdevice) {
+Cudadevrt LoadCudadevrt() {
+  Cudadevrt lib;
+  lib.digest = "none";
+#ifdef QDCACHE_HAVE_CUDA
+  lib.path = QDCACHE_CUDADEVRT_PATH;
+  if (lib.path.empty() || llvm::StringRef(lib.path).ends_with("-NOTFOUND")) {
+    lib.path.clear();
+    return lib;
+  }
+  auto file = llvm::MemoryBuffer::getFile(lib.path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!file || (*file)->getBufferSize() == 0) {
+    lib.digest = "probe-failed:cudadevrt";
+    return lib;
+  }
+  lib.bytes = (*file)->getBuffer().str();
+  lib.digest = ToHex(Sha256(lib.bytes));
+#endif
+  return lib;
+}
+
+ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cudadevrt) {
   const CudaSupport& cuda = GetCudaSupport();
   ToolchainInfo info;
   info.llvm_version = LLVM_VERSION_STRING;
@@ -47,6 +68,9 @@ ToolchainInfo DescribeToolchain(const Libdevice& libdevice) {
   info.cuda_sms = cuda.sms;
   info.ptx_sms = cuda.link_sms;
   info.nvvm_version = cuda.available ? NvvmVersion() : "none";
+  info.nvrtc_version = cuda.available ? NvrtcVersion() : "none";
+  info.cuda_headers_digest = cuda.available ? CudaHeadersDigest() : "none";
+  info.cudadevrt_digest = cudadevrt.digest;
   info.cuda_available = cuda.available;
   return info;
 }

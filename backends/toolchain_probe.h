@@ -18,6 +18,15 @@ struct Libdevice {
 // any. Built without CUDA: always "none".
 [[nodiscard]] Libdevice LoadLibdevice(const std::string& configured_path);
 
-[[nodiscard]] ToolchainInfo DescribeToolchain(const Libdevice& libdevice);
+// libcudadevrt.a (link_cudadevrt), at the path CMake found
+// (QDCACHE_CUDADEVRT_PATH); the same shape as Libdevice.
+struct Cudadevrt {
+  std::string path;
+  std::string bytes;
+  std::string digest;  // hex SHA-256, "none", or "probe-failed:cudadevrt"
+};
+[[nodiscard]] Cudadevrt LoadCudadevrt();
+
+[[nodiscard]] ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cudadevrt);
 
 }  // namespace qdcache::compiler

@@ -56,9 +56,10 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
       input.target = FromWire(r.target());
       input.options = FromWire(r.options());
       input.entry_points.assign(r.entry_points().begin(), r.entry_points().end());
-      input.kind = r.input_kind() == static_cast<int>(InputKindId::kNvvm) ? InputKindId::kNvvm
-                   : r.input_kind() == static_cast<int>(InputKindId::kLlvmBitcode) ? InputKindId::kLlvmBitcode
-                                                                                    : InputKindId::kLlvmText;
+      // The daemon and its workers are one binary: every value is a kind of the table.
+      input.kind = r.input_kind() >= 0 && static_cast<std::size_t>(r.input_kind()) < InputKinds().size()
+                       ? static_cast<InputKindId>(r.input_kind())
+                       : InputKindId::kLlvmText;
       if (ptx_only) {
         Expected<PtxOutput> out = compiler.CompileToPtx(input);
         ToWire(out.status(), response);
@@ -68,6 +69,7 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
         as_output.entries = std::move(out->entries);
         as_output.log = std::move(out->log);
         as_output.timings = out->timings;
+        as_output.lowered_names = std::move(out->lowered_names);
         ToWire(as_output, response->mutable_output());
       } else {
         Expected<CompileOutput> out = compiler.Compile(input);

@@ -16,6 +16,7 @@ constexpr std::array kKinds = {
     KindRow{"llvm", v1::SOURCE_KIND_LLVM_IR, {".ll", ".bc"}},
     KindRow{"ptx", v1::SOURCE_KIND_PTX, {".ptx", ""}},
     KindRow{"nvvm", v1::SOURCE_KIND_NVVM_IR, {".nvvm", ""}},
+    KindRow{"cuda", v1::SOURCE_KIND_CUDA, {".cu", ".cuh"}},
 };
 
 }  // namespace

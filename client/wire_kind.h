@@ -11,15 +11,16 @@
 
 namespace qdcache::client {
 
-// "llvm" (LLVM IR, text or bitcode: the default), "ptx", "nvvm". INVALID_ARGUMENT
+// "llvm" (LLVM IR, text or bitcode: the default), "ptx", "nvvm", "cuda". INVALID_ARGUMENT
 // for any other name, listing the known ones.
 [[nodiscard]] Expected<v1::SourceKind> ParseSourceKind(std::string_view name);
 
-// The kind a file's extension names: ".ptx" is PTX, ".nvvm" NVVM IR; anything else (".ll",
+// The kind a file's extension names: ".ptx" is PTX, ".nvvm" NVVM IR, ".cu" and
+// ".cuh" CUDA C++; anything else (".ll",
 // ".bc", none) is LLVM IR, whose reader tells text from bitcode.
 [[nodiscard]] v1::SourceKind SourceKindOfPath(std::string_view path);
 
-// "llvm, ptx, nvvm": for help texts and messages.
+// "llvm, ptx, nvvm, cuda": for help texts and messages.
 [[nodiscard]] std::string SourceKindNames();
 
 }  // namespace qdcache::client

@@ -41,6 +41,33 @@ constexpr std::array kOptions = {
                [](const O& o) { return B(o.suppress_debug_info); },
                [](O& o, std::uint32_t v) { o.suppress_debug_info = v != 0; }, nullptr, {},
                /*keyed_at_default=*/false},
+    // CUDA C++ (NVRTC). Added after the first key schema: keyed only when set.
+    OptionSpec{"cuda_std", 9, OptionType::kCount, 0, 20, 0, "--std", kFamilyCuda, kStageSource,
+               "CUDA C++: the C++ standard, 11, 14, 17 or 20 (0: NVRTC's default, C++17)",
+               [](const O& o) { return o.cuda_std; }, [](O& o, std::uint32_t v) { o.cuda_std = v; }, nullptr, {},
+               /*keyed_at_default=*/false,
+               [](std::uint32_t v) { return v == 0 || v == 11 || v == 14 || v == 17 || v == 20; },
+               "0, 11, 14, 17 or 20"},
+    OptionSpec{"extra_device_vectorization", 10, OptionType::kBool, 0, 1, 0, "--extra-device-vectorization",
+               kFamilyCuda, kStageSource, "CUDA C++: more aggressive vectorization in NVRTC",
+               [](const O& o) { return B(o.extra_device_vectorization); },
+               [](O& o, std::uint32_t v) { o.extra_device_vectorization = v != 0; }, nullptr, {},
+               /*keyed_at_default=*/false},
+    OptionSpec{"default_device", 11, OptionType::kBool, 0, 1, 0, "--default-device", kFamilyCuda, kStageSource,
+               "CUDA C++: functions and variables without a memory space are __device__",
+               [](const O& o) { return B(o.default_device); },
+               [](O& o, std::uint32_t v) { o.default_device = v != 0; }, nullptr, {},
+               /*keyed_at_default=*/false},
+    OptionSpec{"relocatable_device_code", 12, OptionType::kBool, 0, 1, 0, "--relocatable-device-code", kFamilyCuda,
+               kStageSource, "CUDA C++: relocatable device code (-rdc=true; needed for device runtime calls)",
+               [](const O& o) { return B(o.relocatable_device_code); },
+               [](O& o, std::uint32_t v) { o.relocatable_device_code = v != 0; }, nullptr, {},
+               /*keyed_at_default=*/false},
+    OptionSpec{"link_cudadevrt", 13, OptionType::kBool, 0, 1, 0, "--link-cudadevrt", kFamilyCuda, kStageLink,
+               "CUDA: link the device runtime, libcudadevrt (dynamic parallelism, cudaGraphSetConditional)",
+               [](const O& o) { return B(o.link_cudadevrt); },
+               [](O& o, std::uint32_t v) { o.link_cudadevrt = v != 0; }, nullptr, {},
+               /*keyed_at_default=*/false},
 };
 
 }  // namespace
@@ -70,7 +97,14 @@ const OptionSpec* FindOptionByField(int field) {
 }
 
 Status CheckOptionValue(const OptionSpec& spec, std::uint64_t value) {
-  if (value >= spec.min && value <= spec.max) return Status::Ok();
+  if (value >= spec.min && value <= spec.max &&
+      (spec.allowed == nullptr || spec.allowed(static_cast<std::uint32_t>(value)))) {
+    return Status::Ok();
+  }
+  if (spec.allowed != nullptr) {
+    return InvalidArgument(std::string(spec.name) + ": " + std::to_string(value) + " is not one of " +
+                           std::string(spec.allowed_text));
+  }
   if (spec.type == OptionType::kBool) {
     return InvalidArgument(std::string(spec.name) + ": " + std::to_string(value) + " is not a boolean (0 or 1)");
   }

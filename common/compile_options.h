@@ -31,6 +31,11 @@ struct CompileOptions {
   std::uint32_t max_registers = 0;  // CUDA: nvJitLink -maxrregcount; 0 = no limit
   bool link_libdevice = false;      // CUDA: link needed functions of libdevice.10.bc
   bool suppress_debug_info = false; // CUDA: ptxas --suppress-debug-info (no debug sections from .loc)
+  std::uint32_t cuda_std = 0;       // CUDA C++: -std=c++NN; 0 = NVRTC's default
+  bool extra_device_vectorization = false;  // CUDA C++: -extra-device-vectorization
+  bool default_device = false;      // CUDA C++: -default-device
+  bool relocatable_device_code = false;     // CUDA C++: -rdc=true
+  bool link_cudadevrt = false;      // CUDA: link libcudadevrt (device runtime calls) with nvJitLink
 
   friend bool operator==(const CompileOptions&, const CompileOptions&) = default;
 };
@@ -48,6 +53,7 @@ inline constexpr unsigned kFamilyCpu = 2;
 // holds and what the stage is given (StageOptions).
 inline constexpr unsigned kStageCodegen = 1;  // IR -> PTX, or IR -> shared object
 inline constexpr unsigned kStageLink = 2;     // PTX -> cubin (nvJitLink)
+inline constexpr unsigned kStageSource = 4;   // CUDA C++ -> PTX (NVRTC): read by no other kind's stages
 
 struct OptionSpec {
   std::string_view name;  // "max_registers"
@@ -73,6 +79,10 @@ struct OptionSpec {
   // after the first key schema are keyed only when set, so adding one keeps
   // every existing key (and cache entry).
   bool keyed_at_default = true;
+  // For a count, the values in [min, max] it takes, when not all of them
+  // are ("0, 11, 14, 17 or 20"); null: every one.
+  bool (*allowed)(std::uint32_t) = nullptr;
+  std::string_view allowed_text = {};
 };
 
 // Every option, in the order keys and listings show them.

@@ -54,6 +54,14 @@ struct StageTimings {
   double link_seconds = 0;     // nvJitLink -> cubin, or lld -> .so
 };
 
+// A CUDA C++ name expression and the symbol it names ("scale<float>" ->
+// "_Z5scaleIfEvPT_").
+struct LoweredName {
+  std::string expression;
+  std::string name;
+  friend bool operator==(const LoweredName&, const LoweredName&) = default;
+};
+
 struct CompileOutput {
   ArtifactKind kind = ArtifactKind::kCubin;
   // entries: every kernel (CUDA) / exported function (CPU) of the module.
@@ -62,6 +70,7 @@ struct CompileOutput {
   std::vector<EntryInfo> entries;
   std::string log;      // warnings and info lines from LLVM / nvJitLink / lld
   StageTimings timings;
+  std::vector<LoweredName> lowered_names;  // CUDA C++: per name expression, sorted by expression
 };
 
 // The first CUDA stage's result: PTX for one SM, before nvJitLink.
@@ -72,6 +81,7 @@ struct PtxOutput {
   std::vector<EntryInfo> entries;
   std::string log;       // warnings from reading the IR and from LLVM
   StageTimings timings;  // parse, optimize and codegen; link_seconds is 0
+  std::vector<LoweredName> lowered_names;  // CUDA C++: per name expression, sorted by expression
 };
 
 // Toolchain facts, probed once. A probe that fails yields "probe-failed:<what>".
@@ -98,6 +108,14 @@ struct ToolchainInfo {
   // libNVVM's version and the NVVM IR it reads ("2.0 (IR 2.0, debug 3.2)"),
   // or "none": NVVM IR inputs reach ptx_sms through it.
   std::string nvvm_version = {};
+  // NVRTC's version ("13.0") or "none": CUDA C++ inputs reach ptx_sms through it.
+  std::string nvrtc_version = {};
+  // SHA-256 over the toolkit's include directory, which `#include <...>` of
+  // CUDA C++ resolves to (every file's relative path, size and modification
+  // time), or "none".
+  std::string cuda_headers_digest = {};
+  // SHA-256 of libcudadevrt.a (link_cudadevrt), or "none".
+  std::string cudadevrt_digest = {};
 
   friend bool operator==(const ToolchainInfo&, const ToolchainInfo&) = default;
 };

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "common/compile_options.h"
+#include "compiler/cuda_program.h"
 #include "compiler/ptx_text.h"
 
 namespace qdcache::compiler {
@@ -45,16 +46,25 @@ std::span<const StageId> NvvmStages(TargetKind family) {
   return {};
 }
 
+// CUDA C++: through NVRTC to PTX, then the cubin stage.
+std::span<const StageId> CudaStages(TargetKind family) {
+  static constexpr std::array kCuda = {StageId::kCudaToPtx, StageId::kPtxToCubin};
+  if (family == TargetKind::kCuda) return kCuda;
+  return {};
+}
+
 using Reach = InputKind::Reach;
 constexpr std::array kKinds = {
-    InputKind{InputKindId::kLlvmText, "llvm-text", "text", "ir", AnyBytes, LlvmStages, nullptr, nullptr,
-              Reach::kLlvmNvptx},
-    InputKind{InputKindId::kLlvmBitcode, "llvm-bitcode", "bitcode", "ir", IsBitcode, LlvmStages, nullptr, nullptr,
-              Reach::kLlvmNvptx},
-    InputKind{InputKindId::kPtx, "ptx", "ptx", "ptx", nullptr, PtxStages, CanonicalPtx, PtxMessageForSource,
-              Reach::kNvJitLink},
-    InputKind{InputKindId::kNvvm, "nvvm", "nvvm", "nvvm", nullptr, NvvmStages, NvvmBytes, nullptr,
+    InputKind{InputKindId::kLlvmText, "llvm-text", "text", "ir", AnyBytes, LlvmStages, nullptr, false, nullptr,
+              nullptr, Reach::kLlvmNvptx},
+    InputKind{InputKindId::kLlvmBitcode, "llvm-bitcode", "bitcode", "ir", IsBitcode, LlvmStages, nullptr, false,
+              nullptr, nullptr, Reach::kLlvmNvptx},
+    InputKind{InputKindId::kPtx, "ptx", "ptx", "ptx", nullptr, PtxStages, CanonicalPtx, false, nullptr,
+              PtxMessageForSource, Reach::kNvJitLink},
+    InputKind{InputKindId::kNvvm, "nvvm", "nvvm", "nvvm", nullptr, NvvmStages, NvvmBytes, true, nullptr, nullptr,
               Reach::kLibNvvm},
+    InputKind{InputKindId::kCuda, "cuda", "cuda", "cuda", nullptr, CudaStages, CanonicalCudaProgram, true,
+              DescribeCudaProgram, nullptr, Reach::kNvrtc},
 };
 
 constexpr std::array kStages = {
@@ -62,6 +72,8 @@ constexpr std::array kStages = {
     StageSpec{StageId::kPtxToCubin, "cubin", StageInput::kPreviousOutput, kStageLink, true, InputKindId::kPtx},
     StageSpec{StageId::kIrToSharedObject, "shared-object", StageInput::kCanonicalInput, kStageCodegen, false,
               InputKindId::kLlvmText},
+    StageSpec{StageId::kCudaToPtx, "ptx", StageInput::kCanonicalInput, kStageCodegen | kStageSource, true,
+              InputKindId::kCuda},
 };
 
 }  // namespace
@@ -85,9 +97,15 @@ CompileOptions OptionsForKind(const InputKind& kind, TargetKind family, const Co
   for (const StageId id : kind.stages(family)) read |= StageOf(id).options;
   // Only a kind that links and nothing else reads options as the link stage does.
   if (read == kStageLink) return StageOptions(options, kStageLink);
-  CompileOptions out = options;
-  // libNVVM, like nvJitLink, has -opt=0 and -opt=3 only.
-  if (kind.reach == InputKind::Reach::kLibNvvm) out.opt_level = options.opt_level == 0 ? 0 : 3;
+  // Options none of its stages read (NVRTC's, for every other kind) at their defaults.
+  CompileOptions out = StageOptions(options, read);
+  // NVRTC links the libdevice functions a program calls by itself.
+  if (kind.reach == InputKind::Reach::kNvrtc) out.link_libdevice = false;
+  // libNVVM, like nvJitLink, has -opt=0 and -opt=3 only; NVRTC has no level
+  // at all (only nvJitLink reads it).
+  if (kind.reach == InputKind::Reach::kLibNvvm || kind.reach == InputKind::Reach::kNvrtc) {
+    out.opt_level = options.opt_level == 0 ? 0 : 3;
+  }
   return out;
 }
 

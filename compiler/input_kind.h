@@ -3,13 +3,15 @@
 // target family (and so which artifact they yield: the family's). The engine
 // walks these tables instead of asking "is this CUDA?"; a new input kind is a
 // row here, its recogniser, the stages it runs, and the compiler code of any
-// new stage. Today: LLVM IR as text and as bitcode (one pipeline), PTX, and
-// NVVM IR.
+// new stage. Today: LLVM IR as text and as bitcode (one pipeline), PTX,
+// NVVM IR and CUDA C++.
 #pragma once
 
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/compile_options.h"
 #include "common/expected.h"
@@ -17,7 +19,7 @@
 
 namespace qdcache::compiler {
 
-enum class InputKindId { kLlvmText, kLlvmBitcode, kPtx, kNvvm };
+enum class InputKindId { kLlvmText, kLlvmBitcode, kPtx, kNvvm, kCuda };
 
 // A step of a compile. Each is one Compiler call; a cached one also has a
 // stage cache entry of its own, keyed by its input and the options it reads.
@@ -25,6 +27,7 @@ enum class StageId {
   kIrToPtx,           // Compiler::CompileToPtx: LLVM optimization and NVPTX codegen
   kPtxToCubin,        // Compiler::LinkCubin: nvJitLink
   kIrToSharedObject,  // Compiler::Compile for a CPU target: optimization, X86 codegen, lld
+  kCudaToPtx,         // Compiler::CompileToPtx of a CUDA C++ program: NVRTC
 };
 
 // What a stage's cache key is made of besides its target and options.
@@ -37,7 +40,7 @@ struct StageSpec {
   StageId id;
   std::string_view name;  // "ptx": the kind of its cache key, and what it outputs
   StageInput input;
-  unsigned options;       // kStageCodegen or kStageLink: the options it reads
+  unsigned options;       // kStageCodegen, kStageLink, kStageSource: the options it reads
   bool cached;
   // What it takes as input, as an input kind: a later stage's input (the
   // previous output) is keyed in that kind's canonical form.
@@ -65,6 +68,13 @@ struct InputKind {
   // Null: a compiler makes the canonical digest (Compiler::CanonicalIrDigest).
   // INVALID_ARGUMENT for input the kind's checks refuse.
   Expected<std::string> (*canonical_text)(std::string_view bytes, bool keep_debug);
+  // Whether the first stage compiles the canonical text rather than the
+  // bytes as sent (a CUDA C++ program: its canonical encoding).
+  bool compiles_canonical_text;
+  // Key components that say what the canonical digest is made of, for
+  // `explain` ("cuda.source", "cuda.header.util.cuh", ...): appended to
+  // `out` as (name, value). Null: the digest alone says it.
+  void (*describe)(std::string_view canonical_text, std::vector<std::pair<std::string, std::string>>& out);
   // A compiler's message about the canonical text as one about `bytes` (its
   // line numbers the client's; `sm` the target's). Null with canonical_text.
   std::string (*message_for_source)(std::string_view message, std::string_view bytes, bool keep_debug,
@@ -74,6 +84,7 @@ struct InputKind {
     kLlvmNvptx,  // LLVM's NVPTX backend and nvJitLink (ToolchainInfo::cuda_sms)
     kNvJitLink,  // nvJitLink alone (ToolchainInfo::ptx_sms)
     kLibNvvm,    // libNVVM and nvJitLink (ptx_sms, with libNVVM present)
+    kNvrtc,      // NVRTC and nvJitLink (ptx_sms, with NVRTC present)
   } reach;
 };
 

@@ -255,6 +255,7 @@ Expected<PtxOutput> WorkerPool::CompileToPtx(const CompileInput& input, const Ca
   ptx.entries = std::move(out.entries);
   ptx.log = std::move(out.log);
   ptx.timings = out.timings;
+  ptx.lowered_names = std::move(out.lowered_names);
   return ptx;
 }
 

@@ -176,6 +176,11 @@ void ToWire(const CompileOutput& o, worker::v1::Output* w) {
   w->mutable_timings()->set_optimize_seconds(o.timings.optimize_seconds);
   w->mutable_timings()->set_codegen_seconds(o.timings.codegen_seconds);
   w->mutable_timings()->set_link_seconds(o.timings.link_seconds);
+  for (const LoweredName& n : o.lowered_names) {
+    worker::v1::LoweredName* m = w->add_lowered_names();
+    m->set_expression(n.expression);
+    m->set_name(n.name);
+  }
 }
 
 CompileOutput FromWire(const worker::v1::Output& w) {
@@ -190,6 +195,7 @@ CompileOutput FromWire(const worker::v1::Output& w) {
   o.timings.optimize_seconds = w.timings().optimize_seconds();
   o.timings.codegen_seconds = w.timings().codegen_seconds();
   o.timings.link_seconds = w.timings().link_seconds();
+  for (const worker::v1::LoweredName& n : w.lowered_names()) o.lowered_names.push_back({n.expression(), n.name()});
   return o;
 }
 
@@ -204,6 +210,9 @@ void ToWire(const ToolchainInfo& t, worker::v1::Hello* w) {
   w->set_libc_version(t.libc_version);
   for (const std::string& sm : t.ptx_sms) w->add_ptx_sms(sm);
   w->set_nvvm_version(t.nvvm_version);
+  w->set_nvrtc_version(t.nvrtc_version);
+  w->set_cuda_headers_digest(t.cuda_headers_digest);
+  w->set_cudadevrt_digest(t.cudadevrt_digest);
 }
 
 ToolchainInfo FromWire(const worker::v1::Hello& w) {
@@ -218,6 +227,9 @@ ToolchainInfo FromWire(const worker::v1::Hello& w) {
   t.libc_version = w.libc_version();
   t.ptx_sms.assign(w.ptx_sms().begin(), w.ptx_sms().end());
   t.nvvm_version = w.nvvm_version();
+  t.nvrtc_version = w.nvrtc_version();
+  t.cuda_headers_digest = w.cuda_headers_digest();
+  t.cudadevrt_digest = w.cudadevrt_digest();
   return t;
 }
 

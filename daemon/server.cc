@@ -335,13 +335,15 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options, in
   auto server = std::make_unique<ServerImpl>(options, std::move(security), std::move(tiered).value(),
                                              std::move(workers).value(), std::exchange(guard.fd, -1),
                                              std::move(on_idle));
-  spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}, glibc {}, libNVVM {}",
-               server->toolchain_fingerprint(), tc.llvm_version, tc.cuda_version,
-               tc.ptx_isa_version, tc.libdevice_digest.substr(0, 16), tc.libc_version, tc.nvvm_version);
+  spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}, glibc {}, libNVVM {}, NVRTC {}, "
+               "CUDA headers {}, cudadevrt {}",
+               server->toolchain_fingerprint(), tc.llvm_version, tc.cuda_version, tc.ptx_isa_version,
+               tc.libdevice_digest.substr(0, 16), tc.libc_version, tc.nvvm_version, tc.nvrtc_version,
+               tc.cuda_headers_digest.substr(0, 16), tc.cudadevrt_digest.substr(0, 16));
   if (!tc.ptx_sms.empty()) {
     std::string reach;
     for (const std::string& sm : tc.ptx_sms) reach += (reach.empty() ? "" : " ") + sm;
-    spdlog::info("CUDA SMs: LLVM IR to {} .. {}; PTX and NVVM IR: {}", tc.cuda_sms.empty() ? "-" : tc.cuda_sms.front(),
+    spdlog::info("CUDA SMs: LLVM IR to {} .. {}; PTX, NVVM IR and CUDA C++: {}", tc.cuda_sms.empty() ? "-" : tc.cuda_sms.front(),
                  tc.cuda_sms.empty() ? "-" : tc.cuda_sms.back(), reach);
   }
   spdlog::info("compile workers: {} + {} for digests, time limit {}s, memory limit {}", options.workers,

@@ -14,6 +14,9 @@ std::string ToolchainFingerprint(const compiler::ToolchainInfo& info, std::strin
   h.UpdateField(info.libdevice_digest);
   h.UpdateField(info.libc_version);
   h.UpdateField(info.nvvm_version);
+  h.UpdateField(info.nvrtc_version);
+  h.UpdateField(info.cuda_headers_digest);
+  h.UpdateField(info.cudadevrt_digest);
   return ToHex(h.Finish());
 }
 
@@ -23,13 +26,20 @@ bool KeepsDebugInfo(const DecodedKernel& k) {
 }
 
 std::vector<KeyComponent> ArtifactKeyComponents(const DecodedKernel& k, const Digest& canonical_ir,
-                                                std::string_view toolchain_fingerprint) {
+                                                std::string_view toolchain_fingerprint,
+                                                std::string_view canonical_text) {
   std::vector<KeyComponent> c = {
       {"schema", std::to_string(kKeySchemaVersion)},
       {"input_kind", std::string(compiler::InputKindOf(k.input.kind).key_name)},
       {std::string(compiler::InputKindOf(k.input.kind).canonical_component), ToHex(canonical_ir)},
-      {"target", k.input.target.ToString()},
   };
+  const compiler::InputKind& kind = compiler::InputKindOf(k.input.kind);
+  if (kind.describe != nullptr && !canonical_text.empty()) {
+    std::vector<std::pair<std::string, std::string>> parts;
+    kind.describe(canonical_text, parts);
+    for (auto& [name, value] : parts) c.push_back({std::move(name), std::move(value)});
+  }
+  c.push_back({"target", k.input.target.ToString()});
   // Every option of the catalogue, at its value (defaults written out; an
   // option added since the first schema only when set: KeysOption).
   for (const OptionSpec& spec : OptionCatalogue()) {

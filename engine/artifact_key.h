@@ -35,9 +35,13 @@ struct KeyComponent {
 // kernel's canonical input (neutral parts removed): the compiler's
 // CanonicalIrDigest for LLVM IR, SHA-256 of the kind's canonical text for the
 // others; it is keyed under the kind's canonical component ("ir", "ptx").
+// `canonical_text`: the kind's canonical text, for kinds that describe it
+// in components of their own (InputKind::describe: a CUDA C++ program's
+// sources, headers and macros, so `explain` says which one changed).
 [[nodiscard]] std::vector<KeyComponent> ArtifactKeyComponents(const DecodedKernel& kernel,
                                                               const Digest& canonical_ir,
-                                                              std::string_view toolchain_fingerprint);
+                                                              std::string_view toolchain_fingerprint,
+                                                              std::string_view canonical_text = {});
 
 // SHA-256 over "qdcache-<kind>-key", the schema version and the components.
 [[nodiscard]] Digest KeyFromComponents(std::string_view kind, const std::vector<KeyComponent>& components);

@@ -24,6 +24,15 @@ void AddEntries(const std::vector<compiler::EntryInfo>& entries,
   }
 }
 
+void AddLoweredNames(const std::vector<compiler::LoweredName>& names,
+                     google::protobuf::RepeatedPtrField<internal::CachedLoweredName>* out) {
+  for (const compiler::LoweredName& n : names) {
+    internal::CachedLoweredName* m = out->Add();
+    m->set_expression(n.expression);
+    m->set_name(n.name);
+  }
+}
+
 }  // namespace
 
 std::string EncodeStage(const compiler::CompileOutput& output) {
@@ -33,6 +42,7 @@ std::string EncodeStage(const compiler::CompileOutput& output) {
   s.set_ptx(output.ptx);
   s.set_log(output.log);
   AddEntries(output.entries, s.mutable_entries());
+  AddLoweredNames(output.lowered_names, s.mutable_lowered_names());
   return s.SerializeAsString();
 }
 
@@ -49,6 +59,7 @@ Expected<compiler::CompileOutput> DecodeStage(std::string_view bytes) {
   for (const CachedEntry& m : s.entries()) {
     out.entries.push_back({m.name(), m.registers(), m.shared_bytes(), m.local_bytes(), m.max_threads_per_block()});
   }
+  for (const internal::CachedLoweredName& n : s.lowered_names()) out.lowered_names.push_back({n.expression(), n.name()});
   return out;
 }
 
@@ -57,6 +68,7 @@ store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::str
                                  double total_seconds) {
   internal::RecordMetadata meta;
   AddEntries(output.entries, meta.mutable_entries());
+  AddLoweredNames(output.lowered_names, meta.mutable_lowered_names());
   internal::CachedTimings* t = meta.mutable_timings();
   t->set_parse_seconds(output.timings.parse_seconds);
   t->set_optimize_seconds(output.timings.optimize_seconds);
@@ -116,6 +128,11 @@ Status FillWireMetadata(const store::ArtifactRecord& r, v1::Artifact* out) {
   t->set_codegen_seconds(meta.timings().codegen_seconds());
   t->set_link_seconds(meta.timings().link_seconds());
   t->set_total_seconds(meta.timings().total_seconds());
+  for (const internal::CachedLoweredName& n : meta.lowered_names()) {
+    v1::LoweredName* m = out->add_lowered_names();
+    m->set_expression(ValidUtf8(n.expression()));
+    m->set_name(ValidUtf8(n.name()));
+  }
   out->set_compile_log(ValidUtf8(r.compile_log));
   out->set_created_unix_ms(r.created_unix_ms);
   return Status::Ok();

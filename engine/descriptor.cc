@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "compiler/cuda_program.h"
+
 namespace qdcache::engine {
 namespace {
 
@@ -12,6 +14,49 @@ bool IsIdentifierLike(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
     return c >= 0x21 && c <= 0x7e;  // printable ASCII, no spaces
   });
+}
+
+// A CUDA C++ descriptor's program (DecodedKernel::program); any other
+// kind's descriptor must leave the CUDA C++ fields empty.
+Status DecodeCudaProgram(const v1::KernelDescriptor& d, const DescriptorLimits& limits, DecodedKernel& k) {
+  if (k.input.kind != compiler::InputKindId::kCuda) {
+    if (d.headers_size() + d.name_expressions_size() + d.defines_size() + d.undefines_size() == 0) {
+      return Status::Ok();
+    }
+    return InvalidArgument("headers, name_expressions, defines and undefines are for CUDA C++ input only (kind " +
+                           std::string(compiler::InputKindOf(k.input.kind).name) + ")");
+  }
+  if (static_cast<std::size_t>(d.headers_size()) > limits.max_headers) {
+    return InvalidArgument("too many headers: " + std::to_string(d.headers_size()) + " (limit " +
+                           std::to_string(limits.max_headers) + ")");
+  }
+  if (static_cast<std::size_t>(d.name_expressions_size()) > limits.max_name_expressions) {
+    return InvalidArgument("too many name_expressions (limit " + std::to_string(limits.max_name_expressions) + ")");
+  }
+  if (static_cast<std::size_t>(d.defines_size() + d.undefines_size()) > limits.max_macros) {
+    return InvalidArgument("too many defines and undefines (limit " + std::to_string(limits.max_macros) + ")");
+  }
+  std::uint64_t bytes = d.ir().size();
+  compiler::CudaSources sources;
+  sources.source = d.ir();
+  for (const v1::SourceFile& h : d.headers()) {
+    bytes += h.name().size() + h.content().size();
+    sources.headers.emplace_back(h.name(), h.content());
+  }
+  for (const std::string& e : d.name_expressions()) {
+    bytes += e.size();
+    sources.name_expressions.push_back(e);
+  }
+  for (const std::string& m : d.defines()) sources.defines.push_back(m);
+  for (const std::string& m : d.undefines()) sources.undefines.push_back(m);
+  if (bytes > limits.max_ir_bytes) {
+    return Status(Code::kResourceExhausted, "the CUDA C++ source and its " + std::to_string(d.headers_size()) +
+                                                " headers are " + std::to_string(bytes) +
+                                                " bytes, above the limit of " + std::to_string(limits.max_ir_bytes) +
+                                                " (--max-ir-bytes)");
+  }
+  k.program = compiler::EncodeCudaProgram(sources);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -25,9 +70,11 @@ Expected<compiler::InputKindId> DecodeSourceKind(int kind, std::string_view byte
       return compiler::InputKindId::kPtx;
     case v1::SOURCE_KIND_NVVM_IR:
       return compiler::InputKindId::kNvvm;
+    case v1::SOURCE_KIND_CUDA:
+      return compiler::InputKindId::kCuda;
     default:
       return InvalidArgument("source kind " + std::to_string(kind) +
-                             " is unknown to this daemon (it takes LLVM IR, PTX and NVVM IR)");
+                             " is unknown to this daemon (it takes LLVM IR, PTX, NVVM IR and CUDA C++)");
   }
 }
 
@@ -103,6 +150,7 @@ Expected<DecodedKernel> DecodeKernel(const v1::KernelDescriptor& d, const Descri
     return InvalidArgument(std::string(kind.name) + " input cannot be compiled for " +
                            std::string(FamilyOf(k.input.target.kind).name) + " targets");
   }
+  QDC_RETURN_IF_ERROR(DecodeCudaProgram(d, limits, k));
   QDC_ASSIGN_OR_RETURN(k.input.options, DecodeOptions(d.options(), k.input.target.kind));
   k.input.options = compiler::OptionsForKind(kind, k.input.target.kind, k.input.options);
 

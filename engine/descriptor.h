@@ -22,6 +22,11 @@ struct DescriptorLimits {
   std::size_t max_entry_points = 4096;
   std::size_t max_key_extras = 64;
   std::size_t max_key_extra_bytes = 4096;
+  // CUDA C++: headers (their bytes count towards max_ir_bytes with the
+  // source), name expressions, and -D / -U macros together.
+  std::size_t max_headers = 4096;
+  std::size_t max_name_expressions = 4096;
+  std::size_t max_macros = 1024;
 };
 
 struct DecodedKernel {
@@ -31,6 +36,10 @@ struct DecodedKernel {
   std::vector<std::pair<std::string, std::string>> key_extras;  // sorted by name
   bool no_store = false;
   bool recache = false;
+  // CUDA C++: the source with its headers, name expressions and macros in
+  // one encoding (compiler::EncodeCudaProgram), which the kind's canonical
+  // form is made from. Empty for every other kind.
+  std::string program;
 };
 
 [[nodiscard]] Expected<compiler::Target> DecodeTarget(const v1::Target& target);

@@ -22,7 +22,7 @@ double SecondsSince(Clock::time_point t0) {
 
 // An input kind keyed in the daemon reaches `target` (the toolchain's list
 // for it), so that a compile or an explain of an unreachable SM is refused
-// before anything is keyed. Only PTX is keyed in the daemon today.
+// before anything is keyed (every kind but LLVM IR is keyed in the daemon).
 Status CheckReach(const compiler::InputKind& kind, const compiler::Target& target,
                   const compiler::ToolchainInfo& toolchain) {
   if (target.kind != compiler::TargetKind::kCuda) return Status::Ok();
@@ -31,11 +31,16 @@ Status CheckReach(const compiler::InputKind& kind, const compiler::Target& targe
                               " (CUDA: " + toolchain.cuda_version + ")");
   }
   using Reach = compiler::InputKind::Reach;
-  if (kind.reach == Reach::kLibNvvm &&
-      (toolchain.nvvm_version.empty() || toolchain.nvvm_version == "none" ||
-       toolchain.nvvm_version.rfind("probe-failed", 0) == 0)) {
+  const auto lacks = [](const std::string& version) {
+    return version.empty() || version == "none" || version.rfind("probe-failed", 0) == 0;
+  };
+  if (kind.reach == Reach::kLibNvvm && lacks(toolchain.nvvm_version)) {
     return FailedPrecondition(std::string(kind.name) + " input needs libNVVM, which this daemon lacks (libNVVM: " +
                               toolchain.nvvm_version + ")");
+  }
+  if (kind.reach == Reach::kNvrtc && lacks(toolchain.nvrtc_version)) {
+    return FailedPrecondition(std::string(kind.name) + " input needs NVRTC, which this daemon lacks (NVRTC: " +
+                              toolchain.nvrtc_version + ")");
   }
   const std::vector<std::string>& sms =
       kind.reach == Reach::kLlvmNvptx || toolchain.ptx_sms.empty() ? toolchain.cuda_sms : toolchain.ptx_sms;
@@ -92,9 +97,11 @@ Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor, co
   const compiler::InputKind& kind = compiler::InputKindOf(k.kernel.input.kind);
   if (kind.canonical_text != nullptr) {  // keyed here, without a worker
     QDC_RETURN_IF_ERROR(CheckReach(kind, k.kernel.input.target, compiler_.toolchain()));
-    QDC_ASSIGN_OR_RETURN(k.canonical_text, kind.canonical_text(k.kernel.input.ir, keep_debug));
+    // A CUDA C++ program's sources travel as one encoding (DecodedKernel::program).
+    const std::string_view sent = k.kernel.program.empty() ? k.kernel.input.ir : k.kernel.program;
+    QDC_ASSIGN_OR_RETURN(k.canonical_text, kind.canonical_text(sent, keep_debug));
     k.canonical_ir = Sha256(k.canonical_text);
-    k.components = ArtifactKeyComponents(k.kernel, k.canonical_ir, toolchain_);
+    k.components = ArtifactKeyComponents(k.kernel, k.canonical_ir, toolchain_, k.canonical_text);
     k.key = DigestBytes(KeyFromComponents("artifact", k.components));
     return k;
   }
@@ -223,7 +230,11 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
     return;
   }
 
-  keyed->owned_ir.assign(keyed->kernel.input.ir);
+  if (compiler::InputKindOf(keyed->kernel.input.kind).compiles_canonical_text) {
+    keyed->owned_ir = keyed->canonical_text;
+  } else {
+    keyed->owned_ir.assign(keyed->kernel.input.ir);
+  }
   Status submitted = pool_.Submit([this, keyed = std::move(keyed).value(), flight, store_result]() mutable {
     RunCompile(std::move(keyed), std::move(flight), store_result);
   });
@@ -341,19 +352,25 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
         if (Expected<compiler::CompileOutput> decoded = DecodeStage(**got); decoded.ok()) {
           *stage_hit = true;
           std::string ptx = std::move(carried.ptx);
+          std::vector<compiler::LoweredName> names = std::move(carried.lowered_names);
           carried = std::move(decoded).value();
           if (carried.ptx.empty()) carried.ptx = std::move(ptx);  // a cubin stage keeps the PTX it came from
+          // ... and the lowered names of the program it came from: two
+          // programs that meet at one PTX may name it differently.
+          if (stage.input == compiler::StageInput::kPreviousOutput) carried.lowered_names = std::move(names);
           continue;
         }
       }
-      if (stage.options == kStageCodegen) ++stage_misses_;  // looked, found none: codegen runs
+      if ((stage.options & kStageCodegen) != 0) ++stage_misses_;  // looked, found none: codegen runs
     }
     compiler::CompileOutput out;
     switch (id) {
-      case compiler::StageId::kIrToPtx: {
+      case compiler::StageId::kIrToPtx:
+      case compiler::StageId::kCudaToPtx: {
         QDC_ASSIGN_OR_RETURN(compiler::PtxOutput ptx, compiler_.CompileToPtx(in, control));
         out.ptx = std::move(ptx.ptx);
         out.entries = std::move(ptx.entries);
+        out.lowered_names = std::move(ptx.lowered_names);
         out.log = std::move(ptx.log);
         out.timings = ptx.timings;
         break;
@@ -369,6 +386,7 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
                                                                          keep_debug, in.target.sm));
         }
         QDC_ASSIGN_OR_RETURN(out, std::move(linked));
+        out.lowered_names = carried.lowered_names;
         out.log = carried.log + out.log;
         out.timings.parse_seconds = carried.timings.parse_seconds;
         out.timings.optimize_seconds = carried.timings.optimize_seconds;
@@ -383,8 +401,13 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
       // A later stage's entry leaves out its input (the PTX): that has its own.
       const bool later = stage.input == compiler::StageInput::kPreviousOutput;
       std::string kept = later ? std::move(out.ptx) : std::string();
+      std::vector<compiler::LoweredName> names = later ? std::move(out.lowered_names)
+                                                       : std::vector<compiler::LoweredName>();
       PutStage(*stage_key, out);
-      if (later) out.ptx = std::move(kept);
+      if (later) {
+        out.ptx = std::move(kept);
+        out.lowered_names = std::move(names);
+      }
     }
     carried = std::move(out);
   }

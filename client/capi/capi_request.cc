@@ -196,6 +196,44 @@ qdcache_status qdcache_compile(qdcache_client* client, qdcache_request* request,
   });
 }
 
+qdcache_status qdcache_request_add_header(qdcache_request* request, size_t index, const char* name,
+                                          const void* content, size_t content_size) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(name, "name"));
+    QDC_RETURN_IF_ERROR(qdcache::capi::Utf8(name, "header name"));
+    if (content == nullptr && content_size != 0) return qdcache::InvalidArgument("content is NULL");
+    auto kernel = KernelAt(request, index);
+    if (!kernel.ok()) return kernel.status();
+    qdcache::v1::SourceFile* header = (*kernel)->add_headers();
+    header->set_name(name);
+    header->set_content(static_cast<const char*>(content), content_size);
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_request_add_text(qdcache_request* request, size_t index, const char* what,
+                                        const char* value) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(what, "what"));
+    QDC_RETURN_IF_ERROR(Required(value, "value"));
+    QDC_RETURN_IF_ERROR(qdcache::capi::Utf8(value, what));
+    auto kernel = KernelAt(request, index);
+    if (!kernel.ok()) return kernel.status();
+    const std::string_view kind = what;
+    if (kind == "name-expression" || kind == "name_expression") {
+      (*kernel)->add_name_expressions(value);
+    } else if (kind == "define") {
+      (*kernel)->add_defines(value);
+    } else if (kind == "undefine") {
+      (*kernel)->add_undefines(value);
+    } else {
+      return qdcache::InvalidArgument("unknown text \"" + std::string(kind) +
+                                      "\" (known: name-expression, define, undefine)");
+    }
+    return Status::Ok();
+  });
+}
+
 qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char* target,
                               const void* const* fast_keys, const size_t* fast_key_sizes, size_t count,
                               int include_ptx, qdcache_results** out) {

@@ -25,7 +25,7 @@ void AddKernelOptions(CLI::App* app, CompileArgs& c) {
   app->add_option("--target", k.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
   app->add_option("--kind", k.kind,
                   "What the file holds: " + client::SourceKindNames() +
-                      " (default: by its extension, .ptx is ptx; anything else LLVM IR)");
+                      " (default: by its extension: .ptx, .nvvm, .cu/.cuh (cuda); anything else LLVM IR)");
   for (const OptionSpec& spec : OptionCatalogue()) {
     const std::string name(spec.name);
     const std::string help = std::string(spec.help);
@@ -41,6 +41,15 @@ void AddKernelOptions(CLI::App* app, CompileArgs& c) {
     }
   }
   app->add_option("--entry", k.entries, "Entry point that must exist (repeatable)");
+  app->add_option("--name-expression", k.name_expressions,
+                  "CUDA C++: an expression whose lowered name the artifact returns, e.g. 'scale<float>' (repeatable)");
+  app->add_option("-D,--define", k.defines, "CUDA C++: NAME or NAME=VALUE, a macro (repeatable)");
+  app->add_option("-U,--undefine", k.undefines, "CUDA C++: NAME, a macro undefined (repeatable)");
+  app->add_option("--header", k.header_flags,
+                  "CUDA C++: NAME=FILE, a header the source includes as \"NAME\", read here and sent (repeatable)");
+  app->add_option("-I,--include-dir", k.include_dirs,
+                  "CUDA C++: a directory the CLI looks in for headers the source includes by \"name\" "
+                  "(repeatable; <...> is the daemon's CUDA toolkit)");
   app->add_flag("--json", c.json, "Print JSON");
   app->add_option("--key-extra", c.key_extra_flags, "NAME=VALUE folded into the key (repeatable)");
 }

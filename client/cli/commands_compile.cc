@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "client/cli/commands.h"
+#include "client/cli/cuda_headers.h"
 #include "client/cli/output.h"
 #include "client/wire_target.h"
 #include "common/digest.h"
@@ -21,6 +22,9 @@ Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a, const std::
   QDC_RETURN_IF_ERROR(ParseKeyExtras(a.key_extra_flags, &options.key_extras));
   QDC_ASSIGN_OR_RETURN(v1::KernelDescriptor d, DescriptorWithoutIr(options, file));
   QDC_RETURN_IF_ERROR(ReadFile(file, d.mutable_ir()));
+  if (d.kind() == v1::SOURCE_KIND_CUDA) {
+    QDC_RETURN_IF_ERROR(AddCudaHeaders(options.header_flags, options.include_dirs, file, d));
+  }
   d.set_no_store(a.no_store);
   d.set_recache(a.recache);
   return d;

@@ -42,6 +42,14 @@ Expected<v1::KernelDescriptor> DescriptorWithoutIr(const KernelOptions& a, std::
     QDC_RETURN_IF_ERROR(client::SetWireOption(*d.mutable_options(), *spec, value));
   }
   for (const std::string& e : a.entries) d.add_entry_points(e);
+  const bool cuda = d.kind() == v1::SOURCE_KIND_CUDA;
+  if (!cuda && (!a.name_expressions.empty() || !a.defines.empty() || !a.undefines.empty() ||
+                !a.header_flags.empty() || !a.include_dirs.empty())) {
+    return InvalidArgument("--name-expression, -D, -U, --header and -I are for CUDA C++ sources (--kind cuda, .cu)");
+  }
+  for (const std::string& e : a.name_expressions) d.add_name_expressions(e);
+  for (const std::string& m : a.defines) d.add_defines(m);
+  for (const std::string& m : a.undefines) d.add_undefines(m);
   if (!a.fast_key_hex.empty()) {
     QDC_ASSIGN_OR_RETURN(*d.mutable_fast_key(), DecodeFastKey(a.fast_key_hex));
     d.set_namespace_(a.ns);

@@ -23,6 +23,14 @@ struct KernelOptions {
   // the others are the daemon's defaults.
   std::map<std::string, std::uint32_t> options;
   std::map<std::string, std::string> key_extras;
+  // CUDA C++ only: name expressions (--name-expression), macros (-D, -U),
+  // and where headers come from (--header NAME=FILE, -I DIR: read by
+  // AddCudaHeaders once the source is read).
+  std::vector<std::string> name_expressions;
+  std::vector<std::string> defines;
+  std::vector<std::string> undefines;
+  std::vector<std::string> header_flags;
+  std::vector<std::string> include_dirs;
 };
 
 // Everything of the descriptor but its source (the caller reads that when it

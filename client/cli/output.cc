@@ -63,6 +63,11 @@ nlohmann::json ResultJson(const v1::CompileResult& r) {
                          {"max_threads_per_block", e.max_threads_per_block()}});
     }
     j["entries"] = entries;
+    if (a.lowered_names_size() > 0) {
+      nlohmann::json names = nlohmann::json::object();
+      for (const v1::LoweredName& n : a.lowered_names()) names[n.expression()] = n.name();
+      j["lowered_names"] = names;
+    }
     if (!a.compile_log().empty()) j["compile_log"] = a.compile_log();
   }
   return j;

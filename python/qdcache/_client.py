@@ -93,6 +93,12 @@ class Artifact:
             self._metadata = json.loads(_lib.take_string(out))["artifact"]
         return self._metadata
 
+    @property
+    def lowered_names(self):
+        """CUDA C++: {name expression: lowered (mangled) name}, for the
+        request's name_expressions; {} otherwise."""
+        return {n["expression"]: n["name"] for n in self.metadata.get("lowered_names", ())}
+
     def __bytes__(self):
         return self.payload.tobytes()
 
@@ -235,7 +241,8 @@ class Client:
         return json.loads(_lib.take_string(out))
 
     def compile(self, ir, target, options=None, fast_key=None, namespace=None, entries=None, key_extras=None,
-                no_store=False, recache=False, include_ptx=False, kind=None):
+                no_store=False, recache=False, include_ptx=False, kind=None, headers=None, name_expressions=None,
+                defines=None, undefines=None):
         """Compiles one kernel through the cache and returns its Artifact;
         raises QdcacheError when it fails (bad IR, unknown target, ...).
 
@@ -243,8 +250,16 @@ class Client:
             (bytes-like; bytes, bytearray and writable memoryviews are read in
             place, not copied), or what `kind` names.
         target: "cuda:sm_90", "cpu:x86-64", "cpu:x86-64+avx2,+fma".
-        kind: "llvm" (None: the default), "ptx" (PTX text) or "nvvm" (NVVM
-              IR for libNVVM); the last two for CUDA targets.
+        kind: "llvm" (None: the default), "ptx" (PTX text), "nvvm" (NVVM
+              IR for libNVVM) or "cuda" (CUDA C++ for NVRTC); the last three
+              for CUDA targets.
+        headers: CUDA C++: {name: content (str or bytes)} of every header the
+                 source includes as "name" (the daemon reads no file; <...>
+                 is the CUDA toolkit's own).
+        name_expressions: CUDA C++: expressions ("scale<float>") whose
+                 lowered names come back in Artifact.lowered_names.
+        defines / undefines: CUDA C++: "NAME" or "NAME=VALUE" macros (-D),
+                 and "NAME"s (-U).
         options: {name: bool or int} of the protocol's compile options, by the
                  names of docs/protocol.md ("opt_level": 0..3, "fast_math",
                  "fmad", "debug", "lineinfo", "max_registers",
@@ -256,7 +271,9 @@ class Client:
         """
         [result] = self.compile_many([dict(ir=ir, target=target, options=options, fast_key=fast_key,
                                            namespace=namespace, entries=entries, key_extras=key_extras,
-                                           no_store=no_store, recache=recache, kind=kind)],
+                                           no_store=no_store, recache=recache, kind=kind, headers=headers,
+                                           name_expressions=name_expressions, defines=defines,
+                                           undefines=undefines)],
                                      include_ptx=include_ptx)
         if result.error is not None:
             raise result.error
@@ -282,7 +299,8 @@ class Client:
 
     @staticmethod
     def _add_kernel(request, ir, target, options=None, fast_key=None, namespace=None, entries=None, key_extras=None,
-                    no_store=False, recache=False, kind=None):
+                    no_store=False, recache=False, kind=None, headers=None, name_expressions=None, defines=None,
+                    undefines=None):
         pointer, size, keep = _lib.buffer_pointer(ir, "ir")
         index = ctypes.c_size_t()
         check(lib.qdcache_request_add_kernel(request, pointer, size, text(target, "target"), ctypes.byref(index)))
@@ -310,6 +328,14 @@ class Client:
             check(lib.qdcache_request_add_entry(request, i, text(entry, "entry")))
         for name, value in (key_extras or {}).items():
             check(lib.qdcache_request_add_key_extra(request, i, text(name, "key_extras name"), text(value, name)))
+        for name, content in (headers or {}).items():
+            data, data_size, keep = _lib.buffer_pointer(content, "header " + str(name))
+            check(lib.qdcache_request_add_header(request, i, text(name, "header name"), data, data_size))
+        for what, values in (("name-expression", name_expressions), ("define", defines), ("undefine", undefines)):
+            if isinstance(values, (str, bytes)):
+                raise TypeError("%s: a list of strings, not one string" % what.replace("-", "_") + "s")
+            for value in values or ():
+                check(lib.qdcache_request_add_text(request, i, what.encode(), text(value, what)))
 
     def lookup(self, fast_keys, namespace, target, include_ptx=False):
         """Artifacts by fast key alone, no IR sent: one Artifact, or None for a

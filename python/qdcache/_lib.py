@@ -69,6 +69,11 @@ _SIGNATURES = {
         ctypes.c_int,
         [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t],
     ),
+    "qdcache_request_add_header": (
+        ctypes.c_int,
+        [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t],
+    ),
+    "qdcache_request_add_text": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p]),
     "qdcache_request_add_entry": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]),
     "qdcache_request_add_key_extra": (
         ctypes.c_int,

@@ -184,6 +184,31 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(err.exception.code_name, "INVALID_ARGUMENT")
         self.assertIn("unknown source kind", err.exception.message)
 
+    def test_cuda_cpp_with_headers_and_name_expressions(self):
+        source = read_data("cuda_cpp/scale.cu")
+        headers = {"scale_ops.cuh": read_data("cuda_cpp/include/scale_ops.cuh"),
+                   "detail/bias.cuh": read_data("cuda_cpp/include/detail/bias.cuh").decode()}
+        try:
+            first = self.client.compile(source, target="cuda:sm_90", kind="cuda", headers=headers,
+                                        name_expressions=["scale<float>"], defines=["SCALE_BIAS=2"])
+        except qdcache.QdcacheError as e:
+            if "lacks" in e.message or "built without CUDA" in e.message:
+                self.skipTest(e.message)
+            raise
+        self.assertEqual(first.kind, "cubin")
+        self.assertEqual(first.status, "compiled")
+        self.assertEqual(first.lowered_names, {"scale<float>": "_Z5scaleIfEvPT_S0_i"})
+        again = self.client.compile(source, target="cuda:sm_90", kind="cuda", headers=dict(reversed(headers.items())),
+                                    name_expressions=["scale<float>"], defines=["SCALE_BIAS=2"])
+        self.assertEqual(again.status, "hit")
+        self.assertEqual(again.lowered_names, first.lowered_names)
+        with self.assertRaises(qdcache.QdcacheError) as err:
+            self.client.compile(source, target="cuda:sm_90", kind="cuda", headers={"scale_ops.cuh": headers["scale_ops.cuh"]})
+        self.assertEqual(err.exception.code_name, "INVALID_ARGUMENT")
+        self.assertIn("detail/bias.cuh", err.exception.message)
+        with self.assertRaises(TypeError):
+            self.client.compile(source, target="cuda:sm_90", kind="cuda", name_expressions="scale<float>")
+
 
 class ConnectTest(unittest.TestCase):
     def test_no_daemon_is_unavailable(self):

@@ -88,7 +88,7 @@ TEST_CASE("the malformed-input manifest is well formed and names generated files
           "[integration][bad-input]") {
   const std::vector<CorpusCase> cases = ReadManifest();
   REQUIRE(cases.size() >= 50);
-  const std::set<std::string> kinds = {"text", "bitcode", "binary", "ptx", "nvvm"};
+  const std::set<std::string> kinds = {"text", "bitcode", "binary", "ptx", "nvvm", "cuda"};
   for (const CorpusCase& c : cases) {
     INFO(c.Describe());
     CHECK(kinds.count(c.kind) == 1);
@@ -134,6 +134,7 @@ TEST_CASE("every malformed input is refused precisely, nothing is stored, the da
     d.set_ir(ReadFileOrDie(CorpusPath(c.file)));
     if (c.kind == "ptx") d.set_kind(v1::SOURCE_KIND_PTX);
     if (c.kind == "nvvm") d.set_kind(v1::SOURCE_KIND_NVVM_IR);
+    if (c.kind == "cuda") d.set_kind(v1::SOURCE_KIND_CUDA);
     auto target = client::ParseWireTarget(c.target);
     REQUIRE(target.ok());
     *d.mutable_target() = *target;

@@ -130,3 +130,24 @@ TEST_CASE("16 clients asking at once for one PTX kernel cause one link", "[integ
   CHECK(stats->compiles() == 1);
   CHECK(stats->coalesced() + stats->hits() == kClients - 1);
 }
+
+TEST_CASE("16 clients asking at once for one CUDA C++ program cause one NVRTC run",
+          "[integration][coalescing][cuda-cpp]") {
+  if (!CudaBuilt()) {
+    WARN("built without the CUDA Toolkit: skipping");
+    return;
+  }
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  v1::KernelDescriptor d = Descriptor("cuda_cpp/half_axpy.cu", "cuda:sm_90");
+  d.set_kind(v1::SOURCE_KIND_CUDA);
+  constexpr int kClients = 16;
+  std::vector<Reply> replies = Stampede(daemon, d, kClients);
+  CHECK(CompiledAmongSameArtifacts(replies) == 1);
+  auto stats = daemon.Connect()->Stats();
+  REQUIRE(stats.ok());
+  CHECK(stats->compiles() == 1);  // one compile: one NVRTC run and one link
+  CHECK(stats->stage_misses() == 1);
+  CHECK(stats->coalesced() + stats->hits() == kClients - 1);
+}

@@ -305,5 +305,5 @@ TEST_CASE("the CLI takes PTX by its extension or --kind", "[integration][cuda][p
   CHECK_THAT(as_ir.err, Catch::Contains("PTX assembly") && Catch::Contains("--kind ptx"));
   RunResult unknown = Cli(daemon, {"compile", renamed, "--kind", "fortran", "--target", "cuda:sm_90"});
   CHECK(unknown.exit_code != 0);
-  CHECK_THAT(unknown.err, Catch::Contains("unknown source kind \"fortran\" (known: llvm, ptx, nvvm)"));
+  CHECK_THAT(unknown.err, Catch::Contains("unknown source kind \"fortran\" (known: llvm, ptx, nvvm, cuda)"));
 }

@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 #define QDCACHE_ABI_VERSION_MAJOR 1
-#define QDCACHE_ABI_VERSION_MINOR 2
+#define QDCACHE_ABI_VERSION_MINOR 3
 #define QDCACHE_ABI_VERSION ((QDCACHE_ABI_VERSION_MAJOR << 16) | QDCACHE_ABI_VERSION_MINOR)
 
 /* ---- Versions, status codes and errors ---- */
@@ -143,7 +143,7 @@ qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* 
  *   boolean "1"/"0" (or true/false); INVALID_ARGUMENT names the known ones;
  *   no-store, recache: "1"/"0"; namespace NAME (the fast key's namespace);
  *   kind: what the kernel's bytes are, "llvm" (the default), "ptx" or
- *   "nvvm" (since ABI 1.2).
+ *   "nvvm" (since ABI 1.2), "cuda" (CUDA C++ source; since ABI 1.3).
  * Request-wide: index is ignored for include-ptx "1"/"0" (return the PTX a
  * cubin was linked from). */
 qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const char* name,
@@ -162,6 +162,15 @@ qdcache_status qdcache_request_add_entry(qdcache_request* request, size_t index,
 /* A client-side input folded into the artifact key (frontend version...). */
 qdcache_status qdcache_request_add_key_extra(qdcache_request* request, size_t index, const char* name,
                                              const char* value);
+/* CUDA C++ (kind "cuda") only, since ABI 1.3. A header the source includes
+ * as "name" (content copied; any bytes but NUL). */
+qdcache_status qdcache_request_add_header(qdcache_request* request, size_t index, const char* name,
+                                          const void* content, size_t content_size);
+/* CUDA C++ only, since ABI 1.3. `what` is "name-expression" (an expression
+ * whose lowered name the artifact returns: "scale<float>"), "define" ("NAME"
+ * or "NAME=VALUE") or "undefine" ("NAME"); repeatable. */
+qdcache_status qdcache_request_add_text(qdcache_request* request, size_t index, const char* what,
+                                        const char* value);
 /* Number of kernels in the request. */
 size_t qdcache_request_count(const qdcache_request* request);
 

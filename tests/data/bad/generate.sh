@@ -371,6 +371,19 @@ printf 'target triple = "nvptx64-nvidia-cuda"\ndefine void @k(float* %%p {\n  re
 cp "$data/cuda/saxpy.ll" llvm19_ir_as_nvvm.nvvm  # opaque pointers: not libNVVM's dialect
 : > nvvm_empty.nvvm
 
+# ------------------------------------ CUDA C++ (sent as source kind CUDA C++)
+printf '__global__ void k(float* x) {\n  x[0] = 1.0f\n}\n' > cuda_syntax_error.cu
+printf '#include "/etc/hostname"\n__global__ void k(float* x) { x[0] = 1; }\n' > cuda_absolute_include.cu
+printf '#include "../secret.cuh"\n__global__ void k(float* x) { x[0] = 1; }\n' > cuda_parent_include.cu
+printf '#define HEADER "util.cuh"\n#include HEADER\n__global__ void k(float* x) { x[0] = 1; }\n' \
+  > cuda_computed_include.cu
+printf 'const char* s = R"(a"/*)";\n#include "/etc/hostname"\n// */\n' > cuda_include_after_raw_string.cu
+printf '#include "not_sent.cuh"\n__global__ void k(float* x) { x[0] = 1; }\n' > cuda_missing_header.cu
+printf '__device__ float twice(float x) { return 2 * x; }\n' > cuda_no_kernel.cu
+{ printf '__global__ void k(float* x) { x[0] = 1; }\n'; printf '\0'; } > cuda_nul.cu
+: > cuda_empty.cu
+cp cuda_no_kernel.cu cuda_for_cpu.cu
+
 # Every file MANIFEST names must exist now.
 missing=0
 while read -r file _; do

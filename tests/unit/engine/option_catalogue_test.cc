@@ -22,6 +22,17 @@ v1::KernelDescriptor CudaKernel() {
   return d;
 }
 
+// NVRTC's options are read by CUDA C++ inputs only (every other kind keys
+// them at their defaults).
+v1::KernelDescriptor KernelReading(const OptionSpec& spec) {
+  v1::KernelDescriptor d = CudaKernel();
+  if ((spec.stages & kStageSource) != 0) {
+    d.set_ir("__global__ void k() {}");
+    d.set_kind(v1::SOURCE_KIND_CUDA);
+  }
+  return d;
+}
+
 // The artifact key of `d` over a fixed IR digest.
 std::string KeyOf(const v1::KernelDescriptor& d) {
   Expected<DecodedKernel> k = DecodeKernel(d, DescriptorLimits{});
@@ -55,10 +66,10 @@ TEST_CASE("every field of the wire's CompileOptions has a catalogue row of its n
 
 TEST_CASE("every option reaches the artifact key: a value other than its default changes it",
           "[engine][options]") {
-  const std::string base = KeyOf(CudaKernel());
   for (const OptionSpec& spec : OptionCatalogue()) {
     INFO("option " << spec.name);
-    v1::KernelDescriptor d = CudaKernel();
+    v1::KernelDescriptor d = KernelReading(spec);
+    const std::string base = KeyOf(d);
     const google::protobuf::FieldDescriptor* field = v1::CompileOptions::descriptor()->FindFieldByNumber(spec.field);
     REQUIRE(field != nullptr);
     v1::CompileOptions* o = d.mutable_options();
@@ -84,7 +95,7 @@ TEST_CASE("every option a stage reads is in that stage's key, and no other optio
     INFO("option " << spec.name);
     CompileOptions changed;
     spec.set(changed, NotDefault(spec));
-    for (unsigned stage : {kStageCodegen, kStageLink}) {
+    for (unsigned stage : {kStageCodegen, kStageLink, kStageSource}) {
       const bool reads = (spec.stages & stage) != 0;
       const bool seen = StageOptionsKey(changed, stage) != StageOptionsKey(CompileOptions{}, stage);
       // opt_level's link value folds 0-3 to 0 or 3: its max (3) is the default there.
