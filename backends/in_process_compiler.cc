@@ -360,10 +360,6 @@ llvm::Error InProcessCompiler::LinkCubinInto(std::string ptx, const std::vector<
                               options.link_cudadevrt ? std::string_view(cudadevrt_.bytes) : std::string_view());
   if (!cubin) return cubin.takeError();
   if (cubin->cubin.empty()) return ToolchainFailure("nvJitLink produced an empty cubin");
-  if (llvm::Error error = CheckCubinResolved(
-          cubin->cubin, options.link_cudadevrt ? "" : "device-runtime calls need link_cudadevrt (and rdc)")) {
-    return error;
-  }
   out.kind = ArtifactKind::kCubin;
   out.payload = std::move(cubin->cubin);
   out.ptx = std::move(ptx);

@@ -78,29 +78,3 @@ llvm::Expected<ObjectImports> CheckObjectSymbols(std::string_view object,
 }
 
 }  // namespace qdcache::compiler
-
-namespace qdcache::compiler {
-
-llvm::Error CheckCubinResolved(std::string_view cubin, std::string_view hint) {
-  auto object = llvm::object::ObjectFile::createObjectFile(
-      llvm::MemoryBufferRef(llvm::StringRef(cubin.data(), cubin.size()), "cubin"));
-  if (!object) return ToolchainFailure("nvJitLink's cubin does not read as ELF: " + toString(object.takeError()));
-  std::set<std::string> undefined;
-  for (const llvm::object::SymbolRef& symbol : (*object)->symbols()) {
-    auto flags = symbol.getFlags();
-    auto name = symbol.getName();
-    if (!flags || !name) {
-      llvm::consumeError(flags.takeError());
-      llvm::consumeError(name.takeError());
-      continue;
-    }
-    if ((*flags & llvm::object::SymbolRef::SF_Undefined) != 0 && !name->empty()) undefined.insert(name->str());
-  }
-  if (undefined.empty()) return llvm::Error::success();
-  std::string names;
-  for (const std::string& n : undefined) names += (names.empty() ? "" : ", ") + n;
-  return BadInput("the kernel calls functions nothing defines: " + names + std::string(hint.empty() ? "" : "; ") +
-                  std::string(hint));
-}
-
-}  // namespace qdcache::compiler

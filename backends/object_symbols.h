@@ -21,10 +21,4 @@ struct ObjectImports {
 [[nodiscard]] llvm::Expected<ObjectImports> CheckObjectSymbols(
     std::string_view object, const std::vector<std::string>& entries);
 
-// A linked cubin refers to no undefined symbol: a call nothing defined
-// (a device-runtime function without libcudadevrt, an extern the PTX only
-// declared) would fail only when a process loads the module, so it is
-// INVALID_ARGUMENT here, naming the symbols. `hint` ends the message.
-[[nodiscard]] llvm::Error CheckCubinResolved(std::string_view cubin, std::string_view hint);
-
 }  // namespace qdcache::compiler

@@ -74,16 +74,21 @@ TEST_CASE("every compile option of the catalogue is listed and settable by its n
   std::vector<std::string> names;
   for (size_t i = 0; qdcache_compile_option_name(i) != nullptr; ++i) names.emplace_back(qdcache_compile_option_name(i));
   CHECK(names == std::vector<std::string>{"opt_level", "fast_math", "fmad", "debug", "lineinfo", "max_registers",
-                                          "link_libdevice", "suppress_debug_info"});
+                                          "link_libdevice", "suppress_debug_info", "cuda_std",
+                                          "extra_device_vectorization", "default_device", "relocatable_device_code",
+                                          "link_cudadevrt"});
   for (const std::string& name : names) {
     INFO(name);
-    CHECK(qdcache_request_set(request, 0, name.c_str(), "1") == QDCACHE_OK);
+    // cuda_std takes a C++ standard's number only.
+    CHECK(qdcache_request_set(request, 0, name.c_str(), name == "cuda_std" ? "17" : "1") == QDCACHE_OK);
     std::string dashed = name;
     for (char& c : dashed) c = c == '_' ? '-' : c;
     CHECK(qdcache_request_set(request, 0, dashed.c_str(), "0") == QDCACHE_OK);
   }
   CHECK(qdcache_request_set(request, 0, "max_registers", "256") == QDCACHE_INVALID_ARGUMENT);
   CHECK(std::string(qdcache_last_error()).find("0..255") != std::string::npos);
+  CHECK(qdcache_request_set(request, 0, "cuda_std", "12") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(qdcache_last_error()).find("0, 11, 14, 17 or 20") != std::string::npos);
   CHECK(qdcache_request_set(request, 0, "maxregisters", "1") == QDCACHE_INVALID_ARGUMENT);
   CHECK(std::string(qdcache_last_error()).find("known: opt_level") != std::string::npos);
   qdcache_request_free(request);
