@@ -40,17 +40,21 @@ Status CheckHeaderName(std::string_view name, std::string_view what) {
 namespace {
 
 // Text after translation phase 2 (backslash-newline and "??/"-newline
-// removed), with each character's line in the text as sent.
+// removed), and where each line of the text as sent starts in it.
 struct Spliced {
   std::string text;
-  std::vector<int> line;
+  std::vector<std::size_t> line_starts;  // line_starts[n - 1]: line n's first offset in `text`
+
+  // The line (1-based, as sent) of offset `at` of `text`.
+  [[nodiscard]] int LineOf(std::size_t at) const {
+    return static_cast<int>(std::upper_bound(line_starts.begin(), line_starts.end(), at) - line_starts.begin());
+  }
 };
 
 Spliced Splice(std::string_view in) {
   Spliced out;
   out.text.reserve(in.size());
-  out.line.reserve(in.size());
-  int line = 1;
+  out.line_starts.push_back(0);
   for (std::size_t i = 0; i < in.size(); ++i) {
     std::size_t skip = 0;
     if (in[i] == '\\') skip = 1;
@@ -59,14 +63,15 @@ Spliced Splice(std::string_view in) {
       std::size_t j = i + skip;
       if (j < in.size() && in[j] == '\r') ++j;
       if (j < in.size() && in[j] == '\n') {
-        ++line;
+        // The next line as sent goes on at the same offset: offsets past it
+        // belong to it (upper_bound takes the last of equal starts).
+        out.line_starts.push_back(out.text.size());
         i = j;
         continue;
       }
     }
     out.text.push_back(in[i]);
-    out.line.push_back(line);
-    if (in[i] == '\n') ++line;
+    if (in[i] == '\n') out.line_starts.push_back(out.text.size());
   }
   return out;
 }
@@ -113,7 +118,7 @@ class IncludeScanner {
 
  private:
   bool At(std::string_view what) const { return std::string_view(s_.text).substr(i_, what.size()) == what; }
-  int Line() const { return s_.line.empty() ? 1 : s_.line[std::min(i_, s_.line.size() - 1)]; }
+  int Line() const { return s_.LineOf(i_); }
 
   void SkipBlockComment() {
     const std::size_t end = s_.text.find("*/", i_ + 2);
@@ -185,7 +190,7 @@ class IncludeScanner {
       return Status::Ok();
     }
     if (id != "__has_include" && id != "__has_include_next") return Status::Ok();
-    const int line = s_.line[start];
+    const int line = s_.LineOf(start);
     while (i_ < t.size() && std::isspace(static_cast<unsigned char>(t[i_])) != 0) ++i_;
     if (i_ >= t.size() || t[i_] != '(') {
       return InvalidArgument(Where(file_, line) + ": " + std::string(id) + " without a parenthesised operand");
@@ -198,8 +203,10 @@ class IncludeScanner {
   // R"delim( ... )delim": may span lines; nothing inside is a directive.
   void RawString() {
     const std::string& t = s_.text;
-    const std::size_t open = t.find('(', i_ + 1);
-    if (open == std::string::npos || open - i_ - 1 > 16) {  // not a raw string after all
+    // The delimiter: at most 16 characters before '(' (a longer one, or no
+    // '(' in reach, is no raw string; looking no further keeps this linear).
+    const std::size_t open = t.find_first_of("( )\\\t\v\f\n\"", i_ + 1);
+    if (open == std::string::npos || t[open] != '(' || open - i_ - 1 > 16) {
       ++i_;
       return;
     }
@@ -245,6 +252,10 @@ class IncludeScanner {
 };
 
 }  // namespace
+
+bool IsIdentifier(std::string_view s) {
+  return !s.empty() && IsIdentStart(s.front()) && std::all_of(s.begin(), s.end(), IsIdentChar);
+}
 
 Expected<std::vector<IncludeDirective>> ScanIncludes(std::string_view text, std::string_view file) {
   return IncludeScanner(text, file).Run();

@@ -34,4 +34,7 @@ struct IncludeDirective {
 // starting with `what` otherwise.
 [[nodiscard]] Status CheckHeaderName(std::string_view name, std::string_view what);
 
+// A C identifier: [A-Za-z_][A-Za-z0-9_]* (a macro's name).
+[[nodiscard]] bool IsIdentifier(std::string_view s);
+
 }  // namespace qdcache

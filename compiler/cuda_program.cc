@@ -1,7 +1,6 @@
 #include "compiler/cuda_program.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "common/digest.h"
 #include "common/include_scan.h"
@@ -9,11 +8,6 @@
 
 namespace qdcache::compiler {
 namespace {
-
-bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-
-bool IsMacroName(std::string_view s) { return !s.empty() && IsIdentStart(s[0]) && std::all_of(s.begin(), s.end(), IsIdentChar); }
 
 // NAME, NAME=VALUE, NAME(a,b)=VALUE: what -D takes.
 Status CheckDefine(std::string_view d) {
@@ -23,13 +17,26 @@ Status CheckDefine(std::string_view d) {
     if (name.back() != ')') return InvalidArgument("define \"" + std::string(d) + "\": unbalanced parameter list");
     name = name.substr(0, paren);
   }
-  if (!IsMacroName(name)) {
+  if (!IsIdentifier(name)) {
     return InvalidArgument("define \"" + std::string(d) + "\" is not NAME, NAME=VALUE or NAME(PARAMS)=VALUE");
   }
   if (d.find_first_of(std::string_view("\n\r\0", 3)) != std::string_view::npos) {
     return InvalidArgument("define \"" + std::string(d.substr(0, eq)) + "\": its value holds a newline or NUL");
   }
-  return Status::Ok();
+  // A value is expanded into the sources: __has_include in it is theirs.
+  return ScanIncludes(d, "define " + std::string(d.substr(0, eq))).status();
+}
+
+// NVRTC writes each name expression into a line of a source of its own
+// ("#pragma nv_mangled_name EXPR"): one that could end that line or splice
+// the next onto it could add directives the checks never saw.
+Status CheckNameExpression(std::string_view e) {
+  const bool splices = e.ends_with('\\') || e.ends_with("?\?/");
+  if (e.empty() || splices || e.find_first_of(std::string_view("\n\r\0", 3)) != std::string_view::npos) {
+    return InvalidArgument("name expression \"" + std::string(e.substr(0, 200)) +
+                           "\" is empty, holds a newline or NUL byte, or ends with a backslash");
+  }
+  return ScanIncludes(e, "name expression").status();
 }
 
 std::string MacroName(std::string_view d) {
@@ -37,14 +44,14 @@ std::string MacroName(std::string_view d) {
   return std::string(d.substr(0, end));
 }
 
+// A source or header: no NUL (NVRTC takes C strings), and its includes all
+// within the closed world.
 Status CheckText(std::string_view text, std::string_view file) {
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(nul), '\n'));
     return InvalidArgument(std::string(file) + ":" + std::to_string(line) + ": a NUL byte (NVRTC reads sources as C strings)");
   }
-  QDC_ASSIGN_OR_RETURN(std::vector<IncludeDirective> includes, ScanIncludes(text, file));
-  (void)includes;  // each was checked as it was found
-  return Status::Ok();
+  return ScanIncludes(text, file).status();  // each include is checked as it is found
 }
 
 std::vector<std::string> SortedUnique(const google::protobuf::RepeatedPtrField<std::string>& in) {
@@ -96,9 +103,7 @@ Expected<std::string> CanonicalCudaProgram(std::string_view encoded, bool) {
     *out.add_headers() = *headers[i];
   }
   for (const std::string& e : SortedUnique(in.name_expressions())) {
-    if (e.empty() || e.find('\0') != std::string::npos) {
-      return InvalidArgument("name_expressions: an empty expression or one with a NUL byte");
-    }
+    QDC_RETURN_IF_ERROR(CheckNameExpression(e));
     out.add_name_expressions(e);
   }
   const std::vector<std::string> defines = SortedUnique(in.defines());
@@ -110,7 +115,7 @@ Expected<std::string> CanonicalCudaProgram(std::string_view encoded, bool) {
     out.add_defines(d);
   }
   for (const std::string& u : undefines) {
-    if (!IsMacroName(u)) return InvalidArgument("undefine \"" + u + "\" is not a macro name");
+    if (!IsIdentifier(u)) return InvalidArgument("undefine \"" + u + "\" is not a macro name");
     names.push_back(u);
     out.add_undefines(u);
   }

@@ -36,10 +36,11 @@ inline constexpr std::string_view kCudaSourceName = "kernel.cu";
 // (INVALID_ARGUMENT, naming the file and line where there is one): a NUL
 // byte in any text, a header name that is empty, absolute, has a ".." or
 // "." component or a backslash, two headers of one name, a macro that is
-// not NAME[(PARAMS)][=VALUE] or is both defined and undefined, an empty name
-// expression, and every #include / #include_next / #import / __has_include
-// in the source and the headers: a computed one (a macro, not "..." or
-// <...>) or one naming an absolute path or "..". `keep_debug` is unused: a
+// not NAME[(PARAMS)][=VALUE] or is both defined and undefined, a name
+// expression that is empty, holds a newline or ends with a backslash, and
+// every #include / #include_next / #import / __has_include in the source,
+// the headers, the macros' values and the name expressions: a computed one
+// (a macro, not "..." or <...>) or one naming an absolute path or "..". `keep_debug` is unused: a
 // CUDA program's comments move its __LINE__s.
 [[nodiscard]] Expected<std::string> CanonicalCudaProgram(std::string_view encoded, bool keep_debug);
 
