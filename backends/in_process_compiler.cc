@@ -289,6 +289,19 @@ llvm::Error InProcessCompiler::EmitCudaPtx(Job& job, PtxOutput& out) const {
   return llvm::Error::success();
 }
 
+// PTX a toolkit compiler (`producer`) made, with its kernels, into `out`;
+// INVALID_ARGUMENT `no_kernel` when it has none.
+llvm::Error TakeToolkitPtx(std::string ptx, std::string_view producer, std::string_view no_kernel, PtxOutput& out) {
+  Expected<std::string> canonical = CanonicalPtx(ptx, true);
+  if (!canonical.ok()) {
+    return ToolchainFailure(std::string(producer) + "'s PTX does not read as PTX: " + canonical.status().message());
+  }
+  out.entries = PtxEntryInfos(*canonical);
+  if (out.entries.empty()) return BadInput(no_kernel);
+  out.ptx = std::move(ptx);
+  return llvm::Error::success();
+}
+
 // NVVM IR through libNVVM; the kernels are the PTX's.
 llvm::Error InProcessCompiler::NvvmToPtxInto(const CompileInput& input, PtxOutput& out) const {
   auto target = CheckedTarget(input.target, CudaPath::kFromPtx);
@@ -303,17 +316,8 @@ llvm::Error InProcessCompiler::NvvmToPtxInto(const CompileInput& input, PtxOutpu
   auto ptx = CompileNvvmToPtx(input.ir, target->sm, options,
                               options.link_libdevice ? std::string_view(libdevice_.bitcode) : std::string_view());
   if (!ptx) return ptx.takeError();
-  Expected<std::string> canonical = CanonicalPtx(*ptx, true);
-  if (!canonical.ok()) return ToolchainFailure("libNVVM's PTX does not read as PTX: " + canonical.status().message());
-  for (PtxEntry& entry : PtxEntries(*canonical)) {
-    EntryInfo info;
-    info.name = std::move(entry.name);
-    info.max_threads_per_block = entry.max_threads_per_block;
-    out.entries.push_back(std::move(info));
-  }
-  if (out.entries.empty()) return BadInput("the NVVM IR defines no kernel (no \"kernel\" nvvm.annotations entry)");
-  out.ptx = std::move(*ptx);
-  return llvm::Error::success();
+  return TakeToolkitPtx(std::move(*ptx), "libNVVM", "the NVVM IR defines no kernel (no \"kernel\" nvvm.annotations entry)",
+                        out);
 }
 
 // A CUDA C++ program through NVRTC; the kernels are the PTX's.
@@ -324,19 +328,10 @@ llvm::Error InProcessCompiler::CudaToPtxInto(const CompileInput& input, PtxOutpu
   StageTimer timer(out.timings.codegen_seconds);
   auto compiled = CompileCudaToPtx(input.ir, target->sm, input.options);
   if (!compiled) return compiled.takeError();
-  Expected<std::string> canonical = CanonicalPtx(compiled->ptx, true);
-  if (!canonical.ok()) return ToolchainFailure("NVRTC's PTX does not read as PTX: " + canonical.status().message());
-  for (PtxEntry& entry : PtxEntries(*canonical)) {
-    EntryInfo info;
-    info.name = std::move(entry.name);
-    info.max_threads_per_block = entry.max_threads_per_block;
-    out.entries.push_back(std::move(info));
-  }
-  if (out.entries.empty()) return BadInput("the CUDA C++ program defines no kernel (no __global__ function)");
-  out.ptx = std::move(compiled->ptx);
   out.log = std::move(compiled->log);
   out.lowered_names = std::move(compiled->lowered_names);
-  return llvm::Error::success();
+  return TakeToolkitPtx(std::move(compiled->ptx), "NVRTC", "the CUDA C++ program defines no kernel (no __global__ function)",
+                        out);
 }
 
 llvm::Error InProcessCompiler::LinkCubinInto(std::string ptx, const std::vector<EntryInfo>& entries,

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "backends/c_api.h"
 #include "backends/compile_error.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -39,39 +40,17 @@ llvm::Expected<LinkedCubin> LinkPtxToCubin(std::string_view, const std::string&,
 
 namespace {
 
-class Handle {
- public:
-  Handle() = default;
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  ~Handle() {
-    if (handle_ != nullptr) nvJitLinkDestroy(&handle_);
-  }
-  nvJitLinkHandle* out() { return &handle_; }
-  nvJitLinkHandle get() const { return handle_; }
-
- private:
-  nvJitLinkHandle handle_ = nullptr;
-};
+using Handle = ApiHandle<nvJitLinkHandle, nvJitLinkDestroy>;
 
 std::string ErrorLog(nvJitLinkHandle handle) {
-  size_t size = 0;
-  if (handle == nullptr || nvJitLinkGetErrorLogSize(handle, &size) != NVJITLINK_SUCCESS ||
-      size == 0)
-    return "";
-  std::string log(size, '\0');
-  if (nvJitLinkGetErrorLog(handle, log.data()) != NVJITLINK_SUCCESS) return "";
-  log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
-  return log;
+  if (handle == nullptr) return "";
+  return ReadApiText([&](size_t* n) { return nvJitLinkGetErrorLogSize(handle, n) == NVJITLINK_SUCCESS; },
+                     [&](char* text) { return nvJitLinkGetErrorLog(handle, text) == NVJITLINK_SUCCESS; });
 }
 
 std::string InfoLog(nvJitLinkHandle handle) {
-  size_t size = 0;
-  if (nvJitLinkGetInfoLogSize(handle, &size) != NVJITLINK_SUCCESS || size == 0) return "";
-  std::string log(size, '\0');
-  if (nvJitLinkGetInfoLog(handle, log.data()) != NVJITLINK_SUCCESS) return "";
-  log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
-  return log;
+  return ReadApiText([&](size_t* n) { return nvJitLinkGetInfoLogSize(handle, n) == NVJITLINK_SUCCESS; },
+                     [&](char* text) { return nvJitLinkGetInfoLog(handle, text) == NVJITLINK_SUCCESS; });
 }
 
 // Results that mean "this PTX cannot be linked for this SM" rather than "the

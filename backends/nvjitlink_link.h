@@ -22,8 +22,7 @@ struct LinkedCubin {
 [[nodiscard]] std::vector<std::string> NvJitLinkOptionArgs(const CompileOptions& options);
 
 // Errors: INVALID_ARGUMENT when ptxas rejects the PTX (the input's fault, e.g.
-// too much shared memory, or a call to an undefined function), with
-// nvJitLink's error log; INTERNAL for anything else; FAILED_PRECONDITION
+// too much shared memory), with nvJitLink's error log; INTERNAL for anything else; FAILED_PRECONDITION
 // when built without CUDA. `cudadevrt`: libcudadevrt.a's bytes, linked as a
 // library (the functions the PTX calls are taken from it) when not empty.
 [[nodiscard]] llvm::Expected<LinkedCubin> LinkPtxToCubin(std::string_view ptx,

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "backends/c_api.h"
 #include "backends/compile_error.h"
 #include "common/digest.h"
 #include "compiler/cuda_program.h"
@@ -86,28 +87,13 @@ llvm::Expected<NvrtcOutput> CompileCudaToPtx(std::string_view, const std::string
 
 namespace {
 
-class Program {
- public:
-  Program() = default;
-  Program(const Program&) = delete;
-  Program& operator=(const Program&) = delete;
-  ~Program() {
-    if (program_ != nullptr) nvrtcDestroyProgram(&program_);
-  }
-  nvrtcProgram* out() { return &program_; }
-  nvrtcProgram get() const { return program_; }
-
- private:
-  nvrtcProgram program_ = nullptr;
-};
+using Program = ApiHandle<nvrtcProgram, nvrtcDestroyProgram>;
 
 std::string Log(nvrtcProgram program) {
-  size_t size = 0;
-  if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size == 0) return "";
-  std::string log(size, '\0');
-  if (nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS) return "";
-  log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
-  return llvm::StringRef(log).trim().str();
+  return llvm::StringRef(ReadApiText([&](size_t* n) { return nvrtcGetProgramLogSize(program, n) == NVRTC_SUCCESS; },
+                                     [&](char* text) { return nvrtcGetProgramLog(program, text) == NVRTC_SUCCESS; }))
+      .trim()
+      .str();
 }
 
 // NVRTC's "cannot (could not) open source file "x.cuh"": the header was
@@ -214,12 +200,9 @@ llvm::Expected<NvrtcOutput> CompileCudaToPtx(std::string_view encoded, const std
   }
   NvrtcOutput out;
   out.log = Log(p.get());
-  size_t size = 0;
-  if (nvrtcResult r = nvrtcGetPTXSize(p.get(), &size); r != NVRTC_SUCCESS) return Failure("PTX size", r, p.get());
-  out.ptx.assign(size, '\0');
-  if (nvrtcResult r = nvrtcGetPTX(p.get(), out.ptx.data()); r != NVRTC_SUCCESS) return Failure("PTX copy", r, p.get());
-  out.ptx.resize(out.ptx.find('\0') == std::string::npos ? out.ptx.size() : out.ptx.find('\0'));
-  if (out.ptx.empty()) return ToolchainFailure("NVRTC produced empty PTX");
+  out.ptx = ReadApiText([&](size_t* n) { return nvrtcGetPTXSize(p.get(), n) == NVRTC_SUCCESS; },
+                        [&](char* text) { return nvrtcGetPTX(p.get(), text) == NVRTC_SUCCESS; });
+  if (out.ptx.empty()) return ToolchainFailure("NVRTC produced no PTX");
   for (const std::string& e : program.name_expressions) {
     const char* lowered = nullptr;
     if (nvrtcResult r = nvrtcGetLoweredName(p.get(), e.c_str(), &lowered); r != NVRTC_SUCCESS || lowered == nullptr) {

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "backends/c_api.h"
 #include "backends/compile_error.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -36,28 +37,13 @@ llvm::Expected<std::string> CompileNvvmToPtx(std::string_view, const std::string
 
 namespace {
 
-class Program {
- public:
-  Program() = default;
-  Program(const Program&) = delete;
-  Program& operator=(const Program&) = delete;
-  ~Program() {
-    if (program_ != nullptr) nvvmDestroyProgram(&program_);
-  }
-  nvvmProgram* out() { return &program_; }
-  nvvmProgram get() const { return program_; }
-
- private:
-  nvvmProgram program_ = nullptr;
-};
+using Program = ApiHandle<nvvmProgram, nvvmDestroyProgram>;
 
 std::string Log(nvvmProgram program) {
-  size_t size = 0;
-  if (nvvmGetProgramLogSize(program, &size) != NVVM_SUCCESS || size == 0) return "";
-  std::string log(size, '\0');
-  if (nvvmGetProgramLog(program, log.data()) != NVVM_SUCCESS) return "";
-  log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
-  return llvm::StringRef(log).trim().str();
+  return llvm::StringRef(ReadApiText([&](size_t* n) { return nvvmGetProgramLogSize(program, n) == NVVM_SUCCESS; },
+                                     [&](char* text) { return nvvmGetProgramLog(program, text) == NVVM_SUCCESS; }))
+      .trim()
+      .str();
 }
 
 // Results that mean "this input or these options are wrong".
@@ -115,16 +101,10 @@ llvm::Expected<std::string> CompileNvvmToPtx(std::string_view ir, const std::str
       r != NVVM_SUCCESS) {
     return Failure("compile", r, program.get());
   }
-  size_t size = 0;
-  if (nvvmResult r = nvvmGetCompiledResultSize(program.get(), &size); r != NVVM_SUCCESS) {
-    return Failure("result size query", r, program.get());
-  }
-  std::string ptx(size, '\0');
-  if (nvvmResult r = nvvmGetCompiledResult(program.get(), ptx.data()); r != NVVM_SUCCESS) {
-    return Failure("result copy", r, program.get());
-  }
-  ptx.resize(ptx.find('\0') == std::string::npos ? ptx.size() : ptx.find('\0'));
-  if (ptx.empty()) return ToolchainFailure("libNVVM produced empty PTX");
+  const std::string ptx = ReadApiText(
+      [&](size_t* n) { return nvvmGetCompiledResultSize(program.get(), n) == NVVM_SUCCESS; },
+      [&](char* text) { return nvvmGetCompiledResult(program.get(), text) == NVVM_SUCCESS; });
+  if (ptx.empty()) return ToolchainFailure("libNVVM produced no PTX");
   return ptx;
 }
 

@@ -174,6 +174,17 @@ Expected<std::string> CanonicalPtx(std::string_view ptx, bool keep_debug) {
   return text;
 }
 
+std::vector<EntryInfo> PtxEntryInfos(std::string_view canonical_ptx) {
+  std::vector<EntryInfo> infos;
+  for (PtxEntry& entry : PtxEntries(canonical_ptx)) {
+    EntryInfo info;
+    info.name = std::move(entry.name);
+    info.max_threads_per_block = entry.max_threads_per_block;
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
 std::vector<PtxEntry> PtxEntries(std::string_view canonical_ptx) {
   std::vector<PtxEntry> entries;
   Tokens tokens(canonical_ptx);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/expected.h"
+#include "compiler/compiler.h"
 
 namespace qdcache::compiler {
 
@@ -31,6 +32,9 @@ struct PtxEntry {
 // Every kernel (`.entry`) defined in `ptx`, which must be CanonicalPtx text,
 // in order. Declarations (`.extern .entry`) are not defined here.
 [[nodiscard]] std::vector<PtxEntry> PtxEntries(std::string_view canonical_ptx);
+// The same kernels as a compiler's entries (registers and memory unknown
+// until ptxas has run).
+[[nodiscard]] std::vector<EntryInfo> PtxEntryInfos(std::string_view canonical_ptx);
 
 // A ptxas message about CanonicalPtx(ptx, keep_debug) as one about `ptx`,
 // the text the client sent: its "line N" positions are the client's lines,

@@ -327,12 +327,7 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
     // The canonical text is what the first stage compiles (a PTX input: PTX
     // for nvJitLink, with the kernels it defines).
     carried.ptx = k.canonical_text;
-    for (compiler::PtxEntry& e : compiler::PtxEntries(carried.ptx)) {
-      compiler::EntryInfo info;
-      info.name = std::move(e.name);
-      info.max_threads_per_block = e.max_threads_per_block;
-      carried.entries.push_back(std::move(info));
-    }
+    carried.entries = compiler::PtxEntryInfos(carried.ptx);
   }
   const bool keep_debug = KeepsDebugInfo(k.kernel);
   for (const compiler::StageId id : stages) {
