@@ -21,10 +21,11 @@ bool IsRegularFile(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// A file whose includes are still to be followed.
 struct Pending {
-  std::string name;  // as included, or the main source's path
-  std::string text;
-  std::string dir;   // where its own quoted includes are looked up first
+  std::string name;         // as included, or the main source's path
+  const std::string* text;  // the source, or a value of the header map (whose nodes stay put)
+  std::string dir;          // where its own quoted includes are looked up first
 };
 
 }  // namespace
@@ -41,26 +42,24 @@ Status AddCudaHeaders(const std::vector<std::string>& header_flags, const std::v
     const std::string name = flag.substr(0, eq), file = flag.substr(eq + 1);
     QDC_RETURN_IF_ERROR(CheckHeaderName(name, "--header"));
     if (headers.count(name) != 0) return InvalidArgument("--header " + name + " is given twice");
-    std::string content;
+    std::string& content = headers[name];
     QDC_RETURN_IF_ERROR(ReadFile(file, &content));
-    headers[name] = content;
-    pending.push_back({name, std::move(content), DirectoryOf(file)});
+    pending.push_back({name, &content, DirectoryOf(file)});
   }
-  pending.push_front({source_path, d.ir(), DirectoryOf(source_path)});
+  pending.push_front({source_path, &d.ir(), DirectoryOf(source_path)});
   while (!pending.empty()) {
     const Pending file = std::move(pending.front());
     pending.pop_front();
-    QDC_ASSIGN_OR_RETURN(std::vector<IncludeDirective> includes, ScanIncludes(file.text, file.name));
+    QDC_ASSIGN_OR_RETURN(std::vector<IncludeDirective> includes, ScanIncludes(*file.text, file.name));
     for (const IncludeDirective& include : includes) {
       if (include.angled || headers.count(include.name) != 0) continue;
       std::vector<std::string> candidates = {file.dir + "/" + include.name};
       for (const std::string& dir : include_dirs) candidates.push_back(dir + "/" + include.name);
       for (const std::string& path : candidates) {
         if (!IsRegularFile(path)) continue;
-        std::string content;
+        std::string& content = headers[include.name];
         QDC_RETURN_IF_ERROR(ReadFile(path, &content));
-        headers[include.name] = content;
-        pending.push_back({include.name, std::move(content), DirectoryOf(path)});
+        pending.push_back({include.name, &content, DirectoryOf(path)});
         break;
       }
     }
