@@ -10,6 +10,7 @@
 
 #include "tests/support/cli_json.h"
 #include "tests/support/daemon_process.h"
+#include "tests/support/explain_key.h"
 #include "tests/support/kernels.h"
 #include "tests/support/ptx_reference.h"
 #include "tests/support/restart_hits.h"
@@ -44,20 +45,17 @@ v1::KernelDescriptor Scale(const std::string& sm) {
   return d;
 }
 
+using Change = std::function<void(v1::KernelDescriptor&)>;
+
+v1::KernelDescriptor Changed(v1::KernelDescriptor d, const Change& change) {
+  change(d);
+  return d;
+}
+
 std::map<std::string, std::string> LoweredNames(const v1::Artifact& a) {
   std::map<std::string, std::string> names;
   for (const v1::LoweredName& n : a.lowered_names()) names[n.expression()] = n.name();
   return names;
-}
-
-std::string Key(client::Client& client, const v1::KernelDescriptor& d) {
-  v1::ExplainRequest request;
-  *request.add_kernels() = d;
-  auto response = client.Explain(request);
-  REQUIRE(response.ok());
-  INFO(response->explanations(0).error().message());
-  REQUIRE_FALSE(response->explanations(0).has_error());
-  return response->explanations(0).artifact_key();
 }
 
 }  // namespace
@@ -129,19 +127,8 @@ TEST_CASE("a CUDA C++ cubin's machine code is what ptxas -c and nvlink make of N
   };
   for (const Case& c : cases) {
     INFO(c.name);
-    v1::CompileRequest request;
-    *request.add_kernels() = c.descriptor;
-    request.set_include_ptx(true);
-    auto response = client->Compile(request);
-    REQUIRE(response.ok());
-    const v1::CompileResult& r = response->results(0);
-    INFO(r.error().message());
-    REQUIRE(r.has_artifact());
-    CHECK_THAT(r.artifact().ptx(), Catch::Contains("NVIDIA NVVM Compiler"));
-    const std::string ptx = dir.path() + "/nvrtc.ptx";
-    WriteFileOrDie(ptx, r.artifact().ptx());
-    CheckSameMachineCode(r.artifact().payload(),
-                         ToolkitCubin(dir, ptx, c.descriptor.target().cuda().sm(), c.ptxas_flags));
+    const v1::Artifact a = CheckCompiledLikeToolkit(*client, dir, c.descriptor, c.ptxas_flags);
+    CHECK_THAT(a.ptx(), Catch::Contains("NVIDIA NVVM Compiler"));
   }
 }
 
@@ -153,13 +140,8 @@ TEST_CASE("CUDA C++ keys move with the source, each header, each macro, each opt
   daemon.Start();
   auto client = daemon.Connect();
   const v1::KernelDescriptor base = Scale("sm_90");
-  const std::string key = Key(*client, base);
-  auto with = [&](const std::function<void(v1::KernelDescriptor&)>& change) {
-    v1::KernelDescriptor d = base;
-    change(d);
-    return Key(*client, d);
-  };
-  using Change = std::function<void(v1::KernelDescriptor&)>;
+  const std::string key = ExplainKey(*client, base);
+  auto with = [&](const Change& change) { return ExplainKey(*client, Changed(base, change)); };
   std::set<std::string> keys = {key};
   const std::vector<std::pair<const char*, Change>> perturbations = {
       {"source", [](auto& d) { d.set_ir(std::regex_replace(d.ir(), std::regex("x\\[i\\] ="), "x[i] +=")); }},
@@ -204,14 +186,14 @@ TEST_CASE("CUDA C++ keys move with the source, each header, each macro, each opt
   v1::KernelDescriptor swapped = base;
   swapped.add_defines("B");
   swapped.add_defines("A=1");
-  CHECK(Key(*client, two) == Key(*client, swapped));
+  CHECK(ExplainKey(*client, two) == ExplainKey(*client, swapped));
 
   // NVRTC's options do not split the keys of kinds that never read them.
   v1::KernelDescriptor llvm = Descriptor("cuda/saxpy.ll", "cuda:sm_90");
-  const std::string llvm_key = Key(*client, llvm);
+  const std::string llvm_key = ExplainKey(*client, llvm);
   llvm.mutable_options()->set_cuda_std(17);
   llvm.mutable_options()->set_default_device(true);
-  CHECK(Key(*client, llvm) == llvm_key);
+  CHECK(ExplainKey(*client, llvm) == llvm_key);
 
   // Explain names what the key is made of: each header, the macros.
   v1::ExplainRequest request;
@@ -261,11 +243,7 @@ TEST_CASE("bad CUDA C++ is refused precisely, before or by NVRTC; nothing is sto
   daemon.Start();
   const pid_t pid = daemon.pid();
   auto client = daemon.Connect();
-  auto scale = [](const std::function<void(v1::KernelDescriptor&)>& change) {
-    v1::KernelDescriptor d = Scale("sm_90");
-    change(d);
-    return d;
-  };
+  auto scale = [](const Change& change) { return Changed(Scale("sm_90"), change); };
   const std::vector<std::tuple<const char*, v1::KernelDescriptor, Code, const char*>> cases = {
       {"a header not sent", scale([](auto& d) { d.mutable_headers()->RemoveLast(); }), Code::kInvalidArgument,
        "includes \"detail/bias.cuh\", which is neither among the headers sent nor a CUDA toolkit header"},
@@ -289,6 +267,11 @@ TEST_CASE("bad CUDA C++ is refused precisely, before or by NVRTC; nothing is sto
        Code::kInvalidArgument, "no_such_kernel"},
       {"a C++ standard NVRTC does not have", scale([](auto& d) { d.mutable_options()->set_cuda_std(12); }),
        Code::kInvalidArgument, "cuda_std: 12 is not one of 0, 11, 14, 17 or 20"},
+      {"a name expression that would add a line to NVRTC's own source",
+       scale([](auto& d) { d.add_name_expressions("scale<float>\n#include \"/etc/passwd\""); }),
+       Code::kInvalidArgument, "holds a newline"},
+      {"a define whose value asks for a file", scale([](auto& d) { d.add_defines("PROBE=__has_include(\"/etc/passwd\")"); }),
+       Code::kInvalidArgument, "define PROBE:1: __has_include: \"/etc/passwd\" is an absolute path"},
       {"a malformed define", scale([](auto& d) { d.add_defines("1X=2"); }), Code::kInvalidArgument,
        "is not NAME, NAME=VALUE"},
       {"a macro both defined and undefined", scale([](auto& d) {

@@ -8,6 +8,7 @@
 
 #include "tests/support/cli_json.h"
 #include "tests/support/daemon_process.h"
+#include "tests/support/explain_key.h"
 #include "tests/support/kernels.h"
 #include "tests/support/restart_hits.h"
 #include "tests/support/ptx_reference.h"
@@ -37,21 +38,6 @@ std::string PtxOfLlvmKernel(client::Client& client, const std::string& relative,
   REQUIRE(response.ok());
   REQUIRE(response->results(0).has_artifact());
   return response->results(0).artifact().ptx();
-}
-
-v1::Explanation Explain(client::Client& client, const v1::KernelDescriptor& d) {
-  v1::ExplainRequest request;
-  *request.add_kernels() = d;
-  auto response = client.Explain(request);
-  REQUIRE(response.ok());
-  return response->explanations(0);
-}
-
-std::string Key(client::Client& client, const v1::KernelDescriptor& d) {
-  const v1::Explanation e = Explain(client, d);
-  INFO(e.error().message());
-  REQUIRE_FALSE(e.has_error());
-  return e.artifact_key();
 }
 
 struct Variant {
@@ -144,8 +130,8 @@ TEST_CASE("PTX keys move with each input that can change the cubin, and only wit
   auto client = daemon.Connect();
   const std::string text = ReadFileOrDie(TestData(kHandWritten));
   const v1::KernelDescriptor base = Ptx(text, "sm_90");
-  const std::string key = Key(*client, base);
-  const v1::Explanation explained = Explain(*client, base);
+  const std::string key = ExplainKey(*client, base);
+  const v1::Explanation explained = ExplainOne(*client, base);
   bool has_ptx_component = false, has_kind = false;
   for (const v1::KeyComponent& c : explained.components()) {
     has_ptx_component = has_ptx_component || c.name() == "ptx";
@@ -157,7 +143,7 @@ TEST_CASE("PTX keys move with each input that can change the cubin, and only wit
   auto with = [&](const std::function<void(v1::KernelDescriptor&)>& change) {
     v1::KernelDescriptor d = base;
     change(d);
-    return Key(*client, d);
+    return ExplainKey(*client, d);
   };
   auto replaced = [&](const std::string& pattern, const std::string& replacement) {
     return with([&](v1::KernelDescriptor& d) {
@@ -186,9 +172,9 @@ TEST_CASE("PTX keys move with each input that can change the cubin, and only wit
     // With line info the debug directives count.
     v1::KernelDescriptor lineinfo = base;
     lineinfo.mutable_options()->set_lineinfo(true);
-    const std::string with_lines = Key(*client, lineinfo);
+    const std::string with_lines = ExplainKey(*client, lineinfo);
     lineinfo.set_ir(std::regex_replace(lineinfo.ir(), std::regex("\\.loc 1 9 0"), ".loc 1 19 0"));
-    CHECK(Key(*client, lineinfo) != with_lines);
+    CHECK(ExplainKey(*client, lineinfo) != with_lines);
   }
   SECTION("equivalences: the same key") {
     CHECK(replaced("/\\* contracted[^*]*\\*/", "") == key);                       // a comment

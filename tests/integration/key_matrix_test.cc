@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tests/support/daemon_process.h"
+#include "tests/support/explain_key.h"
 #include "tests/support/kernels.h"
 #include "tests/support/subprocess.h"
 
@@ -31,17 +32,6 @@ std::vector<Kernel> Kernels() {
     k.push_back({"cuda/block_reduce.ll", "cuda:sm_75"});
   }
   return k;
-}
-
-std::string Key(client::Client& client, const v1::KernelDescriptor& d) {
-  v1::ExplainRequest request;
-  *request.add_kernels() = d;
-  auto response = client.Explain(request);
-  REQUIRE(response.ok());
-  const v1::Explanation& e = response->explanations(0);
-  INFO(e.error().message());
-  REQUIRE_FALSE(e.has_error());
-  return e.artifact_key();
 }
 
 void ReplaceIr(v1::KernelDescriptor& d, const std::string& pattern, const std::string& with) {
@@ -105,12 +95,12 @@ TEST_CASE("inputs that cannot change the artifact leave the key alone", "[integr
       base.mutable_target()->mutable_cpu()->add_features("+bmi2");
       base.mutable_target()->mutable_cpu()->add_features("+fma");
     }
-    const std::string base_key = Key(*client, base);
+    const std::string base_key = ExplainKey(*client, base);
     for (const auto& [name, change] : neutral) {
       INFO(k.file << " " << k.target << ": " << name);
       v1::KernelDescriptor d = base;
       change(d);
-      CHECK(Key(*client, d) == base_key);
+      CHECK(ExplainKey(*client, d) == base_key);
     }
   }
 }
@@ -160,13 +150,13 @@ TEST_CASE("every input that can change the artifact changes the key", "[integrat
   };
   for (const Kernel& k : Kernels()) {
     const v1::KernelDescriptor base = Descriptor(k.file, k.target);
-    const std::string base_key = Key(*client, base);
+    const std::string base_key = ExplainKey(*client, base);
     std::set<std::string> seen = {base_key};
     for (const auto& [name, change] : changes) {
       INFO(k.file << " " << k.target << ": " << name);
       v1::KernelDescriptor d = base;
       change(d);
-      const std::string key = Key(*client, d);
+      const std::string key = ExplainKey(*client, d);
       CHECK(key != base_key);
       CHECK(seen.insert(key).second);  // and no two changes collide
     }

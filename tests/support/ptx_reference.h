@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "client/client.h"
 #include "tests/support/kernels.h"
 #include "tests/support/subprocess.h"
 
@@ -43,6 +44,26 @@ inline void CheckSameMachineCode(const std::string& ours, const std::string& ref
     REQUIRE(a.count(section) == 1);
     CHECK(a.at(section) == bytes);
   }
+}
+
+// Compiles `d` (a CUDA kind that makes its own PTX: LLVM IR, NVVM IR, CUDA
+// C++) asking for that PTX, and checks the cubin's machine code against the
+// toolkit's cubin of the same PTX with `ptxas_flags`. Returns the artifact.
+inline v1::Artifact CheckCompiledLikeToolkit(client::Client& client, const TempDir& dir,
+                                             const v1::KernelDescriptor& d,
+                                             const std::vector<std::string>& ptxas_flags) {
+  v1::CompileRequest request;
+  *request.add_kernels() = d;
+  request.set_include_ptx(true);
+  auto response = client.Compile(request);
+  REQUIRE(response.ok());
+  const v1::CompileResult& r = response->results(0);
+  INFO(r.error().message());
+  REQUIRE(r.has_artifact());
+  const std::string ptx = dir.path() + "/made.ptx";
+  WriteFileOrDie(ptx, r.artifact().ptx());
+  CheckSameMachineCode(r.artifact().payload(), ToolkitCubin(dir, ptx, d.target().cuda().sm(), ptxas_flags));
+  return r.artifact();
 }
 
 }  // namespace qdcache::testing
