@@ -53,6 +53,8 @@ TEST_CASE("no request of the service can carry artifact bytes", "[proto]") {
       "qdcache.v1.KernelDescriptor.fast_key",
       "qdcache.v1.FastKeyQuery.fast_key",
       "qdcache.v1.InspectRequest.artifact_key",
+      // A CUDA C++ header: source the daemon compiles and keys, like `ir`.
+      "qdcache.v1.SourceFile.content",
   };
   CHECK(bytes_fields == allowed);
 }
