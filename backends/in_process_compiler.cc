@@ -239,12 +239,12 @@ llvm::Error InProcessCompiler::Prepare(Job& job) const {
   job.entries = std::move(*entries);
 
   if (cuda && options.link_libdevice) {
-    if (libdevice_.bitcode.empty()) {
+    if (libdevice_.bytes.empty()) {
       return NotAvailable(
           "link_libdevice requested but libdevice is unavailable (" +
           (libdevice_.path.empty() ? std::string("no path configured") : libdevice_.path) + ")");
     }
-    auto unknown = LinkLibdevice(*job.module, libdevice_.bitcode);
+    auto unknown = LinkLibdevice(*job.module, libdevice_.bytes);
     if (!unknown) return unknown.takeError();
     job.libdevice_unknown_intrinsics = std::move(*unknown);
     RemoveFunctionTargetPins(*job.module);
@@ -308,13 +308,13 @@ llvm::Error InProcessCompiler::NvvmToPtxInto(const CompileInput& input, PtxOutpu
   if (!target) return target.takeError();
   if (llvm::Error error = CheckOptLevel(input.options)) return error;
   const CompileOptions options = StageOptions(input.options, kStageCodegen);
-  if (options.link_libdevice && libdevice_.bitcode.empty()) {
+  if (options.link_libdevice && libdevice_.bytes.empty()) {
     return NotAvailable("link_libdevice: libdevice is not available (" +
                         (libdevice_.path.empty() ? std::string("no path configured") : libdevice_.path) + ")");
   }
   StageTimer timer(out.timings.codegen_seconds);
   auto ptx = CompileNvvmToPtx(input.ir, target->sm, options,
-                              options.link_libdevice ? std::string_view(libdevice_.bitcode) : std::string_view());
+                              options.link_libdevice ? std::string_view(libdevice_.bytes) : std::string_view());
   if (!ptx) return ptx.takeError();
   return TakeToolkitPtx(std::move(*ptx), "libNVVM", "the NVVM IR defines no kernel (no \"kernel\" nvvm.annotations entry)",
                         out);

@@ -13,47 +13,42 @@
 
 namespace qdcache::compiler {
 
-Libdevice LoadLibdevice(const std::string& configured_path) {
-  Libdevice libdevice;
-  libdevice.digest = "none";
-#ifdef QDCACHE_HAVE_CUDA
-  libdevice.path = configured_path;
-  if (libdevice.path.empty()) libdevice.path = QDCACHE_LIBDEVICE_PATH;
-  // CMake writes "<VAR>-NOTFOUND" when find_file() found nothing.
-  if (llvm::StringRef(libdevice.path).ends_with("-NOTFOUND")) libdevice.path.clear();
-  if (libdevice.path.empty()) return libdevice;
-  auto file = llvm::MemoryBuffer::getFile(libdevice.path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-  if (!file || (*file)->getBufferSize() == 0) {
-    libdevice.digest = "probe-failed:libdevice";
-    return libdevice;
+namespace {
+
+// `path` as CMake wrote it ("<VAR>-NOTFOUND" when find_file() found nothing).
+[[maybe_unused]] ToolkitFile LoadToolkitFile(std::string path, std::string_view what) {
+  ToolkitFile file;
+  file.digest = "none";
+  if (llvm::StringRef(path).ends_with("-NOTFOUND")) path.clear();
+  if (path.empty()) return file;
+  file.path = std::move(path);
+  auto buffer = llvm::MemoryBuffer::getFile(file.path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buffer || (*buffer)->getBufferSize() == 0) {
+    file.digest = "probe-failed:" + std::string(what);
+    return file;
   }
-  libdevice.bitcode = (*file)->getBuffer().str();
-  libdevice.digest = ToHex(Sha256(libdevice.bitcode));
+  file.bytes = (*buffer)->getBuffer().str();
+  file.digest = ToHex(Sha256(file.bytes));
+  return file;
+}
+
+}  // namespace
+
+Libdevice LoadLibdevice(const std::string& configured_path) {
+#ifdef QDCACHE_HAVE_CUDA
+  return LoadToolkitFile(configured_path.empty() ? QDCACHE_LIBDEVICE_PATH : configured_path, "libdevice");
 #else
   (void)configured_path;
+  return ToolkitFile{{}, {}, "none"};
 #endif
-  return libdevice;
 }
 
 Cudadevrt LoadCudadevrt() {
-  Cudadevrt lib;
-  lib.digest = "none";
 #ifdef QDCACHE_HAVE_CUDA
-  lib.path = QDCACHE_CUDADEVRT_PATH;
-  if (lib.path.empty() || llvm::StringRef(lib.path).ends_with("-NOTFOUND")) {
-    lib.path.clear();
-    return lib;
-  }
-  auto file = llvm::MemoryBuffer::getFile(lib.path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!file || (*file)->getBufferSize() == 0) {
-    lib.digest = "probe-failed:cudadevrt";
-    return lib;
-  }
-  lib.bytes = (*file)->getBuffer().str();
-  lib.digest = ToHex(Sha256(lib.bytes));
+  return LoadToolkitFile(QDCACHE_CUDADEVRT_PATH, "cudadevrt");
+#else
+  return ToolkitFile{{}, {}, "none"};
 #endif
-  return lib;
 }
 
 ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cudadevrt) {
