@@ -58,7 +58,7 @@ TEST_CASE("as root, qdcache -o onto a null device node leaves it a character dev
   }
 }
 
-TEST_CASE("qdcache -o through a symbolic link writes its target; a FIFO gets the bytes in place",
+TEST_CASE("qdcache -o through a symbolic link writes its target, and a FIFO gets the bytes in place",
           "[integration][cli][output]") {
   TempDir dir;
   DaemonProcess daemon(dir.path());

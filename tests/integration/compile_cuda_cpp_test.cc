@@ -235,7 +235,7 @@ TEST_CASE("link_cudadevrt links the device runtime into a CUDA C++ kernel's cubi
   CHECK(CompileOne(*client, d).status() == v1::CACHE_STATUS_HIT);
 }
 
-TEST_CASE("bad CUDA C++ is refused precisely, before or by NVRTC; nothing is stored",
+TEST_CASE("bad CUDA C++ is refused precisely, before or by NVRTC, and nothing is stored",
           "[integration][cuda][cuda-cpp]") {
   QDC_REQUIRE_CUDA_BUILT();
   TempDir dir;

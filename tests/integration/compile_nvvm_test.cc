@@ -106,7 +106,7 @@ TEST_CASE("NVVM IR keys move with the module, the SM and each option libNVVM or 
   CHECK(with([](v1::KernelDescriptor& d) { d.mutable_options()->set_opt_level(2); }) == key);  // -opt=3
 }
 
-TEST_CASE("bad NVVM IR is refused with libNVVM's message; nothing is stored", "[integration][cuda][nvvm]") {
+TEST_CASE("bad NVVM IR is refused with libNVVM's message, and nothing is stored", "[integration][cuda][nvvm]") {
   QDC_REQUIRE_CUDA_BUILT();
   TempDir dir;
   DaemonProcess daemon(dir.path());

@@ -223,7 +223,7 @@ TEST_CASE("SMs are reached per input kind: PTX past LLVM's NVPTX backend, refusa
                                         Catch::Contains("sm_75") && Catch::Contains("sm_100f"));
 }
 
-TEST_CASE("bad PTX is refused precisely; nothing is stored and the daemon carries on",
+TEST_CASE("bad PTX is refused precisely, nothing is stored and the daemon carries on",
           "[integration][cuda][ptx]") {
   QDC_REQUIRE_CUDA_BUILT();
   TempDir dir;

@@ -30,7 +30,7 @@ v1::KernelDescriptor NumberedKernel(int n) {
 
 TEST_CASE(
     "with the store's disk full, compiles are served uncached and stored artifacts stay "
-    "readable; once space is back, storing resumes without a restart",
+    "readable, and once space is back, storing resumes without a restart",
     "[integration][diskfull]") {
   TempDir dir;
   std::filesystem::create_directory(dir / "store");

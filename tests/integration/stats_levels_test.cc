@@ -12,7 +12,7 @@ using namespace qdcache;
 using namespace qdcache::testing;
 
 TEST_CASE(
-    "a first compile is an artifact miss; its repeat and its fast key are hits that save its "
+    "a first compile is an artifact miss, and its repeat and its fast key are hits that save its "
     "compile time",
     "[integration][stats]") {
   TempDir dir;

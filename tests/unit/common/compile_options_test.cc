@@ -71,7 +71,7 @@ TEST_CASE("The default option keys are spelled out") {
   CHECK(LinkKey({}) == "opt_level=3 fast_math=0 fmad=1 debug=0 lineinfo=0 max_registers=0");
 }
 
-TEST_CASE("an option is found by its name, with dashes, or by its alias; nothing else", "[common][options]") {
+TEST_CASE("an option is found by its name, with dashes, or by its alias, and nothing else", "[common][options]") {
   REQUIRE(FindOption("max_registers") != nullptr);
   CHECK(FindOption("max-registers") == FindOption("max_registers"));
   CHECK(FindOption("opt") == FindOption("opt_level"));

@@ -67,7 +67,7 @@ TEST_CASE("Canonical PTX keeps string literals and line breaks inside block comm
         ".version 8.0\n.target sm_80\nret; .loc 1 2 3\n");
 }
 
-TEST_CASE("Equivalent PTX texts have one canonical text; different ones do not") {
+TEST_CASE("Equivalent PTX texts have one canonical text, and different ones do not") {
   const std::string base = Canonical(kPtx);
   std::string spaced = kPtx;
   spaced.replace(spaced.find("mul.f32 \t"), 9, "mul.f32      ");

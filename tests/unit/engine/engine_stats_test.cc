@@ -47,7 +47,7 @@ void SetStoredCompileMicros(Fixture& f, const v1::KernelDescriptor& d, std::uint
 }  // namespace
 
 TEST_CASE(
-    "a first compile is an artifact miss; a repeat is a hit that saves the stored compile time",
+    "a first compile is an artifact miss, and a repeat is a hit that saves the stored compile time",
     "[daemon][engine][stats]") {
   Fixture f;
   const v1::KernelDescriptor d = CpuKernel("ir");

@@ -103,7 +103,7 @@ TEST_CASE("a missing symbol is NotFound with the loader's text", "[launch][cpu]"
   CHECK(symbol.status().message().find("qdcache_no_such_symbol") != std::string::npos);
 }
 
-TEST_CASE("a module moved from no longer resolves symbols; the moved-to one does",
+TEST_CASE("a module moved from no longer resolves symbols, and the moved-to one does",
           "[launch][cpu]") {
   CpuModule a = LoadOrFail(FixtureBytes(), "movable");
   CpuModule b = std::move(a);

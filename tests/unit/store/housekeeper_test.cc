@@ -43,7 +43,7 @@ TEST_CASE("a waiting writer returns only after a pass, and every pass follows a 
   CHECK(log.Get() == "FPFP");
 }
 
-TEST_CASE("stopping runs one last flush; stopping again does nothing", "[store][housekeeper]") {
+TEST_CASE("stopping runs one last flush, and stopping again does nothing", "[store][housekeeper]") {
   JobLog log;
   {
     Housekeeper keeper(0ms, log.Jobs());

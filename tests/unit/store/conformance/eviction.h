@@ -53,7 +53,7 @@ TEMPLATE_TEST_CASE("an entry read before each write survives while older ones ar
   CHECK(Present(*store, KeyFor(Seed(99))));
 }
 
-TEMPLATE_TEST_CASE("TrimTo evicts least recently used first; a read refreshes an entry",
+TEMPLATE_TEST_CASE("TrimTo evicts least recently used first, and a read refreshes an entry",
                    "[store][conformance][evict]", QDCACHE_STORE_CONFORMANCE_FACTORIES) {
   TestType factory;
   auto store = factory.Make({});
