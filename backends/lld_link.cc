@@ -1,18 +1,21 @@
 #include "backends/lld_link.h"
 
 #include <dlfcn.h>
-#include <stdlib.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
 
 #include <atomic>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "backends/compile_error.h"
 #include "lld/Common/Driver.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 LLD_HAS_DRIVER(elf)
@@ -23,37 +26,94 @@ namespace {
 std::mutex lld_mutex;
 std::atomic<bool> lld_unusable{false};
 
-// A mkdtemp directory removed, with its contents, on destruction.
-class ScratchDirectory {
+// lld's input, an anonymous in-memory file (memfd) that lld reads by the
+// path /proc/self/fd/N.
+class MemoryFile {
  public:
-  static llvm::Expected<ScratchDirectory> Create() {
-    llvm::SmallString<128> pattern;
-    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, pattern);
-    llvm::sys::path::append(pattern, "qdcache-lld-XXXXXX");
-    std::string path(pattern.str());
-    if (::mkdtemp(path.data()) == nullptr) {
-      return ToolchainFailure("cannot create a scratch directory for lld under " + pattern.str());
+  static llvm::Expected<MemoryFile> Create(const char* name) {
+    const int fd = ::memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0) return ToolchainFailure(std::string("memfd_create for lld failed: ") + std::strerror(errno));
+    return MemoryFile(fd);
+  }
+  MemoryFile(MemoryFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  MemoryFile(const MemoryFile&) = delete;
+  MemoryFile& operator=(const MemoryFile&) = delete;
+  MemoryFile& operator=(MemoryFile&&) = delete;
+  ~MemoryFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  [[nodiscard]] std::string Path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+
+  llvm::Error Write(std::string_view bytes) const {
+    while (!bytes.empty()) {
+      const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return ToolchainFailure(std::string("cannot write lld's input: ") + std::strerror(errno));
+      bytes.remove_prefix(static_cast<std::size_t>(n));
     }
-    return ScratchDirectory(std::move(path));
-  }
-  ScratchDirectory(ScratchDirectory&& other) noexcept : path_(std::move(other.path_)) {
-    other.path_.clear();
-  }
-  ScratchDirectory(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(ScratchDirectory&&) = delete;
-  ~ScratchDirectory() {
-    if (!path_.empty()) (void)llvm::sys::fs::remove_directories(path_);
-  }
-  [[nodiscard]] std::string File(llvm::StringRef name) const {
-    llvm::SmallString<128> p(path_);
-    llvm::sys::path::append(p, name);
-    return std::string(p.str());
+    return llvm::Error::success();
   }
 
  private:
-  explicit ScratchDirectory(std::string path) : path_(std::move(path)) {}
-  std::string path_;
+  explicit MemoryFile(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+// lld's output, a pipe that lld writes by the path /proc/self/fd/N (for a
+// file that is not a regular one lld builds its output in memory and writes
+// it through the path at the end; it cannot write a memfd, whose directory
+// it would put its temporary file in). A thread drains the pipe while lld
+// runs, so no output is too large for it.
+class PipeOutput {
+ public:
+  static llvm::Expected<PipeOutput> Create() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+      return ToolchainFailure(std::string("pipe for lld's output failed: ") + std::strerror(errno));
+    }
+    return PipeOutput(fds[0], fds[1]);
+  }
+  PipeOutput(PipeOutput&& other) noexcept
+      : read_(std::exchange(other.read_, -1)), write_(std::exchange(other.write_, -1)) {}
+  PipeOutput(const PipeOutput&) = delete;
+  PipeOutput& operator=(const PipeOutput&) = delete;
+  PipeOutput& operator=(PipeOutput&&) = delete;
+  ~PipeOutput() {
+    if (write_ >= 0) ::close(write_);
+    if (drain_.joinable()) drain_.join();
+    if (read_ >= 0) ::close(read_);
+  }
+  [[nodiscard]] std::string Path() const { return "/proc/self/fd/" + std::to_string(write_); }
+
+  void StartDraining() {
+    drain_ = std::thread([this] {
+      char buffer[1 << 16];
+      for (;;) {
+        const ssize_t n = ::read(read_, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) error_ = errno;
+        if (n <= 0) return;
+        bytes_.append(buffer, static_cast<std::size_t>(n));
+      }
+    });
+  }
+
+  // Everything lld wrote: closes this end's writer, so the drain ends once
+  // lld's own has been closed too.
+  llvm::Expected<std::string> Finish() {
+    ::close(std::exchange(write_, -1));
+    if (drain_.joinable()) drain_.join();
+    if (error_ != 0) return ToolchainFailure(std::string("cannot read lld's output: ") + std::strerror(error_));
+    return std::move(bytes_);
+  }
+
+ private:
+  PipeOutput(int read, int write) : read_(read), write_(write) {}
+  int read_;
+  int write_;
+  std::thread drain_;
+  std::string bytes_;  // written by drain_ until it is joined
+  int error_ = 0;
 };
 
 // The file this process loaded libm from: dladdr on one of its functions.
@@ -70,32 +130,18 @@ llvm::Expected<std::string> LoadedLibmPath() {
   return path;
 }
 
-llvm::Error WriteFile(const std::string& path, std::string_view bytes) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec) return ToolchainFailure("cannot write " + path + ": " + ec.message());
-  os.write(bytes.data(), bytes.size());
-  os.close();
-  if (os.has_error()) {
-    const std::string why = os.error().message();
-    os.clear_error();  // a stream destroyed with its error set calls report_fatal_error
-    return ToolchainFailure("cannot write " + path + ": " + why);
-  }
-  return llvm::Error::success();
-}
-
 }  // namespace
 
 llvm::Expected<std::string> LinkSharedObject(std::string_view object, bool link_libm,
                                              std::string& log) {
-  auto scratch = ScratchDirectory::Create();
-  if (!scratch) return scratch.takeError();
-  const std::string input = scratch->File("kernel.o");
-  const std::string output = scratch->File("kernel.so");
-  if (llvm::Error error = WriteFile(input, object)) return error;
+  auto input = MemoryFile::Create("qdcache-lld-kernel.o");
+  if (!input) return input.takeError();
+  if (llvm::Error error = input->Write(object)) return error;
+  auto output = PipeOutput::Create();
+  if (!output) return output.takeError();
 
-  std::vector<std::string> args = {"ld.lld", "-shared",         "-z", "noexecstack", "-z",
-                                   "relro",  "--build-id=none", "-o", output,        input};
+  std::vector<std::string> args = {"ld.lld", "-shared",         "-z", "noexecstack",  "-z",
+                                   "relro",  "--build-id=none", "-o", output->Path(), input->Path()};
   if (link_libm) {
     auto libm = LoadedLibmPath();
     if (!libm) return libm.takeError();
@@ -110,11 +156,16 @@ llvm::Expected<std::string> LinkSharedObject(std::string_view object, bool link_
     if (lld_unusable)
       return ToolchainFailure(
           "lld cannot run again in this process after an earlier crash; restart it");
+    output->StartDraining();
     llvm::raw_string_ostream out(messages);
     llvm::raw_string_ostream err(messages);
     const lld::Result result = lld::lldMain(argv, out, err, {{lld::Gnu, &lld::elf::link}});
     out.flush();
     err.flush();
+    // Name the input as the kernel's object, not by the descriptor it was read through.
+    for (std::size_t at; (at = messages.find(input->Path())) != std::string::npos;) {
+      messages.replace(at, input->Path().size(), "kernel.o");
+    }
     if (!result.canRunAgain) {
       lld_unusable = true;
       return ToolchainFailure("lld crashed and cannot run again in this process: " + messages);
@@ -124,12 +175,10 @@ llvm::Expected<std::string> LinkSharedObject(std::string_view object, bool link_
   }
   if (!messages.empty()) log += messages;
 
-  auto bytes =
-      llvm::MemoryBuffer::getFile(output, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!bytes) return ToolchainFailure("cannot read lld's output: " + bytes.getError().message());
-  if ((*bytes)->getBufferSize() == 0)
-    return ToolchainFailure("lld produced an empty shared object");
-  return (*bytes)->getBuffer().str();
+  auto bytes = output->Finish();
+  if (!bytes) return bytes.takeError();
+  if (bytes->empty()) return ToolchainFailure("lld produced an empty shared object");
+  return bytes;
 }
 
 }  // namespace qdcache::compiler

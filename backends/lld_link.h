@@ -10,7 +10,8 @@ namespace qdcache::compiler {
 
 // Runs lld's ELF driver with -shared. lld is not re-entrant, so links are
 // serialized by a process-wide mutex; it only reads and writes files, so each
-// link uses a private mkdtemp directory that is always removed. With
+// link hands it two memfds by their /proc/self/fd paths: no disk is touched
+// (a full one included) and nothing is left behind. With
 // `link_libm`, the libm this process has loaded (found with dladdr, so no path
 // is hard-coded) becomes a DT_NEEDED dependency. lld's messages go to `log`.
 // INTERNAL when lld fails, or reports that it cannot safely run again in this
