@@ -1,6 +1,7 @@
 #include "backends/lld_link.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -11,7 +12,6 @@
 
 #include <atomic>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "backends/compile_error.h"
@@ -26,8 +26,8 @@ namespace {
 std::mutex lld_mutex;
 std::atomic<bool> lld_unusable{false};
 
-// lld's input, an anonymous in-memory file (memfd) that lld reads by the
-// path /proc/self/fd/N.
+// An anonymous in-memory file (memfd): lld's input, which it reads by the
+// path /proc/self/fd/N, and where its output is kept.
 class MemoryFile {
  public:
   static llvm::Expected<MemoryFile> Create(const char* name) {
@@ -44,14 +44,28 @@ class MemoryFile {
   }
   [[nodiscard]] std::string Path() const { return "/proc/self/fd/" + std::to_string(fd_); }
 
-  llvm::Error Write(std::string_view bytes) const {
+  // Appends `bytes`; allocates nothing unless it fails.
+  llvm::Error WriteRaw(std::string_view bytes) const {
     while (!bytes.empty()) {
       const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return ToolchainFailure(std::string("cannot write lld's input: ") + std::strerror(errno));
+      if (n <= 0) return ToolchainFailure(std::string("cannot write a memfd for lld: ") + std::strerror(errno));
       bytes.remove_prefix(static_cast<std::size_t>(n));
     }
     return llvm::Error::success();
+  }
+
+  llvm::Expected<std::string> ReadAll() const {
+    std::string bytes;
+    char buffer[1 << 16];
+    for (off_t at = 0;;) {
+      const ssize_t n = ::pread(fd_, buffer, sizeof buffer, at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return ToolchainFailure(std::string("cannot read lld's output: ") + std::strerror(errno));
+      if (n == 0) return bytes;
+      bytes.append(buffer, static_cast<std::size_t>(n));
+      at += n;
+    }
   }
 
  private:
@@ -61,59 +75,82 @@ class MemoryFile {
 
 // lld's output, a pipe that lld writes by the path /proc/self/fd/N (for a
 // file that is not a regular one lld builds its output in memory and writes
-// it through the path at the end; it cannot write a memfd, whose directory
-// it would put its temporary file in). A thread drains the pipe while lld
-// runs, so no output is too large for it.
+// it through the path at the end; a memfd it cannot write, as it would put
+// a temporary file beside it). A thread drains the pipe into a memfd while
+// lld runs, so no output is too large for the pipe. The thread has a small
+// stack and allocates nothing: a compile worker runs under an address-space
+// limit, which a default thread (8 MiB of stack, a 64 MiB malloc arena)
+// could exceed.
 class PipeOutput {
  public:
   static llvm::Expected<PipeOutput> Create() {
+    auto sink = MemoryFile::Create("qdcache-lld-kernel.so");
+    if (!sink) return sink.takeError();
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) {
       return ToolchainFailure(std::string("pipe for lld's output failed: ") + std::strerror(errno));
     }
-    return PipeOutput(fds[0], fds[1]);
+    return PipeOutput(fds[0], fds[1], std::move(*sink));
   }
   PipeOutput(PipeOutput&& other) noexcept
-      : read_(std::exchange(other.read_, -1)), write_(std::exchange(other.write_, -1)) {}
+      : read_(std::exchange(other.read_, -1)), write_(std::exchange(other.write_, -1)), sink_(std::move(other.sink_)) {}
   PipeOutput(const PipeOutput&) = delete;
   PipeOutput& operator=(const PipeOutput&) = delete;
   PipeOutput& operator=(PipeOutput&&) = delete;
   ~PipeOutput() {
     if (write_ >= 0) ::close(write_);
-    if (drain_.joinable()) drain_.join();
+    if (draining_) ::pthread_join(drain_, nullptr);
     if (read_ >= 0) ::close(read_);
   }
   [[nodiscard]] std::string Path() const { return "/proc/self/fd/" + std::to_string(write_); }
 
-  void StartDraining() {
-    drain_ = std::thread([this] {
-      char buffer[1 << 16];
-      for (;;) {
-        const ssize_t n = ::read(read_, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) error_ = errno;
-        if (n <= 0) return;
-        bytes_.append(buffer, static_cast<std::size_t>(n));
-      }
-    });
+  llvm::Error StartDraining() {
+    pthread_attr_t attr;
+    ::pthread_attr_init(&attr);
+    ::pthread_attr_setstacksize(&attr, 64 * 1024);
+    const int rc = ::pthread_create(&drain_, &attr, &PipeOutput::Drain, this);
+    ::pthread_attr_destroy(&attr);
+    if (rc != 0) return ToolchainFailure(std::string("cannot start lld's output reader: ") + std::strerror(rc));
+    draining_ = true;
+    return llvm::Error::success();
   }
 
   // Everything lld wrote: closes this end's writer, so the drain ends once
   // lld's own has been closed too.
   llvm::Expected<std::string> Finish() {
     ::close(std::exchange(write_, -1));
-    if (drain_.joinable()) drain_.join();
-    if (error_ != 0) return ToolchainFailure(std::string("cannot read lld's output: ") + std::strerror(error_));
-    return std::move(bytes_);
+    if (std::exchange(draining_, false)) ::pthread_join(drain_, nullptr);
+    if (error_ != 0) return ToolchainFailure(std::string("cannot keep lld's output: ") + std::strerror(error_));
+    return sink_.ReadAll();
   }
 
  private:
-  PipeOutput(int read, int write) : read_(read), write_(write) {}
+  PipeOutput(int read, int write, MemoryFile sink) : read_(read), write_(write), sink_(std::move(sink)) {}
+
+  static void* Drain(void* self) {
+    auto* out = static_cast<PipeOutput*>(self);
+    char buffer[16 * 1024];
+    for (;;) {
+      const ssize_t n = ::read(out->read_, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        if (n < 0) out->error_ = errno;
+        return nullptr;
+      }
+      if (out->error_ != 0) continue;  // keep reading, so that lld never blocks on a full pipe
+      if (llvm::Error error = out->sink_.WriteRaw(std::string_view(buffer, static_cast<std::size_t>(n)))) {
+        llvm::consumeError(std::move(error));
+        out->error_ = errno != 0 ? errno : EIO;
+      }
+    }
+  }
+
   int read_;
   int write_;
-  std::thread drain_;
-  std::string bytes_;  // written by drain_ until it is joined
-  int error_ = 0;
+  MemoryFile sink_;
+  pthread_t drain_{};
+  bool draining_ = false;
+  int error_ = 0;  // written by the drain until it is joined
 };
 
 // The file this process loaded libm from: dladdr on one of its functions.
@@ -136,7 +173,7 @@ llvm::Expected<std::string> LinkSharedObject(std::string_view object, bool link_
                                              std::string& log) {
   auto input = MemoryFile::Create("qdcache-lld-kernel.o");
   if (!input) return input.takeError();
-  if (llvm::Error error = input->Write(object)) return error;
+  if (llvm::Error error = input->WriteRaw(object)) return error;
   auto output = PipeOutput::Create();
   if (!output) return output.takeError();
 
@@ -156,7 +193,7 @@ llvm::Expected<std::string> LinkSharedObject(std::string_view object, bool link_
     if (lld_unusable)
       return ToolchainFailure(
           "lld cannot run again in this process after an earlier crash; restart it");
-    output->StartDraining();
+    if (llvm::Error error = output->StartDraining()) return error;
     llvm::raw_string_ostream out(messages);
     llvm::raw_string_ostream err(messages);
     const lld::Result result = lld::lldMain(argv, out, err, {{lld::Gnu, &lld::elf::link}});

@@ -128,31 +128,46 @@ llvm::Error Failure(const char* step, nvrtcResult result, nvrtcProgram program) 
   }
 }
 
-// Runs NVRTC in an empty directory of its own: a quoted #include that is not
-// among the sent headers is looked up next to the main source, which is
-// here, and finds nothing, so it cannot reach a file of the worker's.
+// The empty directory NVRTC runs in, made once per process (so a full disk
+// later cannot stop a compile) under $TMPDIR (a worker's scratch directory)
+// and removed at exit; empty when it could not be made.
+const std::string& EmptyDirectory() {
+  struct Made {
+    Made() {
+      const char* tmp = std::getenv("TMPDIR");
+      std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/qdcache-nvrtc-XXXXXX";
+      if (::mkdtemp(pattern.data()) != nullptr) path = std::move(pattern);
+    }
+    ~Made() {
+      if (!path.empty()) ::rmdir(path.c_str());
+    }
+    std::string path;
+  };
+  static const Made made;
+  return made.path;
+}
+
+// Runs NVRTC in that empty directory: a quoted #include that is not among the
+// sent headers is looked up next to the main source, which is there, and
+// finds nothing, so it cannot reach a file of the process's. The working
+// directory is the process's: a compile worker runs one compile at a time.
 class EmptyWorkingDirectory {
  public:
   EmptyWorkingDirectory() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/qdcache-nvrtc-XXXXXX";
     previous_ = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (previous_ < 0 || ::mkdtemp(pattern.data()) == nullptr) return;
-    dir_ = pattern;
-    entered_ = ::chdir(dir_.c_str()) == 0;
+    const std::string& dir = EmptyDirectory();
+    entered_ = previous_ >= 0 && !dir.empty() && ::chdir(dir.c_str()) == 0;
   }
   EmptyWorkingDirectory(const EmptyWorkingDirectory&) = delete;
   EmptyWorkingDirectory& operator=(const EmptyWorkingDirectory&) = delete;
   ~EmptyWorkingDirectory() {
     if (entered_) (void)::fchdir(previous_);
-    if (!dir_.empty()) ::rmdir(dir_.c_str());
     if (previous_ >= 0) ::close(previous_);
   }
   [[nodiscard]] bool entered() const { return entered_; }
 
  private:
   int previous_ = -1;
-  std::string dir_;
   bool entered_ = false;
 };
 

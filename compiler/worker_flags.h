@@ -6,7 +6,7 @@
 namespace qdcache::compiler {
 
 // argv[1] of a worker process. The rest: "--fd=N", "--max-answer-bytes=N",
-// optionally "--scratch=DIR" (its TMPDIR: lld's scratch files go there, and
+// optionally "--scratch=DIR" (its TMPDIR: scratch files go there, and
 // the daemon removes the directory when it reaps the worker, also after a
 // kill) and "--libdevice=PATH".
 inline constexpr char kCompileWorkerFlag[] = "--compile-worker";
