@@ -3,11 +3,13 @@
 //   [-> + libdevice] -> entries (entry_points) -> FP options + O0..O3
 //   (optimizer) -> CUDA: PTX (codegen)       } CompileToPtx
 //                        -> cubin (nvjitlink_link)  } LinkCubin
-//               -> CPU:  object (codegen) -> checked imports -> .so (lld_link)
+//               -> CPU:  object (codegen) -> checked imports -> .so (lld_link,
+//                        + compiler-rt builtins as needed) -> checked imports
 // Each call owns its LLVMContext and TargetMachine, so compiles run
 // concurrently; the only shared state is read-only (toolchain facts, libdevice
 // bytes) or serialized inside lld_link and canonical_ir's datalayout cache.
 #include <chrono>
+#include <set>
 
 #include "backends/canonical_ir.h"
 #include "backends/codegen.h"
@@ -26,6 +28,8 @@
 #include "backends/nvrtc_compile.h"
 #include "backends/nvvm_compile.h"
 #include "compiler/ptx_text.h"
+#include "compiler/ptx_variables.h"
+#include "backends/object_sizes.h"
 #include "backends/object_symbols.h"
 #include "backends/optimizer.h"
 #include "compiler/ptxas_info.h"
@@ -103,12 +107,34 @@ Status CheckNotCancelled(const CallControl& control) {
   return Status::Ok();
 }
 
+// compiler-rt's builtins archive and the symbols it defines; an archive that
+// does not read as one is not linked, and its digest says so.
+struct Builtins {
+  ToolkitFile file;
+  std::set<std::string> symbols;
+};
+
+Builtins LoadBuiltins() {
+  Builtins builtins{LoadCompilerRtBuiltins(), {}};
+  if (builtins.file.bytes.empty()) return builtins;
+  auto symbols = ArchiveSymbols(builtins.file.bytes);
+  if (!symbols) {
+    llvm::consumeError(symbols.takeError());
+    builtins.file.bytes.clear();
+    builtins.file.digest = "probe-failed:compiler-rt builtins";
+    return builtins;
+  }
+  builtins.symbols = std::move(*symbols);
+  return builtins;
+}
+
 class InProcessCompiler final : public Compiler {
  public:
   explicit InProcessCompiler(const CompilerConfig& config)
       : libdevice_(LoadLibdevice(config.libdevice_path)),
         cudadevrt_(LoadCudadevrt()),
-        toolchain_(DescribeToolchain(libdevice_, cudadevrt_)) {}
+        builtins_(LoadBuiltins()),
+        toolchain_(DescribeToolchain(libdevice_, cudadevrt_, builtins_.file)) {}
 
   Expected<CompileOutput> Compile(const CompileInput& input, const CallControl& control) override {
     QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
@@ -161,6 +187,7 @@ class InProcessCompiler final : public Compiler {
 
   const Libdevice libdevice_;
   const Cudadevrt cudadevrt_;
+  const Builtins builtins_;
   const ToolchainInfo toolchain_;
 };
 
@@ -345,6 +372,11 @@ llvm::Error InProcessCompiler::LinkCubinInto(std::string ptx, const std::vector<
   if (!target) return target.takeError();
   if (llvm::Error error = CheckOptLevel(options)) return error;
   if (ptx.empty()) return BadInput("LinkCubin got empty PTX");
+  // Every kind reaches a cubin through PTX: the variables' sizes are checked
+  // here once for all of them (LLVM IR's were checked before codegen too).
+  if (Expected<std::string> canonical = CanonicalPtx(ptx, true); canonical.ok()) {
+    if (Status sizes = CheckPtxVariableSizes(*canonical, kMaxObjectBytes); !sizes.ok()) return FromStatus(sizes);
+  }
 
   StageTimer timer(out.timings.link_seconds);
   if (options.link_cudadevrt && cudadevrt_.bytes.empty()) {
@@ -382,12 +414,16 @@ llvm::Error InProcessCompiler::FinishCpu(Job& job, CompileOutput& out) const {
   }
   std::vector<std::string> names;
   for (const EntryFunction& entry : job.entries) names.push_back(entry.name);
-  auto imports = CheckObjectSymbols(object, names);
+  auto imports = CheckObjectSymbols(object, names, builtins_.symbols);
   if (!imports) return imports.takeError();
 
   StageTimer timer(out.timings.link_seconds);
-  auto shared_object = LinkSharedObject(object, imports->needs_libm, out.log);
+  LinkInputs inputs;
+  inputs.libm = imports->needs_libm;
+  if (!imports->builtins.empty()) inputs.builtins = builtins_.file.bytes;
+  auto shared_object = LinkSharedObject(object, inputs, out.log);
   if (!shared_object) return shared_object.takeError();
+  if (llvm::Error error = CheckLibraryImports(*shared_object, imports->builtins)) return error;
   out.kind = ArtifactKind::kSharedObject;
   out.payload = std::move(*shared_object);
   for (const std::string& name : names) out.entries.push_back(EntryInfo{name});

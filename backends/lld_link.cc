@@ -1,6 +1,5 @@
 #include "backends/lld_link.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,9 +11,11 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "backends/compile_error.h"
+#include "backends/host_libm.h"
 #include "lld/Common/Driver.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -153,23 +154,24 @@ class PipeOutput {
   int error_ = 0;  // written by the drain until it is joined
 };
 
-// The file this process loaded libm from: dladdr on one of its functions.
-llvm::Expected<std::string> LoadedLibmPath() {
-  void* handle = ::dlopen("libm.so.6", RTLD_LAZY | RTLD_NOLOAD);
-  if (handle == nullptr) handle = ::dlopen("libm.so.6", RTLD_LAZY);
-  if (handle == nullptr) return ToolchainFailure("libm is not loadable in this process");
-  void* symbol = ::dlsym(handle, "cosf");
-  Dl_info info{};
-  const bool found = symbol != nullptr && ::dladdr(symbol, &info) != 0 && info.dli_fname != nullptr;
-  std::string path = found ? info.dli_fname : "";
-  ::dlclose(handle);
-  if (path.empty()) return ToolchainFailure("cannot locate libm with dladdr");
-  return path;
+// lld failed on an object codegen made from the client's module: the module
+// is at fault (sections of one name with incompatible flags, a relocation out
+// of range) unless lld could not read or write its files.
+bool IsLinkerIoFailure(llvm::StringRef messages) {
+  for (llvm::StringRef marker : {"cannot open", "failed to open", "cannot create", "failed to write",
+                                 "failed to commit", "cannot read", "No space left", "Permission denied"}) {
+    if (messages.contains(marker)) return true;
+  }
+  return false;
+}
+
+void Rename(std::string& messages, const std::string& from, std::string_view to) {
+  for (std::size_t at; (at = messages.find(from)) != std::string::npos;) messages.replace(at, from.size(), to);
 }
 
 }  // namespace
 
-llvm::Expected<std::string> LinkSharedObject(std::string_view object, bool link_libm,
+llvm::Expected<std::string> LinkSharedObject(std::string_view object, const LinkInputs& inputs,
                                              std::string& log) {
   auto input = MemoryFile::Create("qdcache-lld-kernel.o");
   if (!input) return input.takeError();
@@ -177,12 +179,21 @@ llvm::Expected<std::string> LinkSharedObject(std::string_view object, bool link_
   auto output = PipeOutput::Create();
   if (!output) return output.takeError();
 
-  std::vector<std::string> args = {"ld.lld", "-shared",         "-z", "noexecstack",  "-z",
-                                   "relro",  "--build-id=none", "-o", output->Path(), input->Path()};
-  if (link_libm) {
-    auto libm = LoadedLibmPath();
-    if (!libm) return libm.takeError();
-    args.push_back(*libm);
+  std::vector<std::string> args = {"ld.lld", "-shared", "-z", "noexecstack", "-z", "relro", "--build-id=none",
+                                   "--exclude-libs=ALL", "-o", output->Path(), input->Path()};
+  std::optional<MemoryFile> builtins;
+  if (!inputs.builtins.empty()) {
+    auto file = MemoryFile::Create("qdcache-lld-builtins.a");
+    if (!file) return file.takeError();
+    if (llvm::Error error = file->WriteRaw(inputs.builtins)) return error;
+    builtins.emplace(std::move(*file));
+    args.push_back(builtins->Path());
+  }
+  // The builtins may call libm (complex division): linked only if they do.
+  if (inputs.libm || builtins) {
+    const HostLibm& libm = GetHostLibm();
+    if (!libm.error.empty()) return ToolchainFailure(libm.error);
+    args.insert(args.end(), {"--as-needed", libm.path});
   }
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -199,16 +210,19 @@ llvm::Expected<std::string> LinkSharedObject(std::string_view object, bool link_
     const lld::Result result = lld::lldMain(argv, out, err, {{lld::Gnu, &lld::elf::link}});
     out.flush();
     err.flush();
-    // Name the input as the kernel's object, not by the descriptor it was read through.
-    for (std::size_t at; (at = messages.find(input->Path())) != std::string::npos;) {
-      messages.replace(at, input->Path().size(), "kernel.o");
-    }
+    // Name the files, not the descriptors they were read and written through.
+    Rename(messages, input->Path(), "kernel.o");
+    Rename(messages, output->Path(), "kernel.so");
+    if (builtins) Rename(messages, builtins->Path(), "libclang_rt.builtins.a");
     if (!result.canRunAgain) {
       lld_unusable = true;
       return ToolchainFailure("lld crashed and cannot run again in this process: " + messages);
     }
-    if (result.retCode != 0)
-      return ToolchainFailure("lld failed: " + llvm::StringRef(messages).trim());
+    if (result.retCode != 0) {
+      const llvm::StringRef text = llvm::StringRef(messages).trim();
+      if (IsLinkerIoFailure(text)) return ToolchainFailure("lld failed: " + text);
+      return BadInput("the linker rejected the module: " + text);
+    }
   }
   if (!messages.empty()) log += messages;
 

@@ -10,13 +10,25 @@ namespace qdcache::compiler {
 
 // Runs lld's ELF driver with -shared. lld is not re-entrant, so links are
 // serialized by a process-wide mutex; it only reads and writes files, so each
-// link hands it two memfds by their /proc/self/fd paths: no disk is touched
-// (a full one included) and nothing is left behind. With
-// `link_libm`, the libm this process has loaded (found with dladdr, so no path
-// is hard-coded) becomes a DT_NEEDED dependency. lld's messages go to `log`.
-// INTERNAL when lld fails, or reports that it cannot safely run again in this
-// process (every later link then fails too: the process must be restarted).
-[[nodiscard]] llvm::Expected<std::string> LinkSharedObject(std::string_view object, bool link_libm,
+// link hands it memfds and a pipe by their /proc/self/fd paths: no disk is
+// touched (a full one included) and nothing is left behind. Symbols linked from
+// archives are not exported (--exclude-libs=ALL). lld's messages go to `log`.
+struct LinkInputs {
+  // The libm this process loaded (host_libm.h: found with dladdr, so no path
+  // is hard-coded) becomes a DT_NEEDED dependency, if anything calls it.
+  bool libm = false;
+  // compiler-rt's builtins archive (its bytes as loaded at start), of which
+  // lld links the members the object needs; empty: none.
+  std::string_view builtins;
+};
+
+// INVALID_ARGUMENT with lld's messages when lld rejects the object (the
+// client's module is at fault: incompatible section flags, a relocation out of
+// range), the files named kernel.o, kernel.so and libclang_rt.builtins.a.
+// INTERNAL when lld cannot read or write its files, or reports that it cannot
+// safely run again in this process (every later link then fails too: the
+// process must be restarted).
+[[nodiscard]] llvm::Expected<std::string> LinkSharedObject(std::string_view object, const LinkInputs& inputs,
                                                            std::string& log);
 
 }  // namespace qdcache::compiler

@@ -7,6 +7,7 @@
 
 #include "backends/compile_error.h"
 #include "backends/llvm_targets.h"
+#include "backends/object_sizes.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
@@ -86,50 +87,15 @@ std::optional<std::string> LayoutMismatch(const llvm::DataLayout& module,
   return std::nullopt;
 }
 
-// CUDA hardware limits that hold on every SM, for which nvJitLink builds a
-// cubin no GPU can launch (a 4 GiB .shared array, a 1 GiB stack frame), and
-// a name length past which nvJitLink 13's verbose log crashes (~100 KB).
-constexpr std::uint64_t kMaxStaticSharedBytes = 48 << 10;  // per block, static
-constexpr std::uint64_t kMaxLocalBytes = 512 << 10;        // per thread
+// A name length past which nvJitLink 13's verbose log crashes (~100 KB).
 constexpr std::size_t kMaxCudaFunctionNameBytes = 64 << 10;
 
-llvm::Error CheckCudaSizes(const llvm::Module& module) {
-  const llvm::DataLayout& layout = module.getDataLayout();
-  for (const llvm::GlobalVariable& g : module.globals()) {
-    if (g.getAddressSpace() != 3 || g.isDeclaration() || !g.getValueType()->isSized()) continue;
-    const std::uint64_t bytes = layout.getTypeAllocSize(g.getValueType()).getKnownMinValue();
-    if (bytes > kMaxStaticSharedBytes) {
-      return BadInput("shared variable @" + g.getName() + " is " + llvm::Twine(bytes) +
-                      " bytes; a block has at most " + llvm::Twine(kMaxStaticSharedBytes) +
-                      " bytes of static shared memory (use dynamic shared memory, an external "
-                      "addrspace(3) array, for more)");
-    }
-  }
+llvm::Error CheckCudaFunctionNames(const llvm::Module& module) {
   for (const llvm::Function& f : module) {
     if (f.getName().size() > kMaxCudaFunctionNameBytes) {
       return BadInput("function name of " + llvm::Twine(f.getName().size()) +
                       " bytes is longer than the " + llvm::Twine(kMaxCudaFunctionNameBytes) +
                       " bytes nvJitLink can take ('" + f.getName().take_front(32) + "...')");
-    }
-    for (const llvm::BasicBlock& block : f) {
-      for (const llvm::Instruction& inst : block) {
-        const auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
-        if (alloca == nullptr || !alloca->getAllocatedType()->isSized()) continue;
-        const auto* count = llvm::dyn_cast<llvm::ConstantInt>(alloca->getArraySize());
-        if (count == nullptr) continue;  // dynamic: sized at run time
-        const std::uint64_t element =
-            layout.getTypeAllocSize(alloca->getAllocatedType()).getKnownMinValue();
-        const llvm::APInt elements = count->getValue().zextOrTrunc(64);
-        bool overflow = false;
-        const llvm::APInt bytes = llvm::APInt(64, element).umul_ov(elements, overflow);
-        if (overflow || bytes.ugt(kMaxLocalBytes)) {
-          const std::string size =
-              overflow ? std::string("more than 2^64") : std::to_string(bytes.getZExtValue());
-          return BadInput("@" + f.getName() + " allocates " + size +
-                          " bytes of local memory in one alloca; a CUDA thread has at most " +
-                          llvm::Twine(kMaxLocalBytes));
-        }
-      }
     }
   }
   return llvm::Error::success();
@@ -138,8 +104,9 @@ llvm::Error CheckCudaSizes(const llvm::Module& module) {
 // Inputs the backends cannot take that the verifier accepts. Both would end in
 // report_fatal_error (process exit) or in the assembler reading files.
 llvm::Error CheckBackendPreconditions(const llvm::Module& module, const Target& target) {
+  if (llvm::Error error = CheckObjectSizes(module, target)) return error;
   if (target.kind == TargetKind::kCuda) {
-    if (llvm::Error error = CheckCudaSizes(module)) return error;
+    if (llvm::Error error = CheckCudaFunctionNames(module)) return error;
     for (const char* name : {"llvm.global_ctors", "llvm.global_dtors"}) {
       const llvm::GlobalVariable* list = module.getNamedGlobal(name);
       if (list != nullptr && list->hasInitializer() && !list->getInitializer()->isNullValue()) {

@@ -1,7 +1,8 @@
 // What an x86-64 object needs from the outside world, checked before linking
-// it into a shared object that clients dlopen.
+// it into a shared object that clients dlopen, and again after.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,14 +12,28 @@
 namespace qdcache::compiler {
 
 struct ObjectImports {
-  bool needs_libm = false;  // references C math functions: link libm as DT_NEEDED
+  bool needs_libm = false;            // references libm functions: link libm as DT_NEEDED
+  std::vector<std::string> builtins;  // compiler-rt builtins it calls, sorted: link them statically
 };
 
-// Undefined symbols must be on a fixed allowlist: memcpy/memmove/memset
-// (resolved from libc in any process) and C math functions (libm). Anything
-// else is INVALID_ARGUMENT naming the symbols. Each of `entries` must be a
-// defined global symbol of the object.
-[[nodiscard]] llvm::Expected<ObjectImports> CheckObjectSymbols(
-    std::string_view object, const std::vector<std::string>& entries);
+// Undefined symbols must be memcpy/memmove/memset (resolved from libc in any
+// process), a function of the host libm a kernel may import (host_libm.h), or
+// a symbol `builtins` defines (compiler-rt's builtins archive). Anything else
+// is INVALID_ARGUMENT naming the symbols. Each of `entries` must be a defined
+// global symbol of the object.
+[[nodiscard]] llvm::Expected<ObjectImports> CheckObjectSymbols(std::string_view object,
+                                                               const std::vector<std::string>& entries,
+                                                               const std::set<std::string>& builtins);
+
+// The global symbols the members of an ar archive define, from its symbol
+// table. INVALID_ARGUMENT-free: an error means `archive` is not one.
+[[nodiscard]] llvm::Expected<std::set<std::string>> ArchiveSymbols(std::string_view archive);
+
+// For a linked shared object: every undefined symbol of its dynamic symbol
+// table is one CheckObjectSymbols allows from libc or libm. What the builtins
+// linked for `builtins` needed beyond that (abort, malloc, the unwinder) is
+// INVALID_ARGUMENT naming the symbols and the builtins.
+[[nodiscard]] llvm::Error CheckLibraryImports(std::string_view shared_object,
+                                              const std::vector<std::string>& builtins);
 
 }  // namespace qdcache::compiler

@@ -16,7 +16,7 @@ namespace qdcache::compiler {
 namespace {
 
 // `path` as CMake wrote it ("<VAR>-NOTFOUND" when find_file() found nothing).
-[[maybe_unused]] ToolkitFile LoadToolkitFile(std::string path, std::string_view what) {
+ToolkitFile LoadToolkitFile(std::string path, std::string_view what) {
   ToolkitFile file;
   file.digest = "none";
   if (llvm::StringRef(path).ends_with("-NOTFOUND")) path.clear();
@@ -51,7 +51,16 @@ Cudadevrt LoadCudadevrt() {
 #endif
 }
 
-ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cudadevrt) {
+ToolkitFile LoadCompilerRtBuiltins() {
+#ifdef QDCACHE_COMPILER_RT_BUILTINS_PATH
+  return LoadToolkitFile(QDCACHE_COMPILER_RT_BUILTINS_PATH, "compiler-rt builtins");
+#else
+  return ToolkitFile{{}, {}, "none"};
+#endif
+}
+
+ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cudadevrt,
+                                const ToolkitFile& builtins) {
   const CudaSupport& cuda = GetCudaSupport();
   ToolchainInfo info;
   info.llvm_version = LLVM_VERSION_STRING;
@@ -66,6 +75,7 @@ ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cud
   info.nvrtc_version = cuda.available ? NvrtcVersion() : "none";
   info.cuda_headers_digest = cuda.available ? CudaHeadersDigest() : "none";
   info.cudadevrt_digest = cudadevrt.digest;
+  info.compiler_rt_builtins_digest = builtins.digest;
   info.cuda_available = cuda.available;
   return info;
 }

@@ -8,8 +8,8 @@
 
 namespace qdcache::compiler {
 
-// A file of the CUDA Toolkit the compiler links in (libdevice.10.bc,
-// libcudadevrt.a), read once.
+// A file of the toolchain the compiler links in (the CUDA Toolkit's
+// libdevice.10.bc and libcudadevrt.a, compiler-rt's builtins), read once.
 struct ToolkitFile {
   std::string path;    // empty: none found or configured
   std::string bytes;   // the file's contents; empty when unavailable
@@ -24,7 +24,12 @@ using Cudadevrt = ToolkitFile;
 // libcudadevrt.a (link_cudadevrt), at the path CMake found
 // (QDCACHE_CUDADEVRT_PATH).
 [[nodiscard]] Cudadevrt LoadCudadevrt();
+// LLVM's compiler-rt builtins archive for x86-64 (half and bfloat
+// conversions, 128-bit integer arithmetic), which CPU kernels link statically,
+// at the path CMake found (QDCACHE_COMPILER_RT_BUILTINS_PATH).
+[[nodiscard]] ToolkitFile LoadCompilerRtBuiltins();
 
-[[nodiscard]] ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cudadevrt);
+[[nodiscard]] ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cudadevrt,
+                                              const ToolkitFile& builtins);
 
 }  // namespace qdcache::compiler

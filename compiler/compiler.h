@@ -116,6 +116,10 @@ struct ToolchainInfo {
   std::string cuda_headers_digest = {};
   // SHA-256 of libcudadevrt.a (link_cudadevrt), or "none".
   std::string cudadevrt_digest = {};
+  // SHA-256 of compiler-rt's builtins archive, which CPU kernels link
+  // statically (half and bfloat conversions, 128-bit integer arithmetic), or
+  // "none".
+  std::string compiler_rt_builtins_digest = {};
 
   friend bool operator==(const ToolchainInfo&, const ToolchainInfo&) = default;
 };

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "common/utf8.h"
+#include "compiler/ptx_tokens.h"
 
 namespace qdcache::compiler {
 namespace {
@@ -111,29 +112,6 @@ class Canonicalizer {
   std::string out_;
 };
 
-// Splits canonical text into tokens: runs of anything but blanks, newlines
-// and the punctuation ( ) { } , ; each of which is a token of its own.
-class Tokens {
- public:
-  explicit Tokens(std::string_view text) : text_(text) {}
-
-  std::string_view Next() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n')) ++pos_;
-    if (pos_ >= text_.size()) return {};
-    const std::size_t start = pos_;
-    if (IsPunct(text_[pos_])) return text_.substr(pos_++, 1);
-    while (pos_ < text_.size() && text_[pos_] != ' ' && text_[pos_] != '\n' && !IsPunct(text_[pos_])) ++pos_;
-    return text_.substr(start, pos_ - start);
-  }
-
- private:
-  static bool IsPunct(char c) {
-    return c == '(' || c == ')' || c == '{' || c == '}' || c == ',' || c == ';';
-  }
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
-
 int ParseCount(std::string_view token) {
   int value = -1;
   auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
@@ -141,7 +119,7 @@ int ParseCount(std::string_view token) {
 }
 
 // After `.maxntid` / `.reqntid`: the product of up to three counts, or -1.
-int ThreadCount(Tokens& tokens, std::string_view* lookahead) {
+int ThreadCount(PtxTokens& tokens, std::string_view* lookahead) {
   long long product = 1;
   for (int n = 0; n < 3; ++n) {
     const int count = ParseCount(tokens.Next());
@@ -187,7 +165,7 @@ std::vector<EntryInfo> PtxEntryInfos(std::string_view canonical_ptx) {
 
 std::vector<PtxEntry> PtxEntries(std::string_view canonical_ptx) {
   std::vector<PtxEntry> entries;
-  Tokens tokens(canonical_ptx);
+  PtxTokens tokens(canonical_ptx);
   bool external = false;  // `.extern` seen in this statement
   for (std::string_view t = tokens.Next(); !t.empty(); t = tokens.Next()) {
     if (t == ";" || t == "{" || t == "}") {

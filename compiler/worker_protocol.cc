@@ -213,6 +213,7 @@ void ToWire(const ToolchainInfo& t, worker::v1::Hello* w) {
   w->set_nvrtc_version(t.nvrtc_version);
   w->set_cuda_headers_digest(t.cuda_headers_digest);
   w->set_cudadevrt_digest(t.cudadevrt_digest);
+  w->set_compiler_rt_builtins_digest(t.compiler_rt_builtins_digest);
 }
 
 ToolchainInfo FromWire(const worker::v1::Hello& w) {
@@ -230,6 +231,7 @@ ToolchainInfo FromWire(const worker::v1::Hello& w) {
   t.nvrtc_version = w.nvrtc_version();
   t.cuda_headers_digest = w.cuda_headers_digest();
   t.cudadevrt_digest = w.cudadevrt_digest();
+  t.compiler_rt_builtins_digest = w.compiler_rt_builtins_digest();
   return t;
 }
 

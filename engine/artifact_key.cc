@@ -17,6 +17,7 @@ std::string ToolchainFingerprint(const compiler::ToolchainInfo& info, std::strin
   h.UpdateField(info.nvrtc_version);
   h.UpdateField(info.cuda_headers_digest);
   h.UpdateField(info.cudadevrt_digest);
+  h.UpdateField(info.compiler_rt_builtins_digest);
   return ToHex(h.Finish());
 }
 

@@ -18,6 +18,9 @@ for k in saxpy block_reduce stencil2d; do
     -Wno-unknown-cuda-version $common "cuda/$k.cu" | strip_noise > "cuda/$k.ll"
   clang-19 --target=x86_64-unknown-linux-gnu -fPIC $common "cpu/$k.c" | strip_noise > "cpu/$k.ll"
 done
+# Kernels whose half, bfloat, 128-bit integer and long double arithmetic
+# becomes calls to compiler-rt's builtins and libm.
+clang-19 --target=x86_64-unknown-linux-gnu -fPIC $common cpu/runtime_calls.c | strip_noise > cpu/runtime_calls.ll
 # The same modules with debug info (-g), for the canonical-digest tests: once
 # debug info is stripped they must equal the files above.
 debug="-g -fdebug-compilation-dir=."

@@ -184,6 +184,41 @@ printf '%s\ndefine ptx_kernel void @k(ptr addrspace(1) %%p, i64 %%i) {
   store i32 %%v, ptr addrspace(1) %%p
   ret void
 }\n' "$CUDA_TRIPLE" > huge_local_array.ll
+huge_global() {  # TRIPLE ADDRSPACE ELEMENTS KERNEL-CC
+  printf '%s\n@g = %s global [%s x i64] zeroinitializer, align 8
+define %s void @k(ptr %%p) {
+  %%q = getelementptr [%s x i64], ptr %s @g, i64 0, i64 5
+  %%v = load i64, ptr %s %%q
+  store i64 %%v, ptr %%p
+  ret void
+}\n' "$1" "$2" "$3" "$4" "$3" "$2" "$2"
+}
+huge_global "$CUDA_TRIPLE" 'addrspace(1)' 2305843009213693951 ptx_kernel > huge_global_cuda.ll
+huge_global "$CPU_TRIPLE" '' 2305843009213693951 '' > huge_global_cpu.ll
+huge_global "$CPU_TRIPLE" '' 4611686018427387904 '' > wrapping_global_cpu.ll
+sed 's/1073741824 x float/4611686018427387904 x float/g' huge_shared_array.ll > wrapping_shared_array.ll
+printf '%s\ndefine void @k(ptr %%p, i64 %%i) {
+  %%l = alloca [600000000 x i32], align 4
+  %%a = getelementptr [600000000 x i32], ptr %%l, i64 0, i64 %%i
+  store volatile i32 1, ptr %%a
+  %%v = load volatile i32, ptr %%a
+  store i32 %%v, ptr %%p
+  ret void
+}\n' "$CPU_TRIPLE" > huge_stack_object_cpu.ll
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .global .align 8 .b8 g[18446744073709551608];
+.visible .entry k(.param .u64 p) {\n.reg .b64 %%rd<4>;\nld.param.u64 %%rd1, [p];\nld.global.u64 %%rd2, [g+40];
+st.global.u64 [%%rd1], %%rd2;\nret;\n}\n' > huge_global.ptx
+printf '__device__ long long g[2305843009213693951];\nextern "C" __global__ void k(long long* p) { *p = g[5]; }\n' \
+  > huge_device_array.cu
+
+cp "$data/cpu/runtime_calls.ll" runtime_calls_cpu.ll
+
+# ------------------------------------------------ modules the linker rejects
+# TLS and non-TLS data in one named section (LLVM's own
+# elf-unique-sections-by-flags test): llc accepts it, lld does not.
+printf '%s\n@tls = thread_local global i32 10, section "s4", align 4
+@data = global i32 10, section "s4", align 4
+define i32 @k() {\n  %%v = load i32, ptr @data\n  ret i32 %%v\n}\n' "$CPU_TRIPLE" > section_flags_cpu.ll
 
 # ------------------------------------------------------------------ nesting
 deep=100000

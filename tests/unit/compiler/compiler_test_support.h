@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -65,6 +66,44 @@ inline bool ReadElfHeader(const std::string& bytes, Elf64_Ehdr* header) {
     return false;
   std::memcpy(header, bytes.data(), sizeof(Elf64_Ehdr));
   return header->e_ident[EI_CLASS] == ELFCLASS64;
+}
+
+// What a shared object's dynamic section says it needs and provides.
+struct DynamicSection {
+  std::vector<std::string> needed;     // DT_NEEDED libraries
+  std::vector<std::string> undefined;  // undefined dynamic symbols (imports)
+  std::vector<std::string> defined;    // defined dynamic symbols (exports)
+};
+
+// Read with <elf.h> alone (no LLVM): section headers, .dynsym, .dynamic.
+inline DynamicSection ReadDynamicSection(const std::string& bytes) {
+  DynamicSection out;
+  Elf64_Ehdr header;
+  if (!ReadElfHeader(bytes, &header) || header.e_shoff + header.e_shnum * sizeof(Elf64_Shdr) > bytes.size()) {
+    return out;
+  }
+  std::vector<Elf64_Shdr> sections(header.e_shnum);
+  std::memcpy(sections.data(), bytes.data() + header.e_shoff, header.e_shnum * sizeof(Elf64_Shdr));
+  auto string_at = [&](const Elf64_Shdr& table, std::uint64_t offset) {
+    return std::string(bytes.c_str() + table.sh_offset + offset);
+  };
+  for (const Elf64_Shdr& section : sections) {
+    const Elf64_Shdr& strings = sections.at(section.sh_link);
+    if (section.sh_type == SHT_DYNSYM) {
+      for (std::uint64_t at = sizeof(Elf64_Sym); at + sizeof(Elf64_Sym) <= section.sh_size; at += sizeof(Elf64_Sym)) {
+        Elf64_Sym symbol;
+        std::memcpy(&symbol, bytes.data() + section.sh_offset + at, sizeof symbol);
+        (symbol.st_shndx == SHN_UNDEF ? out.undefined : out.defined).push_back(string_at(strings, symbol.st_name));
+      }
+    } else if (section.sh_type == SHT_DYNAMIC) {
+      for (std::uint64_t at = 0; at + sizeof(Elf64_Dyn) <= section.sh_size; at += sizeof(Elf64_Dyn)) {
+        Elf64_Dyn entry;
+        std::memcpy(&entry, bytes.data() + section.sh_offset + at, sizeof entry);
+        if (entry.d_tag == DT_NEEDED) out.needed.push_back(string_at(strings, entry.d_un.d_val));
+      }
+    }
+  }
+  return out;
 }
 
 // A compiled shared object loaded from memory by the client's launcher.
