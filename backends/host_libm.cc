@@ -5,8 +5,7 @@
 #include <array>
 #include <string_view>
 
-#include "llvm/Object/ELFObjectFile.h"
-#include "llvm/Object/ObjectFile.h"
+#include "backends/elf_symbols.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 namespace qdcache::compiler {
@@ -63,26 +62,14 @@ HostLibm Derive() {
     libm.error = "cannot read " + libm.path + ": " + buffer.getError().message();
     return libm;
   }
-  auto parsed = llvm::object::ObjectFile::createObjectFile((*buffer)->getMemBufferRef());
-  const auto* elf = parsed ? llvm::dyn_cast<llvm::object::ELFObjectFileBase>(parsed->get()) : nullptr;
-  if (elf == nullptr) {
-    if (!parsed) llvm::consumeError(parsed.takeError());
-    libm.error = libm.path + " is not an ELF shared object";
+  auto symbols = ReadElfSymbols((*buffer)->getBuffer(), libm.path, SymbolTable::kDynamic);
+  if (!symbols) {
+    libm.error = llvm::toString(symbols.takeError());
     return libm;
   }
   const std::set<std::string> candidates = Candidates();
-  for (const llvm::object::ELFSymbolRef& symbol : elf->getDynamicSymbolIterators()) {
-    auto name = symbol.getName();
-    auto flags = symbol.getFlags();
-    if (!name || !flags) {
-      llvm::consumeError(name.takeError());
-      llvm::consumeError(flags.takeError());
-      continue;
-    }
-    const bool defined_function = symbol.getELFType() == llvm::ELF::STT_FUNC ||
-                                  symbol.getELFType() == llvm::ELF::STT_GNU_IFUNC;
-    if (!defined_function || (*flags & llvm::object::SymbolRef::SF_Undefined)) continue;
-    if (candidates.count(name->str())) libm.functions.insert(name->str());
+  for (const ElfSymbol& symbol : *symbols) {
+    if (symbol.function && !symbol.undefined && candidates.count(symbol.name)) libm.functions.insert(symbol.name);
   }
   if (libm.functions.empty()) libm.error = libm.path + " exports none of the C math functions";
   return libm;

@@ -3,23 +3,20 @@
 #include <algorithm>
 
 #include "backends/compile_error.h"
+#include "backends/elf_symbols.h"
 #include "backends/host_libm.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Object/Archive.h"
-#include "llvm/Object/ELFObjectFile.h"
-#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 namespace qdcache::compiler {
 namespace {
 
-constexpr llvm::StringRef kLibcAllowed[] = {"memcpy", "memmove", "memset"};
+// memcpy/memmove/memset: LLVM lowers copies to them; __tls_get_addr (the
+// dynamic loader's): thread_local variables of a library loaded with dlopen.
+constexpr llvm::StringRef kLibcAllowed[] = {"memcpy", "memmove", "memset", "__tls_get_addr"};
 constexpr const char* kAllowedText =
-    " (allowed: memcpy, memmove, memset, the C math functions of libm and compiler-rt's builtins)";
-
-llvm::MemoryBufferRef Ref(std::string_view bytes, llvm::StringRef name) {
-  return llvm::MemoryBufferRef(llvm::StringRef(bytes.data(), bytes.size()), name);
-}
+    " (allowed: memcpy, memmove, memset, __tls_get_addr, the C math functions of libm and compiler-rt's builtins)";
 
 enum class Import { kLibc, kLibm, kOther };
 
@@ -36,34 +33,24 @@ llvm::Expected<Import> Classify(llvm::StringRef name) {
 
 llvm::Expected<ObjectImports> CheckObjectSymbols(std::string_view object, const std::vector<std::string>& entries,
                                                  const std::set<std::string>& builtins) {
-  auto parsed = llvm::object::ObjectFile::createObjectFile(Ref(object, "codegen.o"));
-  if (!parsed)
-    return ToolchainFailure("cannot read the object X86 codegen produced: " +
-                            llvm::toString(parsed.takeError()));
+  auto symbols = ReadElfSymbols(object, "the object X86 codegen produced", SymbolTable::kStatic);
+  if (!symbols) return symbols.takeError();
 
   ObjectImports imports;
   std::set<std::string> refused;
   std::set<std::string> defined;
   std::set<std::string> needed_builtins;
-  for (const llvm::object::SymbolRef& symbol : (*parsed)->symbols()) {
-    auto flags = symbol.getFlags();
-    auto name = symbol.getName();
-    if (!flags || !name) {
-      llvm::consumeError(flags.takeError());
-      llvm::consumeError(name.takeError());
-      continue;
-    }
-    if (name->empty()) continue;
-    if (*flags & llvm::object::SymbolRef::SF_Undefined) {
-      auto import = Classify(*name);
+  for (const ElfSymbol& symbol : *symbols) {
+    if (symbol.undefined) {
+      auto import = Classify(symbol.name);
       if (!import) return import.takeError();
       if (*import == Import::kLibm) {
         imports.needs_libm = true;
       } else if (*import == Import::kOther) {
-        (builtins.count(name->str()) ? needed_builtins : refused).insert(name->str());
+        (builtins.count(symbol.name) ? needed_builtins : refused).insert(symbol.name);
       }
-    } else if (*flags & llvm::object::SymbolRef::SF_Global) {
-      defined.insert(name->str());
+    } else if (symbol.global) {
+      defined.insert(symbol.name);
     }
   }
   if (!refused.empty()) {
@@ -82,7 +69,8 @@ llvm::Expected<ObjectImports> CheckObjectSymbols(std::string_view object, const 
 
 llvm::Expected<std::set<std::string>> ArchiveSymbols(std::string_view archive) {
   llvm::Error error = llvm::Error::success();
-  llvm::object::Archive parsed(Ref(archive, "builtins.a"), error);
+  llvm::object::Archive parsed(llvm::MemoryBufferRef(llvm::StringRef(archive.data(), archive.size()), "builtins.a"),
+                               error);
   if (error) return error;
   std::set<std::string> symbols;
   for (const llvm::object::Archive::Symbol& symbol : parsed.symbols()) symbols.insert(symbol.getName().str());
@@ -91,25 +79,14 @@ llvm::Expected<std::set<std::string>> ArchiveSymbols(std::string_view archive) {
 }
 
 llvm::Error CheckLibraryImports(std::string_view shared_object, const std::vector<std::string>& builtins) {
-  auto parsed = llvm::object::ObjectFile::createObjectFile(Ref(shared_object, "kernel.so"));
-  const auto* elf = parsed ? llvm::dyn_cast<llvm::object::ELFObjectFileBase>(parsed->get()) : nullptr;
-  if (elf == nullptr) {
-    if (!parsed) llvm::consumeError(parsed.takeError());
-    return ToolchainFailure("lld's output is not an ELF shared object");
-  }
+  auto symbols = ReadElfSymbols(shared_object, "lld's output", SymbolTable::kDynamic);
+  if (!symbols) return symbols.takeError();
   std::set<std::string> refused;
-  for (const llvm::object::ELFSymbolRef& symbol : elf->getDynamicSymbolIterators()) {
-    auto flags = symbol.getFlags();
-    auto name = symbol.getName();
-    if (!flags || !name) {
-      llvm::consumeError(flags.takeError());
-      llvm::consumeError(name.takeError());
-      return ToolchainFailure("cannot read the dynamic symbols of lld's output");
-    }
-    if (name->empty() || !(*flags & llvm::object::SymbolRef::SF_Undefined)) continue;
-    auto import = Classify(*name);
+  for (const ElfSymbol& symbol : *symbols) {
+    if (!symbol.undefined) continue;
+    auto import = Classify(symbol.name);
     if (!import) return import.takeError();
-    if (*import == Import::kOther) refused.insert(name->str());
+    if (*import == Import::kOther) refused.insert(symbol.name);
   }
   if (refused.empty()) return llvm::Error::success();
   if (builtins.empty()) {

@@ -16,8 +16,8 @@ struct ObjectImports {
   std::vector<std::string> builtins;  // compiler-rt builtins it calls, sorted: link them statically
 };
 
-// Undefined symbols must be memcpy/memmove/memset (resolved from libc in any
-// process), a function of the host libm a kernel may import (host_libm.h), or
+// Undefined symbols must be memcpy/memmove/memset or __tls_get_addr
+// (resolved from libc and the dynamic loader in any process), a function of the host libm a kernel may import (host_libm.h), or
 // a symbol `builtins` defines (compiler-rt's builtins archive). Anything else
 // is INVALID_ARGUMENT naming the symbols. Each of `entries` must be a defined
 // global symbol of the object.

@@ -7,47 +7,31 @@
 // Each half or bfloat result is rounded to its type at every assignment.
 // Results go through pointers: a C++ caller needs no _Float16 in its ABI.
 
-void h_add(int64_t n, const _Float16* x, const _Float16* y, _Float16* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = x[i] + y[i];
-}
-void h_mul(int64_t n, const _Float16* x, const _Float16* y, _Float16* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * y[i];
-}
-void h_from_f32(int64_t n, const float* in, _Float16* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = (_Float16)in[i];
-}
-void h_from_f64(int64_t n, const double* in, _Float16* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = (_Float16)in[i];
-}
-void h_to_f64(int64_t n, const _Float16* in, double* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = (double)in[i];
-}
-void h_sum(int64_t n, const _Float16* x, _Float16* sum) {
-  _Float16 s = 0;
-  for (int64_t i = 0; i < n; ++i) s = s + x[i];
-  *sum = s;
-}
+// PREFIX_add, _mul, _from_f32, _from_f64, _to_f64 and _sum for type T.
+#define SIXTEEN_BIT_KERNELS(PREFIX, T)                                             \
+  void PREFIX##_add(int64_t n, const T* x, const T* y, T* out) {                   \
+    for (int64_t i = 0; i < n; ++i) out[i] = x[i] + y[i];                          \
+  }                                                                                \
+  void PREFIX##_mul(int64_t n, const T* x, const T* y, T* out) {                   \
+    for (int64_t i = 0; i < n; ++i) out[i] = x[i] * y[i];                          \
+  }                                                                                \
+  void PREFIX##_from_f32(int64_t n, const float* in, T* out) {                     \
+    for (int64_t i = 0; i < n; ++i) out[i] = (T)in[i];                             \
+  }                                                                                \
+  void PREFIX##_from_f64(int64_t n, const double* in, T* out) {                    \
+    for (int64_t i = 0; i < n; ++i) out[i] = (T)in[i];                             \
+  }                                                                                \
+  void PREFIX##_to_f64(int64_t n, const T* in, double* out) {                      \
+    for (int64_t i = 0; i < n; ++i) out[i] = (double)in[i];                        \
+  }                                                                                \
+  void PREFIX##_sum(int64_t n, const T* x, T* sum) {                               \
+    T s = 0;                                                                       \
+    for (int64_t i = 0; i < n; ++i) s = s + x[i];                                  \
+    *sum = s;                                                                      \
+  }
 
-void b_add(int64_t n, const __bf16* x, const __bf16* y, __bf16* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = x[i] + y[i];
-}
-void b_mul(int64_t n, const __bf16* x, const __bf16* y, __bf16* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * y[i];
-}
-void b_from_f32(int64_t n, const float* in, __bf16* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = (__bf16)in[i];
-}
-void b_from_f64(int64_t n, const double* in, __bf16* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = (__bf16)in[i];
-}
-void b_to_f64(int64_t n, const __bf16* in, double* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = (double)in[i];
-}
-void b_sum(int64_t n, const __bf16* x, __bf16* sum) {
-  __bf16 s = 0;
-  for (int64_t i = 0; i < n; ++i) s = s + x[i];
-  *sum = s;
-}
+SIXTEEN_BIT_KERNELS(h, _Float16)
+SIXTEEN_BIT_KERNELS(b, __bf16)
 
 // Quotient and remainder of 128-bit integers given as two 64-bit halves,
 // and the 128-bit integer nearest below a double.

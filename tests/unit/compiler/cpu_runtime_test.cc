@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "backends/host_libm.h"
@@ -302,6 +303,28 @@ TEST_CASE("the importable libm functions are C11's <math.h> set the host libm ex
     INFO(name);
     CHECK(libm.functions.count(name) == 0);
   }
+}
+
+TEST_CASE("thread_local variables of a kernel library are per thread (__tls_get_addr)", "[cpu-runtime]") {
+  const std::string ir = std::string(kTriple) +
+                         "@count = thread_local global i32 0\n"
+                         "define i32 @bump(i32 %x) {\n  %v = load i32, ptr @count\n  %s = add i32 %v, %x\n"
+                         "  store i32 %s, ptr @count\n  ret i32 %s\n}\n";
+  auto out = TheCompiler().Compile(Input(ir, Cpu("x86-64")));
+  INFO(out.status().ToString());
+  REQUIRE(out.ok());
+  CHECK(ReadDynamicSection(out->payload).undefined == std::vector<std::string>{"__tls_get_addr"});
+  LoadedLibrary library(out->payload);
+  INFO(library.error());
+  REQUIRE(library.ok());
+  auto* bump = library.Get<int(int)>("bump");
+  REQUIRE(bump != nullptr);
+  CHECK(bump(5) == 5);
+  CHECK(bump(2) == 7);
+  int other = 0;
+  std::thread([&] { other = bump(3); }).join();
+  CHECK(other == 3);  // a fresh thread starts from the initial value
+  CHECK(bump(1) == 8);
 }
 
 TEST_CASE("a module calling a libm function outside C11, or a host function, is refused naming it",
