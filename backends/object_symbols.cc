@@ -12,11 +12,17 @@
 namespace qdcache::compiler {
 namespace {
 
-// memcpy/memmove/memset: LLVM lowers copies to them; __tls_get_addr (the
-// dynamic loader's): thread_local variables of a library loaded with dlopen.
-constexpr llvm::StringRef kLibcAllowed[] = {"memcpy", "memmove", "memset", "__tls_get_addr"};
+// What LLVM's code generation itself calls on x86-64 Linux, all pure or
+// aborting: memcpy/memmove/memset (copies), memcmp/bcmp (LLVM turns an
+// equality memcmp into bcmp), __stack_chk_fail (functions built with a stack
+// protector, the default of several distributions' compilers), and
+// __tls_get_addr (the dynamic loader's: thread_local variables of a library
+// loaded with dlopen).
+constexpr llvm::StringRef kLibcAllowed[] = {"memcpy", "memmove",          "memset",        "memcmp",
+                                            "bcmp",   "__stack_chk_fail", "__tls_get_addr"};
 constexpr const char* kAllowedText =
-    " (allowed: memcpy, memmove, memset, __tls_get_addr, the C math functions of libm and compiler-rt's builtins)";
+    " (allowed: memcpy, memmove, memset, memcmp, bcmp, __stack_chk_fail, __tls_get_addr, the C math functions of "
+    "libm and compiler-rt's builtins)";
 
 enum class Import { kLibc, kLibm, kOther };
 

@@ -16,8 +16,10 @@ struct ObjectImports {
   std::vector<std::string> builtins;  // compiler-rt builtins it calls, sorted: link them statically
 };
 
-// Undefined symbols must be memcpy/memmove/memset or __tls_get_addr
-// (resolved from libc and the dynamic loader in any process), a function of the host libm a kernel may import (host_libm.h), or
+// Undefined symbols must be one of the libc functions LLVM's code generation
+// calls (memcpy, memmove, memset, memcmp, bcmp, __stack_chk_fail) or
+// __tls_get_addr (resolved from libc and the dynamic loader in any process),
+// a function of the host libm a kernel may import (host_libm.h), or
 // a symbol `builtins` defines (compiler-rt's builtins archive). Anything else
 // is INVALID_ARGUMENT naming the symbols. Each of `entries` must be a defined
 // global symbol of the object.

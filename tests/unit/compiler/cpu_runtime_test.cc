@@ -327,6 +327,31 @@ TEST_CASE("thread_local variables of a kernel library are per thread (__tls_get_
   CHECK(bump(1) == 8);
 }
 
+TEST_CASE("a kernel built with a stack protector that compares memory compiles and runs", "[cpu-runtime]") {
+  // clang-19 -O2 -fstack-protector-strong of: copy up to 64 bytes of a to a
+  // local buffer, return memcmp(buffer, b, n) == 0 (which LLVM makes bcmp).
+  const std::string ir = std::string(kTriple) +
+                         "declare i32 @memcmp(ptr, ptr, i64)\n"
+                         "define i32 @same(ptr %a, ptr %b, i64 %n) sspstrong {\n"
+                         "  %buf = alloca [64 x i8]\n"
+                         "  call void @llvm.memcpy.p0.p0.i64(ptr %buf, ptr %a, i64 %n, i1 false)\n"
+                         "  %c = call i32 @memcmp(ptr %buf, ptr %b, i64 %n)\n"
+                         "  %e = icmp eq i32 %c, 0\n  %r = zext i1 %e to i32\n  ret i32 %r\n}\n"
+                         "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n";
+  auto out = TheCompiler().Compile(Input(ir, Cpu("x86-64"), CompileOptions{}));
+  INFO(out.status().ToString());
+  REQUIRE(out.ok());
+  std::vector<std::string> imports = ReadDynamicSection(out->payload).undefined;
+  std::sort(imports.begin(), imports.end());
+  CHECK(imports == std::vector<std::string>{"__stack_chk_fail", "bcmp", "memcpy"});
+  LoadedLibrary library(out->payload);
+  REQUIRE(library.ok());
+  auto* same = library.Get<int(const char*, const char*, std::int64_t)>("same");
+  REQUIRE(same != nullptr);
+  CHECK(same("kernel", "kernel", 6) == 1);
+  CHECK(same("kernel", "kernal", 6) == 0);
+}
+
 TEST_CASE("a module calling a libm function outside C11, or a host function, is refused naming it",
           "[cpu-runtime]") {
   for (const char* name : {"j0", "fesetround", "printf"}) {
