@@ -197,6 +197,13 @@ huge_global "$CUDA_TRIPLE" 'addrspace(1)' 2305843009213693951 ptx_kernel > huge_
 huge_global "$CPU_TRIPLE" '' 2305843009213693951 '' > huge_global_cpu.ll
 huge_global "$CPU_TRIPLE" '' 4611686018427387904 '' > wrapping_global_cpu.ll
 sed 's/1073741824 x float/4611686018427387904 x float/g' huge_shared_array.ll > wrapping_shared_array.ll
+# Named structs that each hold two of the one before: 2^61 bytes, sized in
+# 61 steps, not 2^61.
+{ echo "$CPU_TRIPLE"
+  awk 'BEGIN { print "%t0 = type { i8, i8 }"
+               for (i = 1; i < 61; i++) printf "%%t%d = type { %%t%d, %%t%d }\n", i, i - 1, i - 1
+               print "@g = global %t60 zeroinitializer" }'
+  echo "$body_cpu"; } > struct_dag_global_cpu.ll
 printf '%s\ndefine void @k(ptr %%p, i64 %%i) {
   %%l = alloca [600000000 x i32], align 4
   %%a = getelementptr [600000000 x i32], ptr %%l, i64 0, i64 %%i
