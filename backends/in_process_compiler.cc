@@ -112,14 +112,19 @@ Status CheckNotCancelled(const CallControl& control) {
 struct Builtins {
   ToolkitFile file;
   std::set<std::string> symbols;
+  std::string missing;  // why there are none; empty when there are
 };
 
 Builtins LoadBuiltins() {
-  Builtins builtins{LoadCompilerRtBuiltins(), {}};
-  if (builtins.file.bytes.empty()) return builtins;
+  Builtins builtins{LoadCompilerRtBuiltins(), {}, {}};
+  if (builtins.file.bytes.empty()) {
+    builtins.missing = builtins.file.path.empty() ? "none was found at build time"
+                                                  : builtins.file.path + " could not be read";
+    return builtins;
+  }
   auto symbols = ArchiveSymbols(builtins.file.bytes);
   if (!symbols) {
-    llvm::consumeError(symbols.takeError());
+    builtins.missing = builtins.file.path + " is not an archive: " + llvm::toString(symbols.takeError());
     builtins.file.bytes.clear();
     builtins.file.digest = "probe-failed:compiler-rt builtins";
     return builtins;
@@ -414,7 +419,7 @@ llvm::Error InProcessCompiler::FinishCpu(Job& job, CompileOutput& out) const {
   }
   std::vector<std::string> names;
   for (const EntryFunction& entry : job.entries) names.push_back(entry.name);
-  auto imports = CheckObjectSymbols(object, names, builtins_.symbols);
+  auto imports = CheckObjectSymbols(object, names, builtins_.symbols, builtins_.missing);
   if (!imports) return imports.takeError();
 
   StageTimer timer(out.timings.link_seconds);

@@ -17,6 +17,8 @@
 #include "backends/compile_error.h"
 #include "backends/host_libm.h"
 #include "lld/Common/Driver.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 LLD_HAS_DRIVER(elf)
@@ -156,17 +158,34 @@ class PipeOutput {
 
 // lld failed on an object codegen made from the client's module: the module
 // is at fault (sections of one name with incompatible flags, a relocation out
-// of range) unless lld could not read or write its files.
+// of range) unless an error says lld could not read or write its files.
+// Only the start of each error is matched: the rest may hold the client's
+// section and symbol names.
 bool IsLinkerIoFailure(llvm::StringRef messages) {
-  for (llvm::StringRef marker : {"cannot open", "failed to open", "cannot create", "failed to write",
-                                 "failed to commit", "cannot read", "No space left", "Permission denied"}) {
-    if (messages.contains(marker)) return true;
+  llvm::SmallVector<llvm::StringRef> lines;
+  messages.split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (!line.consume_front("ld.lld: error: ")) continue;
+    for (llvm::StringRef prefix : {"cannot open", "failed to open", "cannot create", "failed to write",
+                                   "failed to commit", "cannot read", "unable to", "failed to mmap"}) {
+      if (line.starts_with(prefix)) return true;
+    }
   }
   return false;
 }
 
+// Replaces `from` (a /proc/self/fd/N path) where it is not the start of a
+// longer number.
 void Rename(std::string& messages, const std::string& from, std::string_view to) {
-  for (std::size_t at; (at = messages.find(from)) != std::string::npos;) messages.replace(at, from.size(), to);
+  for (std::size_t at = 0; (at = messages.find(from, at)) != std::string::npos;) {
+    const std::size_t end = at + from.size();
+    if (end < messages.size() && messages[end] >= '0' && messages[end] <= '9') {
+      at = end;
+      continue;
+    }
+    messages.replace(at, from.size(), to);
+    at += to.size();
+  }
 }
 
 }  // namespace
@@ -214,6 +233,7 @@ llvm::Expected<std::string> LinkSharedObject(std::string_view object, const Link
     Rename(messages, input->Path(), "kernel.o");
     Rename(messages, output->Path(), "kernel.so");
     if (builtins) Rename(messages, builtins->Path(), "libclang_rt.builtins.a");
+    if (inputs.libm || builtins) Rename(messages, GetHostLibm().path, "libm.so.6");
     if (!result.canRunAgain) {
       lld_unusable = true;
       return ToolchainFailure("lld crashed and cannot run again in this process: " + messages);

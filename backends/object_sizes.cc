@@ -1,5 +1,6 @@
 #include "backends/object_sizes.h"
 
+#include <map>
 #include <string>
 
 #include "backends/compile_error.h"
@@ -83,6 +84,7 @@ std::optional<std::uint64_t> AllocaSize(Sizer& sizer, const llvm::AllocaInst& al
 }
 
 llvm::Error CheckGlobals(const llvm::Module& module, bool cuda, Sizer& sizer) {
+  std::map<unsigned, std::uint64_t> totals;  // per address space
   for (const llvm::GlobalVariable& g : module.globals()) {
     if (g.isDeclaration() || !g.getValueType()->isSized()) continue;
     const std::optional<std::uint64_t> size = sizer.AllocSize(g.getValueType());
@@ -96,6 +98,13 @@ llvm::Error CheckGlobals(const llvm::Module& module, bool cuda, Sizer& sizer) {
       return BadInput("global @" + g.getName() + " is " + Bytes(size) + "; an object may be at most " +
                       llvm::Twine(kMaxObjectBytes) +
                       " bytes (2^47, the x86-64 user address space, which CUDA's unified addressing shares)");
+    }
+    std::uint64_t& total = totals[g.getAddressSpace()];
+    total = Add(total, *size);
+    if (total > kMaxObjectBytes) {
+      return BadInput("the module's globals in addrspace(" + llvm::Twine(g.getAddressSpace()) + ") total " +
+                      Bytes(total == kSaturated ? std::nullopt : std::optional(total)) + " (reached at @" +
+                      g.getName() + "); at most " + llvm::Twine(kMaxObjectBytes) + " bytes");
     }
   }
   return llvm::Error::success();

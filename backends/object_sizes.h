@@ -16,8 +16,9 @@
 
 namespace qdcache::compiler {
 
-// Every target: a global variable (any address space) of at most 2^47 bytes,
-// the x86-64 user address space, which CUDA's unified addressing shares.
+// Every target: a global variable (any address space), and all of one
+// address space's together, of at most 2^47 bytes, the x86-64 user address
+// space, which CUDA's unified addressing shares.
 inline constexpr std::uint64_t kMaxObjectBytes = std::uint64_t{1} << 47;
 // CUDA, every SM: static shared memory per block, local memory per thread.
 inline constexpr std::uint64_t kMaxCudaStaticSharedBytes = 48 << 10;

@@ -38,7 +38,8 @@ llvm::Expected<Import> Classify(llvm::StringRef name) {
 }  // namespace
 
 llvm::Expected<ObjectImports> CheckObjectSymbols(std::string_view object, const std::vector<std::string>& entries,
-                                                 const std::set<std::string>& builtins) {
+                                                 const std::set<std::string>& builtins,
+                                                 std::string_view builtins_missing) {
   auto symbols = ReadElfSymbols(object, "the object X86 codegen produced", SymbolTable::kStatic);
   if (!symbols) return symbols.takeError();
 
@@ -57,6 +58,17 @@ llvm::Expected<ObjectImports> CheckObjectSymbols(std::string_view object, const 
       }
     } else if (symbol.global) {
       defined.insert(symbol.name);
+    }
+  }
+  if (!refused.empty() && !builtins_missing.empty()) {
+    std::vector<std::string> reserved;
+    for (const std::string& name : refused) {
+      if (llvm::StringRef(name).starts_with("__")) reserved.push_back(name);
+    }
+    if (!reserved.empty()) {
+      return NotAvailable("the module needs " + llvm::join(reserved, ", ") +
+                          ", which CPU kernels link from compiler-rt's builtins, and this daemon has none (" +
+                          std::string(builtins_missing) + "; Debian: libclang-rt-19-dev, found when qdcached is built)");
     }
   }
   if (!refused.empty()) {

@@ -21,11 +21,15 @@ struct ObjectImports {
 // __tls_get_addr (resolved from libc and the dynamic loader in any process),
 // a function of the host libm a kernel may import (host_libm.h), or
 // a symbol `builtins` defines (compiler-rt's builtins archive). Anything else
-// is INVALID_ARGUMENT naming the symbols. Each of `entries` must be a defined
-// global symbol of the object.
+// is INVALID_ARGUMENT naming the symbols, except that while the builtins are
+// unavailable (`builtins_missing` says why; empty when they are not) symbols
+// of compiler-rt's reserved form (`__name`) are FAILED_PRECONDITION: this
+// daemon cannot serve the module, another could. Each of `entries` must be a
+// defined global symbol of the object.
 [[nodiscard]] llvm::Expected<ObjectImports> CheckObjectSymbols(std::string_view object,
                                                                const std::vector<std::string>& entries,
-                                                               const std::set<std::string>& builtins);
+                                                               const std::set<std::string>& builtins,
+                                                               std::string_view builtins_missing);
 
 // The global symbols the members of an ar archive define, from its symbol
 // table. INVALID_ARGUMENT-free: an error means `archive` is not one.

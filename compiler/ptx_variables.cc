@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,11 @@ constexpr std::uint64_t kSaturated = UINT64_MAX;
 std::uint64_t Multiply(std::uint64_t a, std::uint64_t b) {
   if (a == 0 || b == 0) return 0;
   return a > kSaturated / b ? kSaturated : a * b;
+}
+std::uint64_t Add(std::uint64_t a, std::uint64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
+
+std::string Bytes(std::uint64_t bytes) {
+  return (bytes == kSaturated ? std::string("at least 2^64 - 1") : std::to_string(bytes)) + " bytes";
 }
 
 bool IsStateSpace(std::string_view t) {
@@ -34,89 +40,221 @@ std::uint64_t TypeBytes(std::string_view t) {
   return 0;
 }
 
-// A decimal or 0x-hexadecimal count; nullopt when it is none; kSaturated
-// when it does not fit 64 bits.
-std::optional<std::uint64_t> ParseDimension(std::string_view text) {
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    text.remove_prefix(2);
-    base = 16;
-  }
-  std::uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
-  if (end != text.data() + text.size() || text.empty()) return std::nullopt;
-  if (ec == std::errc::result_out_of_range) return kSaturated;
-  if (ec != std::errc()) return std::nullopt;
-  return value;
-}
+// A constant integer expression of a dimension: PTX's integer literals
+// (decimal, 0x hexadecimal, 0b binary, 0 octal, an optional U suffix) with
+// + - * / % << >> and parentheses. Saturates at kSaturated instead of
+// wrapping; nullopt when the text is not such an expression.
+class DimensionParser {
+ public:
+  explicit DimensionParser(std::string_view text) : text_(text) {}
 
-struct Declarator {
-  std::string name;
-  std::optional<std::uint64_t> elements;  // product of the dimensions; nullopt: unknown or unsized
+  std::optional<std::uint64_t> Parse() {
+    const std::optional<std::uint64_t> value = Sum();
+    if (!value || pos_ != text_.size()) return std::nullopt;
+    return value;
+  }
+
+ private:
+  bool Take(std::string_view op) {
+    if (text_.substr(pos_, op.size()) != op) return false;
+    pos_ += op.size();
+    return true;
+  }
+
+  std::optional<std::uint64_t> Sum() {
+    std::optional<std::uint64_t> value = Product();
+    while (value) {
+      if (Take("+")) {
+        const auto rhs = Product();
+        value = rhs ? std::optional(Add(*value, *rhs)) : std::nullopt;
+      } else if (Take("-")) {
+        const auto rhs = Product();
+        if (!rhs || *rhs > *value) return std::nullopt;  // negative: not a size
+        value = *value == kSaturated ? kSaturated : *value - *rhs;
+      } else {
+        break;
+      }
+    }
+    return value;
+  }
+
+  std::optional<std::uint64_t> Product() {
+    std::optional<std::uint64_t> value = Shift();
+    while (value) {
+      const bool multiply = Take("*");
+      if (!multiply && text_.substr(pos_, 1) != "/" && text_.substr(pos_, 1) != "%") break;
+      const char op = multiply ? '*' : text_[pos_++];
+      const auto rhs = Shift();
+      if (!rhs || (op != '*' && *rhs == 0)) return std::nullopt;
+      if (op == '*') value = Multiply(*value, *rhs);
+      // A saturated operand makes any quotient or remainder unknown: as large as can be.
+      else if (*value == kSaturated || *rhs == kSaturated) value = kSaturated;
+      else value = op == '/' ? *value / *rhs : *value % *rhs;
+    }
+    return value;
+  }
+
+  std::optional<std::uint64_t> Shift() {
+    std::optional<std::uint64_t> value = Primary();
+    while (value) {
+      const bool left = Take("<<");
+      if (!left && !Take(">>")) break;
+      const auto rhs = Primary();
+      if (!rhs) return std::nullopt;
+      if (left) {
+        value = *rhs >= 64 || *value > (kSaturated >> *rhs) ? (*value == 0 ? 0 : kSaturated) : *value << *rhs;
+      } else {
+        value = *value == kSaturated ? kSaturated : (*rhs >= 64 ? 0 : *value >> *rhs);
+      }
+    }
+    return value;
+  }
+
+  std::optional<std::uint64_t> Primary() {
+    if (Take("(")) {
+      const std::optional<std::uint64_t> value = Sum();
+      if (!value || !Take(")")) return std::nullopt;
+      return value;
+    }
+    return Literal();
+  }
+
+  std::optional<std::uint64_t> Literal() {
+    int base = 10;
+    if (Take("0x") || Take("0X")) {
+      base = 16;
+    } else if (Take("0b") || Take("0B")) {
+      base = 2;
+    } else if (text_.substr(pos_, 1) == "0" && pos_ + 1 < text_.size() && text_[pos_ + 1] >= '0' &&
+               text_[pos_ + 1] <= '7') {
+      base = 8;
+    }
+    std::uint64_t value = 0;
+    const char* begin = text_.data() + pos_;
+    auto [end, ec] = std::from_chars(begin, text_.data() + text_.size(), value, base);
+    if (end == begin) return std::nullopt;
+    pos_ += static_cast<std::size_t>(end - begin);
+    if (pos_ < text_.size() && (text_[pos_] == 'U' || text_[pos_] == 'u')) ++pos_;
+    if (ec == std::errc::result_out_of_range) return kSaturated;
+    if (ec != std::errc()) return std::nullopt;
+    return value;
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
 };
-
-// "g[10][20]" (its tokens joined): the name and the element count.
-Declarator ParseDeclarator(const std::string& text) {
-  Declarator d;
-  const std::size_t bracket = text.find('[');
-  d.name = text.substr(0, bracket);
-  std::uint64_t elements = 1;
-  for (std::size_t open = bracket; open != std::string::npos; open = text.find('[', open + 1)) {
-    const std::size_t close = text.find(']', open);
-    if (close == std::string::npos) return d;
-    const std::optional<std::uint64_t> count = ParseDimension(std::string_view(text).substr(open + 1, close - open - 1));
-    if (!count) return d;
-    elements = Multiply(elements, *count);
-  }
-  d.elements = elements;
-  return d;
-}
 
 // Directives that end at the end of their line, not at a semicolon.
 bool EndsAtLineEnd(std::string_view t) {
   return t == ".version" || t == ".target" || t == ".address_size" || t == ".file" || t == ".loc";
 }
 
-// One statement's tokens; OK unless it defines a variable over `max_bytes`.
-Status CheckStatement(const std::vector<std::string_view>& statement, std::uint64_t max_bytes) {
-  std::size_t i = 0;
-  while (i < statement.size() && (statement[i] == ".visible" || statement[i] == ".weak" || statement[i] == ".common")) ++i;
-  if (i >= statement.size() || !IsStateSpace(statement[i])) return Status::Ok();
-  const std::string_view space = statement[i++];
-  std::uint64_t element_bytes = 0;
-  std::uint64_t lanes = 1;
-  for (; i < statement.size() && !statement[i].empty() && statement[i][0] == '.'; ++i) {
-    const std::string_view t = statement[i];
-    if (t == ".align" && i + 1 < statement.size()) ++i;
-    if (t == ".v2" || t == ".v4" || t == ".v8") lanes = static_cast<std::uint64_t>(t[2] - '0');
-    if (const std::uint64_t bytes = TypeBytes(t); bytes != 0) element_bytes = bytes;
-  }
-  if (element_bytes == 0) return Status::Ok();
-  std::string text;
-  auto check = [&]() -> Status {
-    const Declarator d = ParseDeclarator(text);
-    text.clear();
-    if (!d.elements) return Status::Ok();
-    const std::uint64_t bytes = Multiply(Multiply(element_bytes, lanes), *d.elements);
-    if (bytes <= max_bytes) return Status::Ok();
-    return InvalidArgument("PTX variable " + d.name + " (" + std::string(space) + ") is " +
-                           (bytes == kSaturated ? std::string("at least 2^64 - 1") : std::to_string(bytes)) +
-                           " bytes; an object may be at most " + std::to_string(max_bytes) + " bytes");
-  };
-  for (; i < statement.size() && statement[i] != "="; ++i) {
-    if (statement[i] == ",") {
-      if (Status s = check(); !s.ok()) return s;
-    } else {
-      text += statement[i];
+// Sums the variables' sizes per state space, refusing any one, or any
+// space's total, past the bound.
+class SizeChecker {
+ public:
+  explicit SizeChecker(std::uint64_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // One statement's tokens (an initializer's braces and commas included).
+  Status Statement(const std::vector<std::string_view>& s) {
+    std::size_t i = 0;
+    while (i < s.size() && (s[i] == ".visible" || s[i] == ".weak" || s[i] == ".common")) ++i;
+    if (i >= s.size() || !IsStateSpace(s[i])) return Status::Ok();  // also .extern: no storage here
+    const std::string_view space = s[i++];
+    std::uint64_t element_bytes = 0;
+    std::uint64_t lanes = 1;
+    for (; i < s.size() && (s[i][0] == '.' || s[i] == "("); ++i) {
+      if (s[i] == "(") {  // .attribute(.managed) and the like
+        for (int depth = 0; i < s.size(); ++i) {
+          depth += s[i] == "(" ? 1 : s[i] == ")" ? -1 : 0;
+          if (depth == 0) break;
+        }
+        continue;
+      }
+      if (s[i] == ".align" && i + 1 < s.size()) ++i;
+      if (s[i] == ".v2" || s[i] == ".v4" || s[i] == ".v8") lanes = static_cast<std::uint64_t>(s[i][2] - '0');
+      if (const std::uint64_t bytes = TypeBytes(s[i]); bytes != 0) element_bytes = bytes;
     }
+    if (element_bytes == 0) return Status::Ok();  // .texref and the like: ptxas's to judge
+    // Declarators, separated by commas outside initializers.
+    std::string declarator;
+    int depth = 0;
+    bool initializer = false;
+    for (; i <= s.size(); ++i) {
+      const std::string_view t = i < s.size() ? s[i] : ",";
+      if (depth == 0 && t == ",") {
+        if (Status st = Declarator(declarator, space, Multiply(element_bytes, lanes)); !st.ok()) return st;
+        declarator.clear();
+        initializer = false;
+      } else if (t == "{" || t == "(") {
+        ++depth;
+        if (!initializer) declarator += t;
+      } else if (t == "}" || t == ")") {
+        --depth;
+        if (!initializer) declarator += t;
+      } else if (depth == 0 && t == "=") {
+        initializer = true;
+      } else if (!initializer) {
+        declarator += t;
+      }
+    }
+    return Status::Ok();
   }
-  return check();
-}
+
+ private:
+  // "g[10][0x20]", or "r<4>" (four variables r0..r3), each an object whose
+  // size is added to its space's total.
+  Status Declarator(const std::string& text, std::string_view space, std::uint64_t element_bytes) {
+    const std::size_t end = std::min(text.find('['), text.find('<'));
+    const std::string name = text.substr(0, end);
+    std::uint64_t variables = 1;
+    std::uint64_t elements = 1;
+    for (std::size_t open = end; open < text.size();) {
+      const bool parameterized = text[open] == '<';
+      const std::size_t close = text.find(parameterized ? '>' : ']', open);
+      if (close == std::string::npos || (!parameterized && text[open] != '[') || (parameterized && open != end)) {
+        return InvalidArgument("PTX variable " + name + " (" + std::string(space) + "): cannot read its declaration '" +
+                               text + "'");
+      }
+      const std::string_view dimension = std::string_view(text).substr(open + 1, close - open - 1);
+      if (dimension.empty()) return Status::Ok();  // unsized: sized elsewhere (extern) or by its initializer
+      const std::optional<std::uint64_t> value = DimensionParser(dimension).Parse();
+      if (!value) {
+        return InvalidArgument("PTX variable " + name + " (" + std::string(space) + "): cannot read its size '" +
+                               std::string(dimension) +
+                               "' (integer literals with + - * / % << >> and parentheses are read)");
+      }
+      if (parameterized) {
+        variables = *value;
+      } else {
+        elements = Multiply(elements, *value);
+      }
+      open = close + 1;
+    }
+    const std::uint64_t bytes = Multiply(element_bytes, elements);
+    if (bytes > max_bytes_) {
+      return InvalidArgument("PTX variable " + name + " (" + std::string(space) + ") is " + Bytes(bytes) +
+                             "; an object may be at most " + std::to_string(max_bytes_) + " bytes");
+    }
+    std::uint64_t& total = totals_[std::string(space)];
+    total = Add(total, Multiply(variables, bytes));
+    if (total > max_bytes_) {
+      return InvalidArgument("the PTX's " + std::string(space) + " variables total " + Bytes(total) + " (reached at " +
+                             name + "); at most " + std::to_string(max_bytes_) + " bytes");
+    }
+    return Status::Ok();
+  }
+
+  const std::uint64_t max_bytes_;
+  std::map<std::string, std::uint64_t> totals_;
+};
 
 }  // namespace
 
 Status CheckPtxVariableSizes(std::string_view canonical_ptx, std::uint64_t max_bytes) {
+  SizeChecker checker(max_bytes);
   std::vector<std::string_view> statement;
+  int initializer_depth = 0;  // braces open in an initializer ("= {...}")
   for (std::size_t pos = 0; pos < canonical_ptx.size();) {
     const std::size_t eol = std::min(canonical_ptx.find('\n', pos), canonical_ptx.size());
     const std::string_view line = canonical_ptx.substr(pos, eol - pos);
@@ -125,15 +263,21 @@ Status CheckPtxVariableSizes(std::string_view canonical_ptx, std::uint64_t max_b
     std::string_view t = tokens.Next();
     if (EndsAtLineEnd(t)) continue;  // a statement of one line, never a variable
     for (; !t.empty(); t = tokens.Next()) {
-      if (t == ";" || t == "{" || t == "}") {
-        if (Status s = CheckStatement(statement, max_bytes); !s.ok()) return s;
+      const bool in_initializer =
+          initializer_depth > 0 || (t == "{" && std::find(statement.begin(), statement.end(), "=") != statement.end());
+      if (in_initializer && (t == "{" || t == "}")) {
+        initializer_depth += t == "{" ? 1 : -1;
+        statement.push_back(t);
+      } else if (t == ";" || t == "{" || t == "}") {
+        if (Status s = checker.Statement(statement); !s.ok()) return s;
         statement.clear();
+        initializer_depth = 0;
       } else {
         statement.push_back(t);
       }
     }
   }
-  return CheckStatement(statement, max_bytes);
+  return checker.Statement(statement);
 }
 
 }  // namespace qdcache::compiler

@@ -12,9 +12,12 @@ namespace qdcache::compiler {
 
 // INVALID_ARGUMENT naming the variable, its state space and its size when a
 // `.global`, `.const`, `.shared` or `.local` variable that `canonical_ptx`
-// (CanonicalPtx text) defines, at module scope or in a function, is larger
-// than `max_bytes`. Declarations (`.extern`), unsized arrays and what does not
-// read as a declaration are left to ptxas.
+// (CanonicalPtx text) defines, at module scope or in a function, or all of
+// one state space's together, are larger than `max_bytes`; also when a
+// dimension is not a constant integer expression this reads (literals in
+// PTX's bases with + - * / % << >> and parentheses): such a size is refused,
+// not guessed. Declarations (`.extern`), unsized arrays and types it does not
+// know (`.texref`) are left to ptxas.
 [[nodiscard]] Status CheckPtxVariableSizes(std::string_view canonical_ptx, std::uint64_t max_bytes);
 
 }  // namespace qdcache::compiler

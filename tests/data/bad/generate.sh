@@ -217,6 +217,9 @@ printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .global .align 8
 st.global.u64 [%%rd1], %%rd2;\nret;\n}\n' > huge_global.ptx
 printf '__device__ long long g[2305843009213693951];\nextern "C" __global__ void k(long long* p) { *p = g[5]; }\n' \
   > huge_device_array.cu
+# NVRTC declares a __managed__ variable with .attribute(.managed) before its type.
+printf '__managed__ long long m[2305843009213693951];\nextern "C" __global__ void k(long long* p) { *p = m[5]; }\n' \
+  > huge_managed_array.cu
 
 cp "$data/cpu/runtime_calls.ll" runtime_calls_cpu.ll
 

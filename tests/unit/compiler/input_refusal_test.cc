@@ -316,3 +316,23 @@ TEST_CASE("An absurd launch bound is reported as unknown, not wrapped") {
   REQUIRE(out->entries.size() == 1);
   CHECK(out->entries[0].max_threads_per_block == -1);
 }
+
+TEST_CASE("object sizes follow DataLayout's struct rules at the bounds, and a space's total is bounded too") {
+  const std::string cuda = "target triple = \"nvptx64-nvidia-cuda\"\n";
+  const std::string kernel = "define ptx_kernel void @k(ptr %p) {\n  store i32 1, ptr %p\n  ret void\n}\n";
+  // Packed: 49151 + 1 = 49152 bytes, the bound. Unpacked: the i16 is aligned
+  // to 2, so 49151 + 1 + 2 = 49154.
+  CHECK(CompileStatus(cuda + "@s = addrspace(3) global <{ [49151 x i8], i8 }> undef\n" + kernel, Cuda("sm_90")).ok());
+  CheckRefused(CompileStatus(cuda + "@s = addrspace(3) global { [49151 x i8], i16 } undef\n" + kernel, Cuda("sm_90")),
+               "shared variable @s is 49154 bytes");
+  // Padding inside elements: { i8, i64 } is 16 bytes (the i64 aligned to 8),
+  // 3072 of them 49152.
+  CHECK(CompileStatus(cuda + "@s = addrspace(3) global [3072 x { i8, i64 }] undef\n" + kernel, Cuda("sm_90")).ok());
+  CheckRefused(CompileStatus(cuda + "@s = addrspace(3) global [3073 x { i8, i64 }] undef\n" + kernel, Cuda("sm_90")),
+               "shared variable @s is 49168 bytes");
+  // Three globals of 2^46 bytes: each within the bound, together not.
+  std::string ir = kCpuAdd;
+  for (int i = 0; i < 3; ++i) ir += "@g" + std::to_string(i) + " = global [70368744177664 x i8] zeroinitializer\n";
+  CheckRefused(CompileStatus(ir, Cpu("x86-64")),
+               "the module's globals in addrspace(0) total 211106232532992 bytes (reached at @g2)");
+}
