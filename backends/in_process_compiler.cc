@@ -322,12 +322,15 @@ llvm::Error InProcessCompiler::EmitCudaPtx(Job& job, PtxOutput& out) const {
 }
 
 // PTX a toolkit compiler (`producer`) made, with its kernels, into `out`;
-// INVALID_ARGUMENT `no_kernel` when it has none.
+// INVALID_ARGUMENT `no_kernel` when it has none, or when a variable is past
+// the size bound (the PTX input kind's are checked in the daemon, LLVM IR's
+// before codegen).
 llvm::Error TakeToolkitPtx(std::string ptx, std::string_view producer, std::string_view no_kernel, PtxOutput& out) {
   Expected<std::string> canonical = CanonicalPtx(ptx, true);
   if (!canonical.ok()) {
     return ToolchainFailure(std::string(producer) + "'s PTX does not read as PTX: " + canonical.status().message());
   }
+  if (Status sizes = CheckPtxVariableSizes(*canonical, kMaxObjectBytes); !sizes.ok()) return FromStatus(sizes);
   out.entries = PtxEntryInfos(*canonical);
   if (out.entries.empty()) return BadInput(no_kernel);
   out.ptx = std::move(ptx);
@@ -377,11 +380,6 @@ llvm::Error InProcessCompiler::LinkCubinInto(std::string ptx, const std::vector<
   if (!target) return target.takeError();
   if (llvm::Error error = CheckOptLevel(options)) return error;
   if (ptx.empty()) return BadInput("LinkCubin got empty PTX");
-  // Every kind reaches a cubin through PTX: the variables' sizes are checked
-  // here once for all of them (LLVM IR's were checked before codegen too).
-  if (Expected<std::string> canonical = CanonicalPtx(ptx, true); canonical.ok()) {
-    if (Status sizes = CheckPtxVariableSizes(*canonical, kMaxObjectBytes); !sizes.ok()) return FromStatus(sizes);
-  }
 
   StageTimer timer(out.timings.link_seconds);
   if (options.link_cudadevrt && cudadevrt_.bytes.empty()) {
@@ -428,7 +426,10 @@ llvm::Error InProcessCompiler::FinishCpu(Job& job, CompileOutput& out) const {
   if (!imports->builtins.empty()) inputs.builtins = builtins_.file.bytes;
   auto shared_object = LinkSharedObject(object, inputs, out.log);
   if (!shared_object) return shared_object.takeError();
-  if (llvm::Error error = CheckLibraryImports(*shared_object, imports->builtins)) return error;
+  // Only the builtins can have brought in imports the object did not have.
+  if (!imports->builtins.empty()) {
+    if (llvm::Error error = CheckLibraryImports(*shared_object, imports->builtins)) return error;
+  }
   out.kind = ArtifactKind::kSharedObject;
   out.payload = std::move(*shared_object);
   for (const std::string& name : names) out.entries.push_back(EntryInfo{name});

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "common/target.h"
+#include "compiler/ir_limits.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Type.h"
@@ -16,10 +17,8 @@
 
 namespace qdcache::compiler {
 
-// Every target: a global variable (any address space), and all of one
-// address space's together, of at most 2^47 bytes, the x86-64 user address
-// space, which CUDA's unified addressing shares.
-inline constexpr std::uint64_t kMaxObjectBytes = std::uint64_t{1} << 47;
+// Every target: globals within kMaxObjectBytes (compiler/ir_limits.h), each
+// and per address space.
 // CUDA, every SM: static shared memory per block, local memory per thread.
 inline constexpr std::uint64_t kMaxCudaStaticSharedBytes = 48 << 10;
 inline constexpr std::uint64_t kMaxCudaLocalBytes = 512 << 10;

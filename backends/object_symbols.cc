@@ -107,10 +107,6 @@ llvm::Error CheckLibraryImports(std::string_view shared_object, const std::vecto
     if (*import == Import::kOther) refused.insert(symbol.name);
   }
   if (refused.empty()) return llvm::Error::success();
-  if (builtins.empty()) {
-    return BadInput("the linked library imports symbols a kernel library may not import: " +
-                    llvm::join(refused, ", ") + kAllowedText);
-  }
   return BadInput("compiler-rt's builtins the module calls (" + llvm::join(builtins, ", ") +
                   ") need symbols a kernel library may not import: " + llvm::join(refused, ", ") + kAllowedText);
 }

@@ -35,10 +35,10 @@ struct ObjectImports {
 // table. INVALID_ARGUMENT-free: an error means `archive` is not one.
 [[nodiscard]] llvm::Expected<std::set<std::string>> ArchiveSymbols(std::string_view archive);
 
-// For a linked shared object: every undefined symbol of its dynamic symbol
-// table is one CheckObjectSymbols allows from libc or libm. What the builtins
-// linked for `builtins` needed beyond that (abort, malloc, the unwinder) is
-// INVALID_ARGUMENT naming the symbols and the builtins.
+// For a shared object linked with `builtins` (non-empty): every undefined
+// symbol of its dynamic symbol table is one CheckObjectSymbols allows from
+// libc or libm. What those builtins needed beyond that (abort, malloc, the
+// unwinder) is INVALID_ARGUMENT naming the symbols and the builtins.
 [[nodiscard]] llvm::Error CheckLibraryImports(std::string_view shared_object,
                                               const std::vector<std::string>& builtins);
 

@@ -5,6 +5,7 @@
 #include "common/compile_options.h"
 #include "compiler/cuda_program.h"
 #include "compiler/ptx_text.h"
+#include "compiler/ptx_variables.h"
 
 namespace qdcache::compiler {
 namespace {
@@ -59,7 +60,7 @@ constexpr std::array kKinds = {
               nullptr, Reach::kLlvmNvptx},
     InputKind{InputKindId::kLlvmBitcode, "llvm-bitcode", "bitcode", "ir", IsBitcode, LlvmStages, nullptr, false,
               nullptr, nullptr, Reach::kLlvmNvptx},
-    InputKind{InputKindId::kPtx, "ptx", "ptx", "ptx", nullptr, PtxStages, CanonicalPtx, false, nullptr,
+    InputKind{InputKindId::kPtx, "ptx", "ptx", "ptx", nullptr, PtxStages, CanonicalSizedPtx, false, nullptr,
               PtxMessageForSource, Reach::kNvJitLink},
     InputKind{InputKindId::kNvvm, "nvvm", "nvvm", "nvvm", nullptr, NvvmStages, NvvmBytes, true, nullptr, nullptr,
               Reach::kLibNvvm},

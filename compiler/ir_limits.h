@@ -34,6 +34,14 @@ inline constexpr int kMaxIrNestingDepth = 256;
 // constants are shared by reference, can reach it.
 inline constexpr std::uint64_t kMaxSpelledOutNodes = std::uint64_t{16} << 20;
 
+// Largest object a kernel may define, on every target and in every input
+// kind: a global variable (any address space or PTX state space), and all of
+// one space's together. 2^47 bytes is the x86-64 user address space, which
+// CUDA's unified addressing shares; LLVM's DataLayout and ptxas count sizes
+// in bits and wrap past 2^61 bytes, so sizes are checked before either sees
+// them (backends/object_sizes.h, compiler/ptx_variables.h).
+inline constexpr std::uint64_t kMaxObjectBytes = std::uint64_t{1} << 47;
+
 // Where brackets first nest deeper than `limit` in text IR.
 struct NestingExcess {
   int line = 0;    // 1-based

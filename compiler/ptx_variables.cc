@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir_limits.h"
+#include "compiler/ptx_text.h"
 #include "compiler/ptx_tokens.h"
 
 namespace qdcache::compiler {
@@ -250,6 +252,13 @@ class SizeChecker {
 };
 
 }  // namespace
+
+Expected<std::string> CanonicalSizedPtx(std::string_view ptx, bool keep_debug) {
+  Expected<std::string> canonical = CanonicalPtx(ptx, keep_debug);
+  if (!canonical.ok()) return canonical;
+  QDC_RETURN_IF_ERROR(CheckPtxVariableSizes(*canonical, kMaxObjectBytes));
+  return canonical;
+}
 
 Status CheckPtxVariableSizes(std::string_view canonical_ptx, std::uint64_t max_bytes) {
   SizeChecker checker(max_bytes);

@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include <string>
+
+#include "common/expected.h"
 #include "common/status.h"
 
 namespace qdcache::compiler {
@@ -19,5 +22,10 @@ namespace qdcache::compiler {
 // not guessed. Declarations (`.extern`), unsized arrays and types it does not
 // know (`.texref`) are left to ptxas.
 [[nodiscard]] Status CheckPtxVariableSizes(std::string_view canonical_ptx, std::uint64_t max_bytes);
+
+// CanonicalPtx(ptx, keep_debug) whose variables are within kMaxObjectBytes
+// (ir_limits.h): the PTX input kind's canonical form, so that an oversized
+// variable is refused in the daemon, before any worker runs.
+[[nodiscard]] Expected<std::string> CanonicalSizedPtx(std::string_view ptx, bool keep_debug);
 
 }  // namespace qdcache::compiler

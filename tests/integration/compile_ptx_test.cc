@@ -264,6 +264,17 @@ TEST_CASE("bad PTX is refused precisely, nothing is stored and the daemon carrie
     CHECK(r.error().code() == static_cast<int>(bad.code));
     CHECK_THAT(r.error().message(), Catch::Contains(bad.says));
   }
+  // A variable past the size bound is refused where the PTX is keyed, in the
+  // daemon: Explain, which runs no compiler, refuses it as Compile does.
+  const v1::KernelDescriptor huge =
+      Ptx(std::regex_replace(good, std::regex("\\.visible \\.entry"),
+                             ".visible .global .b8 huge[18446744073709551608];\n.visible .entry"),
+          "sm_90");
+  const v1::Explanation explained = ExplainOne(*client, huge);
+  REQUIRE(explained.has_error());
+  CHECK(explained.error().code() == static_cast<int>(Code::kInvalidArgument));
+  CHECK_THAT(explained.error().message(), Catch::Contains("PTX variable huge (.global) is 18446744073709551608 bytes"));
+  CHECK(CompileOne(*client, huge).error().message() == explained.error().message());
   auto listed = client->List(v1::ListRequest());
   REQUIRE(listed.ok());
   CHECK(listed->entries_size() == 0);
