@@ -329,7 +329,7 @@ class Client:
         for name, value in (key_extras or {}).items():
             check(lib.qdcache_request_add_key_extra(request, i, text(name, "key_extras name"), text(value, name)))
         for name, content in (headers or {}).items():
-            data, data_size, keep = _lib.buffer_pointer(content, "header " + str(name))
+            data, data_size, _header_alive = _lib.buffer_pointer(content, "header " + str(name))
             check(lib.qdcache_request_add_header(request, i, text(name, "header name"), data, data_size))
         for what, values in (("name-expression", name_expressions), ("define", defines), ("undefine", undefines)):
             if isinstance(values, (str, bytes)):
