@@ -12,9 +12,9 @@ namespace qdcache::bundle {
 namespace {
 
 Status OsError(const std::string& what, int err) {
-  const Code code = err == ENOENT                     ? Code::kNotFound
+  const Code code = (err == ENOENT || err == ENOTDIR)  ? Code::kNotFound
                     : (err == EACCES || err == EPERM) ? Code::kPermissionDenied
-                                                      : Code::kUnavailable;
+                                                      : Code::kFailedPrecondition;
   return Status(code, what + ": " + std::strerror(err));
 }
 
@@ -38,6 +38,17 @@ Source StringSource(std::string_view bytes) {
 }
 
 Expected<std::unique_ptr<InputFile>> InputFile::Open(const std::string& path) {
+  if (path == "-") {
+    // Standard input, whatever it is (a pipe, usually); its size is unknown.
+    const int fd = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+    std::FILE* file = fd < 0 ? nullptr : ::fdopen(fd, "rb");
+    if (file == nullptr) {
+      const int err = errno;
+      if (fd >= 0) ::close(fd);
+      return OsError("cannot read standard input", err);
+    }
+    return std::unique_ptr<InputFile>(new InputFile("<stdin>", file, 0));
+  }
   // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat refuses it.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return OsError("cannot open " + path, errno);

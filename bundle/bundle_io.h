@@ -23,8 +23,9 @@ using Source = std::function<Expected<std::size_t>(char* buffer, std::size_t siz
 // A Source over `bytes` (which must outlive it).
 [[nodiscard]] Source StringSource(std::string_view bytes);
 
-// A file opened for reading. NOT_FOUND / PERMISSION_DENIED / UNAVAILABLE
-// with the OS's reason. Not thread-safe.
+// A file opened for reading ("-": standard input, of size 0 = unknown).
+// NOT_FOUND / PERMISSION_DENIED / FAILED_PRECONDITION with the OS's reason.
+// Not thread-safe.
 class InputFile {
  public:
   [[nodiscard]] static Expected<std::unique_ptr<InputFile>> Open(const std::string& path);
@@ -33,7 +34,7 @@ class InputFile {
   InputFile& operator=(const InputFile&) = delete;
 
   [[nodiscard]] Source source();
-  [[nodiscard]] std::uint64_t size() const { return size_; }  // at open
+  [[nodiscard]] std::uint64_t size() const { return size_; }  // at open; 0 for a stream
 
  private:
   InputFile(std::string path, std::FILE* file, std::uint64_t size);

@@ -13,9 +13,24 @@ namespace {
 
 Status OpenError(const std::string& what, int err) {
   const std::string why = "cannot open " + what + ": " + std::strerror(err);
-  if (err == ENOENT) return NotFound(what + " does not exist");
-  if (err == EACCES) return Status(Code::kPermissionDenied, why);
-  return Unavailable(why);
+  if (err == ENOENT || err == ENOTDIR) return NotFound(what + " does not exist");
+  if (err == EACCES || err == EPERM) return Status(Code::kPermissionDenied, why);
+  return FailedPrecondition(why);
+}
+
+// Reads `fd` to its end into `text`, refusing more than `max_bytes`.
+Status ReadAll(int fd, const std::string& what, std::size_t max_bytes, std::string* text) {
+  char buf[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return FailedPrecondition("cannot read " + what + ": " + std::strerror(errno));
+    if (n == 0) return Status::Ok();
+    text->append(buf, static_cast<std::size_t>(n));
+    if (text->size() > max_bytes) {
+      return FailedPrecondition(what + " is larger than " + std::to_string(max_bytes) + " bytes");
+    }
+  }
 }
 
 std::string Mode(mode_t mode) {
@@ -49,31 +64,21 @@ Expected<std::string> ReadSmallFile(const std::string& path, const std::string& 
   std::string text;
   struct stat st {};
   Status status = ::fstat(fd, &st) == 0 ? CheckKind(st, what, access)
-                                        : Unavailable("cannot stat " + what + ": " + std::strerror(errno));
+                                        : FailedPrecondition("cannot stat " + what + ": " + std::strerror(errno));
   if (status.ok() && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
     status = FailedPrecondition(what + " is larger than " + std::to_string(max_bytes) + " bytes");
   }
-  if (status.ok()) {
-    // Reads to the end, but never past the cap: a device (or a file that
-    // grew) that goes on is refused, not read into memory.
-    char buf[8192];
-    for (;;) {
-      const ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        status = Unavailable("cannot read " + what + ": " + std::strerror(errno));
-        break;
-      }
-      if (n == 0) break;
-      text.append(buf, static_cast<std::size_t>(n));
-      if (text.size() > max_bytes) {
-        status = FailedPrecondition(what + " is larger than " + std::to_string(max_bytes) + " bytes");
-        break;
-      }
-    }
-  }
+  // Reads to the end, but never past the cap: a device (or a file that
+  // grew) that goes on is refused, not read into memory.
+  if (status.ok()) status = ReadAll(fd, what, max_bytes, &text);
   ::close(fd);
   if (!status.ok()) return status;
+  return text;
+}
+
+Expected<std::string> ReadStdin(std::size_t max_bytes) {
+  std::string text;
+  QDC_RETURN_IF_ERROR(ReadAll(STDIN_FILENO, "<stdin>", max_bytes, &text));
   return text;
 }
 

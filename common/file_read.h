@@ -20,10 +20,14 @@ enum class FileAccess {
 // The whole content of `path`, at most `max_bytes`. Errors name the file as
 // `what` ("config file /etc/qdcached/qdcached.toml"): NOT_FOUND when it does
 // not exist, PERMISSION_DENIED when it may not be opened, FAILED_PRECONDITION
-// for a directory, FIFO or socket, a file larger than max_bytes, or one that
-// `access` refuses (the message says to chmod it), UNAVAILABLE for other
-// I/O errors. Never blocks on a FIFO.
+// for a directory, FIFO or socket, a file larger than max_bytes, one that
+// `access` refuses (the message says to chmod it), or another I/O error.
+// Never blocks on a FIFO. Never UNAVAILABLE: that code means "no daemon".
 [[nodiscard]] Expected<std::string> ReadSmallFile(const std::string& path, const std::string& what,
                                                   std::size_t max_bytes, FileAccess access = FileAccess::kAny);
+
+// Standard input to its end ("-" on a command line), at most `max_bytes`
+// (FAILED_PRECONDITION past them, or for a read error).
+[[nodiscard]] Expected<std::string> ReadStdin(std::size_t max_bytes);
 
 }  // namespace qdcache

@@ -24,6 +24,7 @@ constexpr int kMaxSymlinkHops = 40;
 Status OsError(const std::string& what, int err) {
   const Code code = (err == EACCES || err == EPERM || err == EROFS)      ? Code::kPermissionDenied
                     : (err == ENOSPC || err == EDQUOT || err == EFBIG)   ? Code::kResourceExhausted
+                    : (err == ENOENT || err == ENOTDIR)                  ? Code::kNotFound
                                                                          : Code::kFailedPrecondition;
   return Status(code, what + ": " + std::strerror(err));
 }
@@ -223,7 +224,7 @@ Expected<std::unique_ptr<OutputFile>> OutputFile::Open(const std::string& path) 
   if (!temp.ok() && !r.st) {
     struct stat d {};
     if (::stat(dir.c_str(), &d) != 0 && errno == ENOENT) {
-      return FailedPrecondition("cannot write " + path + ": the directory " + dir + " does not exist");
+      return NotFound("cannot write " + path + ": the directory " + dir + " does not exist");
     }
     return temp.status().WithContext("cannot write " + path);
   }

@@ -19,9 +19,10 @@
 //   a directory, a block device refused with FAILED_PRECONDITION.
 //
 // Errors: PERMISSION_DENIED when the file or its directory may not be
-// written, RESOURCE_EXHAUSTED when the disk is full, FAILED_PRECONDITION for
-// the rest (a missing directory, the wrong kind of file), each naming the
-// path. Never UNAVAILABLE: that code means "no daemon serves".
+// written, NOT_FOUND when its directory does not exist, RESOURCE_EXHAUSTED
+// when the disk is full, FAILED_PRECONDITION for the rest (the wrong kind of
+// file: a directory, a block device), each naming the path. Never
+// UNAVAILABLE: that code means "no daemon serves".
 #pragma once
 
 #include <memory>

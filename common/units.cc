@@ -30,6 +30,12 @@ Expected<std::uint64_t> ParseByteSize(std::string_view text) {
   std::string_view unit;
   QDC_ASSIGN_OR_RETURN(std::uint64_t value, LeadingNumber(text, &unit));
   int shift = 0;
+  if (unit.empty() && value != 0) {
+    // "10" could be bytes, megabytes or gigabytes depending on who wrote it:
+    // a cap of 10 bytes evicts everything at once, silently.
+    return InvalidArgument("size \"" + std::string(text) + "\" has no unit: did you mean " + std::string(text) +
+                           "G? (K, M, G or T; B for bytes: " + std::string(text) + "B)");
+  }
   if (!unit.empty()) {
     switch (unit.front()) {
       case 'k': case 'K': shift = 10; break;
@@ -99,7 +105,7 @@ std::string FormatByteSize(std::uint64_t bytes) {
     const std::uint64_t unit = std::uint64_t{1} << shift;
     if (bytes != 0 && bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
   }
-  return std::to_string(bytes);
+  return bytes == 0 ? "0" : std::to_string(bytes) + "B";
 }
 
 std::string FormatDuration(std::chrono::seconds duration) {

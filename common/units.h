@@ -11,8 +11,10 @@
 
 namespace qdcache {
 
-// A byte count with an optional K/M/G/T suffix (binary: 1K = 1024), optionally
-// followed by "B" or "iB". Overflow of uint64 is INVALID_ARGUMENT.
+// A byte count with a K/M/G/T suffix (binary: 1K = 1024), optionally
+// followed by "B" or "iB", or "B" alone for bytes ("1536B"). A number
+// without a unit is INVALID_ARGUMENT ("did you mean 10G?"), except 0.
+// Overflow of uint64 is INVALID_ARGUMENT.
 [[nodiscard]] Expected<std::uint64_t> ParseByteSize(std::string_view text);
 
 // The longest duration the parsers accept: 100 years. Deadlines computed
@@ -31,7 +33,7 @@ inline constexpr std::chrono::seconds kMaxDuration{100ll * 365 * 86400};
 [[nodiscard]] Expected<bool> ParseBool(std::string_view text);
 
 // The shortest exact spelling ParseByteSize reads back: 10737418240 -> "10G",
-// 1536 -> "1536" (not a whole number of K), 1024 -> "1K", 0 -> "0".
+// 1536 -> "1536B" (not a whole number of K), 1024 -> "1K", 0 -> "0".
 [[nodiscard]] std::string FormatByteSize(std::uint64_t bytes);
 
 // The shortest exact spelling ParseDuration reads back: 600s -> "10m",

@@ -242,7 +242,7 @@ TEST_CASE("a directory, a missing directory and a block device are refused, unto
   CHECK(std::filesystem::is_empty(d / "dir"));
 
   Status missing = WriteOutputFile(d / "nodir/k.cubin", "x");
-  CHECK(missing.code() == Code::kFailedPrecondition);
+  CHECK(missing.code() == Code::kNotFound);
   CHECK_THAT(missing.message(), Catch::Contains("does not exist"));
 
   if (Root()) {

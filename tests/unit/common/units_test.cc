@@ -5,7 +5,8 @@
 using namespace qdcache;
 
 TEST_CASE("byte sizes take binary K/M/G/T suffixes", "[common]") {
-  CHECK(*ParseByteSize("123") == 123);
+  CHECK(*ParseByteSize("123B") == 123);
+  CHECK(*ParseByteSize("0") == 0);
   CHECK(*ParseByteSize("1K") == 1024);
   CHECK(*ParseByteSize("1M") == 1048576);
   CHECK(*ParseByteSize("10G") == 10ull << 30);
@@ -20,6 +21,14 @@ TEST_CASE("malformed or overflowing sizes are refused", "[common]") {
   }
 }
 
+TEST_CASE("a size without a unit is refused with the likely meaning", "[common]") {
+  // 10 bytes as a cache cap would evict every artifact at once, silently.
+  Expected<std::uint64_t> bare = ParseByteSize("10");
+  REQUIRE_FALSE(bare.ok());
+  CHECK(bare.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(bare.status().message(), Catch::Contains("did you mean 10G?") && Catch::Contains("10B"));
+}
+
 TEST_CASE("durations take s/m/h/d/w units", "[common]") {
   CHECK(ParseDuration("30")->count() == 30);
   CHECK(ParseDuration("2m")->count() == 120);
@@ -31,7 +40,7 @@ TEST_CASE("durations take s/m/h/d/w units", "[common]") {
 
 TEST_CASE("sizes format to the shortest exact spelling that parses back", "[common]") {
   CHECK(FormatByteSize(0) == "0");
-  CHECK(FormatByteSize(1536) == "1536");
+  CHECK(FormatByteSize(1536) == "1536B");
   CHECK(FormatByteSize(1024) == "1K");
   CHECK(FormatByteSize(10ull << 30) == "10G");
   CHECK(FormatByteSize(3ull << 40) == "3T");
