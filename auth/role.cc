@@ -59,6 +59,10 @@ std::string_view OperationName(Operation op) {
       return "Export all_tenants";
     case Operation::kImport:
       return "Import";
+    case Operation::kShutdown:
+      return "Shutdown";
+    case Operation::kTargets:
+      return "Targets";
   }
   return "?";
 }
@@ -73,12 +77,14 @@ Role RequiredRole(Operation op) {
     case Operation::kList:
     case Operation::kInspect:
     case Operation::kExport:
+    case Operation::kTargets:
       return Role::kRead;
     case Operation::kResetStats:
     case Operation::kEvict:
     case Operation::kVerify:
     case Operation::kExportAllTenants:
     case Operation::kImport:
+    case Operation::kShutdown:
       return Role::kAdmin;
   }
   return Role::kAdmin;  // unreachable; the strictest answer if it were not

@@ -1,12 +1,12 @@
 // Roles and what each may do (DESIGN §7, docs/protocol.md).
 //
 //   read   Lookup, Explain, GetStats, List, Inspect, Export (own aliases),
-//          health; Compile as ReadCompile says (served without writing
+//          Targets, health; Compile as ReadCompile says (served without writing
 //          anything, or refused).
 //   write  read + Compile that stores artifacts and records aliases.
 //   admin  write + Evict, Verify, resetting the stats, Export of every
-//          tenant's aliases, and Import (it stores artifacts whose keys the
-//          daemon did not compute).
+//          tenant's aliases, Import (it stores artifacts whose keys the
+//          daemon did not compute), and Shutdown.
 //
 // Each role includes the ones before it.
 #pragma once
@@ -52,6 +52,8 @@ enum class Operation {
   kExport,            // the caller's own aliases, and the shared artifacts
   kExportAllTenants,  // Export with all_tenants
   kImport,
+  kShutdown,  // drain and stop the daemon
+  kTargets,   // what the daemon compiles for
 };
 
 // The RPC's name as the protocol spells it ("Compile", "GetStats reset").

@@ -8,6 +8,7 @@
 
 #include "backends/compile_error.h"
 #include "backends/cuda_support.h"
+#include "backends/target_catalogue.h"
 #include "backends/llvm_targets.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -21,6 +22,18 @@ namespace {
 // flipping them would make LLVM abort instead of reporting an error.
 constexpr llvm::StringRef kModeFeatures[] = {"64bit", "64bit-mode", "32bit-mode", "16bit-mode"};
 
+// "did you mean 'x'? " for the closest of `names` to `word`, or "".
+std::string Nearest(const std::string& word, const std::vector<std::string>& names) {
+  const std::string* best = nullptr;
+  unsigned best_distance = 0;
+  for (const std::string& name : names) {
+    const unsigned d = llvm::StringRef(word).edit_distance(name, true);
+    if (best == nullptr || d < best_distance) best = &name, best_distance = d;
+  }
+  if (best == nullptr || best_distance > std::max<std::size_t>(2, word.size() / 3)) return "";
+  return "did you mean '" + *best + "'? ";
+}
+
 bool Reaches(const std::vector<std::string>& sms, const std::string& sm) {
   return std::find(sms.begin(), sms.end(), sm) != sms.end();
 }
@@ -32,12 +45,12 @@ llvm::Error CheckCuda(const Target& target, CudaPath path) {
   if (path == CudaPath::kFromPtx) {
     if (Reaches(cuda.link_sms, target.sm)) return llvm::Error::success();
     return BadInput("unsupported CUDA SM '" + target.sm + "' for PTX input (nvJitLink " + cuda.cuda_version +
-                    " links PTX for: " + llvm::join(cuda.link_sms, ", ") + ")");
+                    " links PTX for: " + ShortList(cuda.link_sms) + ")");
   }
   if (Reaches(cuda.sms, target.sm)) return llvm::Error::success();
   std::string message = "unsupported CUDA SM '" + target.sm + "' for LLVM IR input (LLVM " +
                         LLVM_VERSION_STRING + " + nvJitLink " + cuda.cuda_version +
-                        " support: " + llvm::join(cuda.sms, ", ") + ")";
+                        " support: " + ShortList(cuda.sms) + ")";
   if (Reaches(cuda.link_sms, target.sm)) {
     message += "; PTX input reaches " + target.sm + " through nvJitLink alone";
   }
@@ -56,10 +69,10 @@ llvm::Error CheckCpu(const Target& target) {
   if (!generic) return ToolchainFailure("cannot create the X86 subtarget info");
 
   if (!generic->isCPUStringValid(target.cpu)) {
-    std::vector<llvm::StringRef> cpus;
-    for (const auto& p : generic->getAllProcessorDescriptions()) cpus.push_back(p.Key);
-    return BadInput("unknown x86-64 CPU '" + target.cpu +
-                    "' (supported: " + llvm::join(cpus, ", ") + ")");
+    std::vector<std::string> cpus;
+    for (const auto& p : generic->getAllProcessorDescriptions()) cpus.emplace_back(p.Key);
+    return BadInput("unknown x86-64 CPU '" + target.cpu + "' (" + Nearest(target.cpu, cpus) +
+                    "supported: " + ShortList(cpus) + ")");
   }
   for (const std::string& feature : target.features) {
     const llvm::StringRef name = llvm::StringRef(feature).drop_front();
@@ -71,10 +84,10 @@ llvm::Error CheckCpu(const Target& target) {
     const bool known =
         std::any_of(table.begin(), table.end(), [&](const auto& kv) { return name == kv.Key; });
     if (!known) {
-      std::vector<llvm::StringRef> names;
-      for (const auto& kv : table) names.push_back(kv.Key);
-      return BadInput("unknown x86 CPU feature '" + name + "' (known: " + llvm::join(names, ", ") +
-                      ")");
+      std::vector<std::string> names;
+      for (const auto& kv : table) names.emplace_back(kv.Key);
+      return BadInput("unknown x86 CPU feature '" + name + "' (" + Nearest(name.str(), names) +
+                      "known: " + ShortList(names) + ")");
     }
   }
   std::unique_ptr<llvm::MCSubtargetInfo> chosen(

@@ -28,17 +28,6 @@ std::string TomlValue(const Setting& s, const std::string& text) {
   }
 }
 
-std::string_view KindName(ValueKind kind) {
-  switch (kind) {
-    case ValueKind::kString: return "text";
-    case ValueKind::kBool: return "boolean";
-    case ValueKind::kInteger: return "integer";
-    case ValueKind::kSize: return "size";
-    case ValueKind::kDuration: return "duration";
-  }
-  return "text";
-}
-
 // `text` inside a Markdown table cell: pipes escaped, so `a|b` stays one cell.
 std::string Cell(std::string_view text) {
   std::string out;

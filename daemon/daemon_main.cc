@@ -85,7 +85,7 @@ int RunDaemonMain(int argc, const char* const* argv) {
   while (sigwaitinfo(&signals, &info) < 0) {
   }
   if (info.si_pid == ::getpid()) {
-    spdlog::info("shutting down (idle)");
+    spdlog::info("shutting down (idle, or asked by a Shutdown call)");
   } else {
     spdlog::info("received {}, shutting down", info.si_signo == SIGTERM ? "SIGTERM" : "SIGINT");
   }

@@ -1,6 +1,7 @@
 #include "daemon/daemon_options.h"
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdlib>
 #include <memory>
 #include <thread>
@@ -66,6 +67,17 @@ Status ApplyEnvironment(const ConfigSources& sources, const std::vector<Setting>
   return Status::Ok();
 }
 
+// A setting's --help line: what it does, its default and its variable.
+std::string HelpLine(const Setting& s, const DaemonOptions& defaults) {
+  std::string line = s.help;
+  std::vector<std::string> notes;
+  const std::string value = s.secret || !s.show ? std::string() : s.show(defaults);
+  if (!value.empty()) notes.push_back("default: " + value);
+  if (s.configurable) notes.push_back("env " + EnvName(s.name));
+  for (std::size_t i = 0; i < notes.size(); ++i) line += (i == 0 ? " [" : "; ") + notes[i];
+  return notes.empty() ? line : line + "]";
+}
+
 }  // namespace
 
 Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv, const ConfigSources& given) {
@@ -78,10 +90,19 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv, cons
   std::vector<std::string> text(settings.size());
   std::unique_ptr<bool[]> switches(new bool[settings.size()]());
   std::vector<CLI::Option*> flags;
+  const DaemonOptions defaults;
   for (std::size_t i = 0; i < settings.size(); ++i) {
     const Setting& s = settings[i];
-    flags.push_back(s.kind == ValueKind::kBool ? app.add_flag("--" + s.name, switches[i], s.help)
-                                               : app.add_option("--" + s.name, text[i], s.help));
+    const std::string help = HelpLine(s, defaults);
+    if (s.kind == ValueKind::kBool) {
+      flags.push_back(app.add_flag("--" + s.name, switches[i], help));
+    } else {
+      CLI::Option* option = app.add_option("--" + s.name, text[i], help);
+      std::string type(KindName(s.kind));
+      for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      option->type_name(type);
+      flags.push_back(option);
+    }
   }
   std::string config_path;
   CLI::Option* config = app.add_option(

@@ -13,6 +13,7 @@
 namespace qdcache::daemon {
 namespace {
 
+constexpr std::uint64_t kKiB = std::uint64_t{1} << 10;
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 constexpr std::uint64_t kNoMax = std::numeric_limits<std::uint64_t>::max();
 constexpr std::size_t kNoMaxCount = std::numeric_limits<std::size_t>::max();
@@ -42,8 +43,12 @@ std::vector<Setting> MakeSettings() {
   s.push_back(std::move(metrics));
   s.push_back(StringSetting("libdevice", "Path of libdevice.10.bc (empty: the one found at build time)",
                             &O::libdevice_path));
-  s.push_back(SizeSetting("max-size", "Store byte cap, K/M/G/T suffix; least recently used entries are evicted (0: none)",
-                          &O::max_bytes, 0, kNoMax, true));
+  // Below 64K one large kernel's artifact (a cubin with its PTX) fills the
+  // store alone: every write would evict everything else.
+  s.push_back(SizeSetting("max-size",
+                          "Store byte cap, at least 64K, with a unit (K/M/G/T; a bare number is refused); least "
+                          "recently used entries are evicted (0: none)",
+                          &O::max_bytes, 64 * kKiB, kNoMax, true));
   s.push_back(SizeSetting("memory-cache", "Verified artifacts kept in memory for hits, K/M/G suffix (0: none)",
                           &O::memory_cache_bytes, 0, kNoMax, true));
   s.push_back(BoolSetting("sync-writes", "fsync every store write (survive power loss, slower)", &O::sync_writes));

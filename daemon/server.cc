@@ -13,6 +13,7 @@
 #include <mutex>
 #include <utility>
 
+#include "common/units.h"
 #include "common/paths.h"
 #include "daemon/activity_interceptor.h"
 #include "daemon/idle_monitor.h"
@@ -119,7 +120,11 @@ class ServerImpl final : public Server {
                              [this] {
                                engine_.ResetStats();
                                if (remote_ != nullptr) remote_->ResetStats();
-                             }}) {
+                             }},
+                 // A Shutdown call takes the idle exit's way out (RunDaemonMain).
+                 [this] {
+                   if (on_idle_) on_idle_();
+                 }) {
     if (remote_ != nullptr) remote_->SetHealthListener([this](bool) { ReportRemoteHealth(); });
   }
 
@@ -192,11 +197,12 @@ class ServerImpl final : public Server {
       health_ = server_->GetHealthCheckService();
     }
     ReportRemoteHealth();
-    spdlog::info("qdcached {} serving unix:{}{} store={} workers={}", kVersion, socket_path_,
+    spdlog::info("qdcached {} serving unix:{}{} store={} cap={} workers={}", kVersion, socket_path_,
                  activation_fd_ >= 0               ? " (socket activation)"
                  : options_.socket_group.empty() ? ""
                                                  : " (group " + options_.socket_group + ")",
-                 options_.store_dir, options_.workers);
+                 options_.store_dir, options_.max_bytes == 0 ? "none" : FormatByteSize(options_.max_bytes),
+                 options_.workers);
     if (idle_) spdlog::info("exiting after {}s without requests (--idle-exit)", options_.idle_exit.count());
     if (!options_.listen.empty()) {
       // With port 0 the kernel picks the port; this line is how to learn it.

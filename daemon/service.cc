@@ -2,6 +2,12 @@
 
 #include "daemon/service_status.h"
 
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "backends/target_catalogue.h"
+#include "daemon/request_log.h"
+
 #include <atomic>
 #include <map>
 #include <vector>
@@ -52,11 +58,13 @@ std::vector<std::string> Differing(const v1::Explanation& a, const v1::Explanati
 }  // namespace
 
 CompileCacheService::CompileCacheService(engine::Engine& engine, const CallAuthenticator& auth,
-                                         ServiceLimits limits, StatsSource stats)
+                                         ServiceLimits limits, StatsSource stats,
+                                         std::function<void()> stop)
     : engine_(engine),
       auth_(auth),
       limits_(limits),
       stats_(std::move(stats)),
+      stop_(std::move(stop)),
       peer_limiter_(limits.max_peer_requests) {}
 
 Expected<CompileCacheService::Admitted> CompileCacheService::Admit(grpc::CallbackServerContext& context,
@@ -107,9 +115,12 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
   pending->remaining = n;
   pending->slot = std::move(admitted->slot);
   const engine::Peer peer = admitted->peer;
+  const std::string who = Who(peer, request->header());
+  spdlog::debug("Compile: {} kernel{} from {}", n, n == 1 ? "" : "s", who);
   for (int i = 0; i < n; ++i) {
     engine_.Compile(request->kernels(i), peer, request->include_ptx(), reactor->call(),
-                    [response, i, pending, reactor](v1::CompileResult result) {
+                    [response, i, pending, reactor, who](v1::CompileResult result) {
+                      LogHit(result, who);
                       *response->mutable_results(i) = std::move(result);
                       if (pending->remaining.fetch_sub(1) == 1) {
                         pending->slot.reset();
@@ -125,8 +136,12 @@ grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContex
                                                       v1::LookupResponse* response) {
   return Answer(context, auth::Operation::kLookup, *request, [&](const engine::Peer& peer) -> Status {
     QDC_RETURN_IF_ERROR(CheckBatch(request->queries_size(), limits_.max_batch, "lookup"));
+    const std::string who = Who(peer, request->header());
+    spdlog::debug("Lookup: {} fast key{} from {}", request->queries_size(), request->queries_size() == 1 ? "" : "s",
+                  who);
     for (const v1::FastKeyQuery& q : request->queries()) {
       *response->add_results() = engine_.Lookup(q, peer, request->include_ptx());
+      LogHit(response->results(response->results_size() - 1), who);
     }
     return Status::Ok();
   });
@@ -175,8 +190,8 @@ grpc::ServerUnaryReactor* CompileCacheService::Explain(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::List(grpc::CallbackServerContext* context,
                                                     const v1::ListRequest* request,
                                                     v1::ListResponse* response) {
-  return Answer(context, auth::Operation::kList, *request, [&](const engine::Peer&) -> Status {
-    QDC_ASSIGN_OR_RETURN(*response, engine_.List(request->limit()));
+  return Answer(context, auth::Operation::kList, *request, [&](const engine::Peer& peer) -> Status {
+    QDC_ASSIGN_OR_RETURN(*response, engine_.List(*request, peer.tenant));
     return Status::Ok();
   });
 }
@@ -205,6 +220,36 @@ grpc::ServerUnaryReactor* CompileCacheService::Verify(grpc::CallbackServerContex
                                                       v1::VerifyResponse* response) {
   return Answer(context, auth::Operation::kVerify, *request, [&](const engine::Peer&) -> Status {
     QDC_ASSIGN_OR_RETURN(*response, engine_.Verify());
+    return Status::Ok();
+  });
+}
+
+grpc::ServerUnaryReactor* CompileCacheService::Shutdown(grpc::CallbackServerContext* context,
+                                                        const v1::ShutdownRequest* request,
+                                                        v1::ShutdownResponse* response) {
+  grpc::ServerUnaryReactor* reactor =
+      Answer(context, auth::Operation::kShutdown, *request, [&](const engine::Peer& peer) -> Status {
+        spdlog::info("shutdown asked by {}", Who(peer, request->header()));
+        response->set_pid(static_cast<std::uint32_t>(::getpid()));
+        return Status::Ok();
+      });
+  // After the answer is queued: the drain that follows lets it go out.
+  if (response->pid() != 0) stop_();
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* CompileCacheService::Targets(grpc::CallbackServerContext* context,
+                                                       const v1::TargetsRequest* request,
+                                                       v1::TargetsResponse* response) {
+  return Answer(context, auth::Operation::kTargets, *request, [&](const engine::Peer&) -> Status {
+    for (const compiler::TargetFamilyInfo& info : compiler::SupportedTargets()) {
+      v1::TargetFamily* family = response->add_families();
+      family->set_family(info.family);
+      family->set_syntax(info.syntax);
+      for (const std::string& p : info.processors) family->add_processors(p);
+      for (const std::string& f : info.features) family->add_features(f);
+      family->set_available(info.available);
+    }
     return Status::Ok();
   });
 }

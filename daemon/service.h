@@ -35,8 +35,10 @@ struct StatsSource {
 class CompileCacheService final : public v1::CompileCache::CallbackService {
  public:
   // `auth` identifies callers; it must outlive the service.
+  // `stop` asks the daemon to drain and stop (Shutdown); it must return
+  // without waiting for that.
   CompileCacheService(engine::Engine& engine, const CallAuthenticator& auth, ServiceLimits limits,
-                      StatsSource stats);
+                      StatsSource stats, std::function<void()> stop);
 
   // The counters GetStats answers with (every component's and the service's
   // own). Any thread.
@@ -64,6 +66,12 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   grpc::ServerUnaryReactor* Verify(grpc::CallbackServerContext* context,
                                    const v1::VerifyRequest* request,
                                    v1::VerifyResponse* response) override;
+  grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* context,
+                                     const v1::ShutdownRequest* request,
+                                     v1::ShutdownResponse* response) override;
+  grpc::ServerUnaryReactor* Targets(grpc::CallbackServerContext* context,
+                                    const v1::TargetsRequest* request,
+                                    v1::TargetsResponse* response) override;
   // Streaming calls (service_lookup_stream.cc, service_bundle.cc). A call
   // holds its per-peer slot until it is done.
   grpc::ServerWriteReactor<v1::LookupResponse>* LookupStream(grpc::CallbackServerContext* context,
@@ -91,6 +99,7 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   const CallAuthenticator& auth_;
   const ServiceLimits limits_;
   const StatsSource stats_;
+  const std::function<void()> stop_;
   PeerLimiter peer_limiter_;
   std::atomic<std::uint64_t> peer_rejections_{0};
 };

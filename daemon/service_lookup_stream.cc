@@ -4,7 +4,10 @@
 // and a warm start of thousands of artifacts never becomes one giant
 // message on either side.
 #include "daemon/service.h"
+#include "daemon/request_log.h"
 #include "daemon/service_status.h"
+
+#include <spdlog/spdlog.h>
 
 namespace qdcache::daemon {
 namespace {
@@ -17,7 +20,12 @@ class LookupStreamReactor final : public grpc::ServerWriteReactor<v1::LookupResp
  public:
   LookupStreamReactor(engine::Engine& engine, engine::Peer peer, PeerLimiter::Slot slot,
                       const v1::LookupRequest& request)
-      : engine_(engine), peer_(std::move(peer)), slot_(std::move(slot)), request_(request) {
+      : engine_(engine),
+        peer_(std::move(peer)),
+        slot_(std::move(slot)),
+        request_(request),
+        who_(Who(peer_, request.header())) {
+    spdlog::debug("LookupStream: {} fast keys from {}", request_.queries_size(), who_);
     WriteNext();
   }
   void OnWriteDone(bool ok) override {
@@ -37,6 +45,7 @@ class LookupStreamReactor final : public grpc::ServerWriteReactor<v1::LookupResp
     while (next_ < n && bytes < kLookupMessageBytes) {
       v1::CompileResult* result = message_.add_results();
       *result = engine_.Lookup(request_.queries(next_++), peer_, request_.include_ptx());
+      LogHit(*result, who_);
       bytes += result->artifact().payload().size() + result->artifact().ptx().size() + 256;
     }
     if (message_.results_size() == 0) {
@@ -50,6 +59,7 @@ class LookupStreamReactor final : public grpc::ServerWriteReactor<v1::LookupResp
   const engine::Peer peer_;
   PeerLimiter::Slot slot_;
   const v1::LookupRequest& request_;  // owned by gRPC until OnDone
+  const std::string who_;
   int next_ = 0;                      // the next query to resolve
   v1::LookupResponse message_;        // the one message in flight
 };

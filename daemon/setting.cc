@@ -87,6 +87,17 @@ Setting CountSetting(std::string name, std::string help, int DaemonOptions::*fie
   return CountSettingOf(std::move(name), std::move(help), field, min, max);
 }
 
+std::string_view KindName(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kString: return "text";
+    case ValueKind::kBool: return "boolean";
+    case ValueKind::kInteger: return "integer";
+    case ValueKind::kSize: return "size";
+    case ValueKind::kDuration: return "duration";
+  }
+  return "text";
+}
+
 Setting SizeSetting(std::string name, std::string help, std::uint64_t DaemonOptions::*field, std::uint64_t min,
                     std::uint64_t max, bool zero_means_none) {
   Setting s{.name = std::move(name), .help = std::move(help), .kind = ValueKind::kSize};

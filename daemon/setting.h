@@ -46,6 +46,9 @@ struct Setting {
   std::function<std::string(const DaemonOptions&)> show{};
 };
 
+// "text", "boolean", "integer", "size", "duration".
+[[nodiscard]] std::string_view KindName(ValueKind kind);
+
 // QDCACHED_ + the name in upper snake case: "max-size" -> "QDCACHED_MAX_SIZE".
 [[nodiscard]] std::string EnvName(std::string_view setting_name);
 

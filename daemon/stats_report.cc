@@ -8,8 +8,10 @@ v1::Stats StatsReport(const StatsParts& p) {
   s.set_requests(e.requests);
   s.set_compiles(e.compiles);
   s.set_hits(e.hits);
+  s.set_artifact_hits(e.hits);
   s.set_alias_hits(e.alias_hits);
   s.set_misses(e.misses);
+  s.set_alias_misses(e.misses);
   s.set_artifact_misses(e.artifact_misses);
   s.set_stage_hits(e.stage_hits);
   s.set_stage_misses(e.stage_misses);

@@ -113,7 +113,9 @@ class Engine {
   [[nodiscard]] v1::Explanation Explain(const v1::KernelDescriptor& descriptor, const Peer& peer);
 
   // Store administration (see ArtifactStore).
-  [[nodiscard]] Expected<v1::ListResponse> List(std::size_t limit);
+  // Artifacts (or, with request.aliases, `tenant`'s aliases) matching the
+  // request's filters; INVALID_ARGUMENT for a bad target or key prefix.
+  [[nodiscard]] Expected<v1::ListResponse> List(const v1::ListRequest& request, const std::string& tenant);
   [[nodiscard]] Expected<v1::Artifact> Inspect(const std::string& artifact_key, bool include_ptx);
   [[nodiscard]] Expected<v1::EvictResponse> Evict(const v1::EvictRequest& request);
   [[nodiscard]] Expected<v1::VerifyResponse> Verify();

@@ -95,6 +95,14 @@ Expected<store::EvictionResult> TieredStore::TrimTo(std::uint64_t max_bytes) {
   return local_->TrimTo(max_bytes);
 }
 
+Expected<store::EvictionResult> TieredStore::PlanEvictOlderThan(std::chrono::milliseconds age) {
+  return local_->PlanEvictOlderThan(age);
+}
+
+Expected<store::EvictionResult> TieredStore::PlanTrimTo(std::uint64_t max_bytes) {
+  return local_->PlanTrimTo(max_bytes);
+}
+
 Expected<store::VerifyResult> TieredStore::Verify() { return local_->Verify(); }
 
 store::StoreStats TieredStore::Stats() { return local_->Stats(); }

@@ -46,6 +46,8 @@ class TieredStore final : public store::ArtifactStore {
   [[nodiscard]] Expected<std::vector<store::EntrySummary>> List(std::size_t limit = 0) override;
   [[nodiscard]] Expected<store::EvictionResult> EvictOlderThan(std::chrono::milliseconds age) override;
   [[nodiscard]] Expected<store::EvictionResult> TrimTo(std::uint64_t max_bytes) override;
+  [[nodiscard]] Expected<store::EvictionResult> PlanEvictOlderThan(std::chrono::milliseconds age) override;
+  [[nodiscard]] Expected<store::EvictionResult> PlanTrimTo(std::uint64_t max_bytes) override;
   [[nodiscard]] Expected<store::VerifyResult> Verify() override;
   [[nodiscard]] store::StoreStats Stats() override;
   // The local store's snapshot: an export carries what this host holds.

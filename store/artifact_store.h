@@ -102,6 +102,7 @@ struct EntrySummary {
   std::string target;
   std::string toolchain;
   std::uint64_t bytes = 0;  // accounted bytes: payload + ptx
+  std::uint64_t payload_bytes = 0;  // the artifact's payload alone
   std::uint64_t created_unix_ms = 0;
   std::uint64_t last_access_unix_ms = 0;  // last Get hit or Put
   std::uint64_t compile_micros = 0;
@@ -233,6 +234,11 @@ class ArtifactStore {
   // their own first, then least recently used first. Leaves the configured cap
   // as it is.
   [[nodiscard]] virtual Expected<EvictionResult> TrimTo(std::uint64_t max_bytes) = 0;
+
+  // Dry runs: what EvictOlderThan / TrimTo would evict now, in the same
+  // order, removing nothing (writers may change the answer right after).
+  [[nodiscard]] virtual Expected<EvictionResult> PlanEvictOlderThan(std::chrono::milliseconds age) = 0;
+  [[nodiscard]] virtual Expected<EvictionResult> PlanTrimTo(std::uint64_t max_bytes) = 0;
 
   // Reads and verifies every artifact, stage output and alias; drops (and
   // counts in corrupt_dropped) those that fail. Dangling aliases are valid.

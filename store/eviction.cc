@@ -1,6 +1,8 @@
 #include "store/eviction.h"
 
+#include <algorithm>
 #include <optional>
+#include <set>
 
 #include "store/housekeeper.h"
 
@@ -12,7 +14,61 @@ void Add(EvictionResult* total, const EvictionResult& part) {
   total->bytes += part.bytes;
 }
 
+// Walks the index least recently used first, offering each entry to
+// `take(entry)` until it returns false or the index ends.
+Status WalkOldest(EvictionIndex& index, std::size_t chunk_size,
+                  const std::function<bool(const IndexedEntry&)>& take) {
+  std::optional<IndexedEntry> after;
+  for (;;) {
+    QDC_ASSIGN_OR_RETURN(std::vector<IndexedEntry> chunk, index.Oldest(after ? &*after : nullptr, chunk_size));
+    for (const IndexedEntry& entry : chunk) {
+      if (!take(entry)) return Status::Ok();
+    }
+    if (chunk.size() < chunk_size) return Status::Ok();
+    after = std::move(chunk.back());
+  }
+}
+
 }  // namespace
+
+std::uint64_t CutoffTick(std::uint64_t now, std::chrono::milliseconds age) {
+  const auto age_us =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(0, std::chrono::microseconds(age).count()));
+  return now > age_us ? now - age_us : 0;
+}
+
+Expected<EvictionResult> Evictor::PlanTrimTo(std::uint64_t limit) {
+  // As EvictDownTo: the entries larger than the limit first, then least
+  // recently used first while the total is over it.
+  QDC_ASSIGN_OR_RETURN(std::vector<IndexedEntry> larger, index_.LargerThan(limit));
+  std::uint64_t total = index_.TotalBytes();
+  EvictionResult plan;
+  std::set<EntryId> planned;
+  auto take = [&](const IndexedEntry& entry) {
+    if (!planned.emplace(entry.kind, entry.key).second) return;
+    ++plan.entries;
+    plan.bytes += entry.bytes;
+    total -= std::min(total, entry.bytes);
+  };
+  for (const IndexedEntry& entry : larger) take(entry);
+  QDC_RETURN_IF_ERROR(WalkOldest(index_, kChunk, [&](const IndexedEntry& entry) {
+    if (total <= limit) return false;
+    take(entry);
+    return true;
+  }));
+  return plan;
+}
+
+Expected<EvictionResult> Evictor::PlanOlderThan(std::uint64_t cutoff) {
+  EvictionResult plan;
+  QDC_RETURN_IF_ERROR(WalkOldest(index_, kChunk, [&](const IndexedEntry& entry) {
+    if (entry.last_access >= cutoff) return false;
+    ++plan.entries;
+    plan.bytes += entry.bytes;
+    return true;
+  }));
+  return plan;
+}
 
 Evictor::Evictor(EvictionIndex& index, std::uint64_t max_bytes)
     : index_(index), max_bytes_(max_bytes) {}

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -33,6 +34,10 @@
 namespace qdcache::store {
 
 class Housekeeper;
+
+// The access tick before which an entry is older than `age` at tick `now`
+// (microseconds; 0 when `age` reaches back past the epoch).
+[[nodiscard]] std::uint64_t CutoffTick(std::uint64_t now, std::chrono::milliseconds age);
 
 // One artifact or stage output as the index describes it.
 struct IndexedEntry {
@@ -135,6 +140,11 @@ class Evictor {
   [[nodiscard]] Expected<EvictionResult> TrimTo(std::uint64_t limit);
   // Entries last accessed before tick `cutoff`, least recently used first.
   [[nodiscard]] Expected<EvictionResult> EvictOlderThan(std::uint64_t cutoff);
+
+  // Dry runs of TrimTo and EvictOlderThan: what they would evict now, in
+  // the same order, removing nothing.
+  [[nodiscard]] Expected<EvictionResult> PlanTrimTo(std::uint64_t limit);
+  [[nodiscard]] Expected<EvictionResult> PlanOlderThan(std::uint64_t cutoff);
 
   // Entries and bytes evicted since construction. Updated under the store's
   // writer lock (EvictionIndex::Committed): read them under it too for

@@ -71,6 +71,8 @@ class MemoryStore final : public ArtifactStore, private EvictionIndex {
   [[nodiscard]] Expected<std::vector<EntrySummary>> List(std::size_t limit = 0) override;
   [[nodiscard]] Expected<EvictionResult> EvictOlderThan(std::chrono::milliseconds age) override;
   [[nodiscard]] Expected<EvictionResult> TrimTo(std::uint64_t max_bytes) override;
+  [[nodiscard]] Expected<EvictionResult> PlanEvictOlderThan(std::chrono::milliseconds age) override;
+  [[nodiscard]] Expected<EvictionResult> PlanTrimTo(std::uint64_t max_bytes) override;
   [[nodiscard]] Expected<VerifyResult> Verify() override;
   [[nodiscard]] StoreStats Stats() override;
   [[nodiscard]] Expected<std::unique_ptr<StoreSnapshot>> OpenSnapshot(

@@ -41,6 +41,7 @@ Expected<std::vector<EntrySummary>> MemoryStore::List(std::size_t limit) {
     summary.target = entry.record->target;
     summary.toolchain = entry.record->toolchain;
     summary.bytes = entry.bytes;
+    summary.payload_bytes = entry.record->payload.size();
     summary.created_unix_ms = entry.record->created_unix_ms;
     summary.last_access_unix_ms = entry.last_access / 1000;
     summary.compile_micros = entry.record->compile_micros;
@@ -50,14 +51,19 @@ Expected<std::vector<EntrySummary>> MemoryStore::List(std::size_t limit) {
 }
 
 Expected<EvictionResult> MemoryStore::EvictOlderThan(std::chrono::milliseconds age) {
-  const auto age_us =
-      static_cast<std::uint64_t>(std::max<std::int64_t>(0, std::chrono::microseconds(age).count()));
-  const std::uint64_t now = clock_.NowMicros();
-  return evictor_.EvictOlderThan(now > age_us ? now - age_us : 0);
+  return evictor_.EvictOlderThan(CutoffTick(clock_.NowMicros(), age));
 }
 
 Expected<EvictionResult> MemoryStore::TrimTo(std::uint64_t max_bytes) {
   return evictor_.TrimTo(max_bytes);
+}
+
+Expected<EvictionResult> MemoryStore::PlanEvictOlderThan(std::chrono::milliseconds age) {
+  return evictor_.PlanOlderThan(CutoffTick(clock_.NowMicros(), age));
+}
+
+Expected<EvictionResult> MemoryStore::PlanTrimTo(std::uint64_t max_bytes) {
+  return evictor_.PlanTrimTo(max_bytes);
 }
 
 Expected<VerifyResult> MemoryStore::Verify() {

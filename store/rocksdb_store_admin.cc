@@ -78,10 +78,17 @@ Expected<EvictionResult> RocksDbStore::TrimTo(std::uint64_t max_bytes) {
 
 Expected<EvictionResult> RocksDbStore::EvictOlderThan(std::chrono::milliseconds age) {
   QDC_RETURN_IF_ERROR(FlushAccessTimes());
-  const auto age_us =
-      static_cast<std::uint64_t>(std::max<std::int64_t>(0, std::chrono::microseconds(age).count()));
-  const std::uint64_t now = clock_.NowMicros();
-  return evictor_.EvictOlderThan(now > age_us ? now - age_us : 0);
+  return evictor_.EvictOlderThan(CutoffTick(clock_.NowMicros(), age));
+}
+
+Expected<EvictionResult> RocksDbStore::PlanTrimTo(std::uint64_t max_bytes) {
+  QDC_RETURN_IF_ERROR(FlushAccessTimes());
+  return evictor_.PlanTrimTo(max_bytes);
+}
+
+Expected<EvictionResult> RocksDbStore::PlanEvictOlderThan(std::chrono::milliseconds age) {
+  QDC_RETURN_IF_ERROR(FlushAccessTimes());
+  return evictor_.PlanOlderThan(CutoffTick(clock_.NowMicros(), age));
 }
 
 Expected<std::vector<EntrySummary>> RocksDbStore::List(std::size_t limit) {
@@ -108,6 +115,7 @@ Expected<std::vector<EntrySummary>> RocksDbStore::List(std::size_t limit) {
     summary.target = std::move(record->target);
     summary.toolchain = std::move(record->toolchain);
     summary.bytes = info->bytes;
+    summary.payload_bytes = record->payload.size();
     summary.created_unix_ms = record->created_unix_ms;
     summary.last_access_unix_ms = info->last_access / 1000;
     summary.compile_micros = record->compile_micros;

@@ -124,9 +124,9 @@ TEST_CASE("each operation needs its role", "[auth]") {
   Authenticator a(Config());
   const Operation read_ops[] = {Operation::kHealth,  Operation::kCompile,  Operation::kLookup,
                                 Operation::kExplain, Operation::kGetStats, Operation::kList,
-                                Operation::kInspect, Operation::kExport};
+                                Operation::kInspect, Operation::kExport,   Operation::kTargets};
   const Operation admin_ops[] = {Operation::kResetStats, Operation::kEvict, Operation::kVerify,
-                                 Operation::kExportAllTenants, Operation::kImport};
+                                 Operation::kExportAllTenants, Operation::kImport, Operation::kShutdown};
   for (Role role : {Role::kRead, Role::kWrite, Role::kAdmin}) {
     for (Operation op : read_ops) {
       INFO(RoleName(role) << " " << OperationName(op));

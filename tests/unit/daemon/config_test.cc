@@ -138,7 +138,11 @@ TEST_CASE("existing flag ranges still hold", "[daemon][config]") {
     CHECK(Parse(bad).status().code() == Code::kInvalidArgument);
   }
   CHECK(Parse({"--max-message-bytes", "64M"})->max_message_bytes == 64ull << 20);
-  CHECK(Parse({"--max-message-bytes", "1048576"})->max_message_bytes == 1ull << 20);
+  CHECK(Parse({"--max-message-bytes", "1048576B"})->max_message_bytes == 1ull << 20);
+  CHECK_FALSE(Parse({"--max-message-bytes", "1048576"}).ok());  // no unit: refused, not guessed
+  CHECK_FALSE(Parse({"--max-size", "32K"}).ok());                // below one large artifact
+  CHECK(Parse({"--max-size", "64K"})->max_bytes == 64ull << 10);
+  CHECK(Parse({"--max-size", "0"})->max_bytes == 0);
 }
 
 TEST_CASE("a config file that was named must exist, the default one need not", "[daemon][config]") {
