@@ -9,6 +9,8 @@
 #include <sstream>
 #include <vector>
 
+#include "client/endpoint.h"
+#include "client/socket_probe.h"
 #include "common/paths.h"
 
 namespace qdcache::client {
@@ -62,6 +64,7 @@ Expected<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(const Cli
 }  // namespace
 
 Expected<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
+  QDC_RETURN_IF_ERROR(ResolveEndpoint(options));
   std::string target;
   if (!options.address.empty()) {
     target = options.address;
@@ -98,6 +101,15 @@ Client::Client(ClientOptions options, std::string target, std::shared_ptr<grpc::
       channel_(std::move(channel)),
       stub_(v1::CompileCache::NewStub(channel_)) {}
 
+Status Client::Failure(const grpc::Status& status) const {
+  Status failed = FromGrpc(status).WithContext(target_);
+  if (failed.code() != Code::kUnavailable || !options_.address.empty()) return failed;
+  // Nobody at the socket: say so, and how to start a daemon, instead of gRPC's words.
+  Expected<SocketState> state = ProbeSocket(options_.socket_path);
+  if (!state.ok() || *state == SocketState::kListening) return failed;
+  return Unavailable(NoDaemonMessage(options_.socket_path, *state == SocketState::kStale));
+}
+
 void Client::Authenticate(grpc::ClientContext* context, Deadline deadline) const {
   if (deadline == Deadline::kTimeout) {
     context->set_deadline(std::chrono::system_clock::now() + options_.timeout);
@@ -118,7 +130,7 @@ Expected<Response> Client::Call(Method method, Request request, Deadline deadlin
   Prepare(&context, request.mutable_header(), deadline);
   Response response;
   grpc::Status s = (stub_.get()->*method)(&context, request, &response);
-  if (!s.ok()) return FromGrpc(s).WithContext(target_);
+  if (!s.ok()) return Failure(s);
   return response;
 }
 
@@ -141,7 +153,7 @@ Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
     // A daemon older than LookupStream: ask it the unary way.
     const bool unimplemented = s.error_code() == grpc::StatusCode::UNIMPLEMENTED && all.results_size() == 0;
     if (!unimplemented) {
-      if (!s.ok()) return FromGrpc(s).WithContext(target_);
+      if (!s.ok()) return Failure(s);
       if (all.results_size() != request.queries_size()) {
         return Internal(target_ + " answered " + std::to_string(all.results_size()) + " of " +
                         std::to_string(request.queries_size()) + " lookups");
@@ -180,6 +192,14 @@ Expected<v1::VerifyResponse> Client::Verify() {
   return Call<v1::VerifyResponse>(&v1::CompileCache::Stub::Verify, v1::VerifyRequest());
 }
 
+Expected<v1::ShutdownResponse> Client::Shutdown() {
+  return Call<v1::ShutdownResponse>(&v1::CompileCache::Stub::Shutdown, v1::ShutdownRequest());
+}
+
+Expected<v1::TargetsResponse> Client::Targets() {
+  return Call<v1::TargetsResponse>(&v1::CompileCache::Stub::Targets, v1::TargetsRequest());
+}
+
 Status Client::Export(v1::ExportRequest request,
                       const std::function<Status(v1::ExportChunk& chunk)>& on_chunk) {
   grpc::ClientContext context;
@@ -196,7 +216,7 @@ Status Client::Export(v1::ExportRequest request,
   }
   const grpc::Status s = reader->Finish();
   if (!failed.ok()) return failed;
-  return s.ok() ? Status::Ok() : FromGrpc(s).WithContext(target_);
+  return s.ok() ? Status::Ok() : Failure(s);
 }
 
 Expected<v1::ImportResponse> Client::Import(const std::function<Expected<bool>(v1::ImportChunk* chunk)>& next) {
@@ -226,7 +246,7 @@ Expected<v1::ImportResponse> Client::Import(const std::function<Expected<bool>(v
   if (failed.ok()) writer->WritesDone();
   const grpc::Status s = writer->Finish();
   if (!failed.ok()) return failed;
-  if (!s.ok()) return FromGrpc(s).WithContext(target_);
+  if (!s.ok()) return Failure(s);
   return response;
 }
 
@@ -260,7 +280,7 @@ Status Client::Ping(const std::string& service) {
                     });
   std::unique_lock lock(mu);
   cv.wait(lock, [&] { return done; });
-  if (!result.ok()) return FromGrpc(result).WithContext(target_);
+  if (!result.ok()) return Failure(result);
   std::vector<grpc::Slice> slices;
   (void)response.Dump(&slices);
   std::string bytes;

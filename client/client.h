@@ -20,7 +20,8 @@
 namespace qdcache::client {
 
 struct ClientOptions {
-  std::string socket_path;  // used when address is empty; empty: DefaultSocketPath()
+  // Where: empty for both resolves them (client/endpoint.h).
+  std::string socket_path;  // used when address is empty
   std::string address;      // "HOST:PORT" for TCP
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // per-call deadline
   std::uint64_t max_message_bytes = 256ull << 20;
@@ -46,6 +47,8 @@ struct ClientOptions {
 
 class Client {
  public:
+  // Resolves where to connect first (client/endpoint.h: options > the
+  // QDCACHE_* environment > the per-user socket > the system service's).
   // Creates the channel; does not contact the daemon (see Ping()), except
   // with spawning on, when it first makes sure a daemon listens at the unix
   // socket, starting one if none does (EnsureDaemon, whose errors it returns).
@@ -83,6 +86,10 @@ class Client {
   [[nodiscard]] Expected<v1::InspectResponse> Inspect(v1::InspectRequest request);
   [[nodiscard]] Expected<v1::EvictResponse> Evict(v1::EvictRequest request);
   [[nodiscard]] Expected<v1::VerifyResponse> Verify();
+  // Asks the daemon to drain and stop (admin); the answer carries its pid.
+  [[nodiscard]] Expected<v1::ShutdownResponse> Shutdown();
+  // What the daemon compiles for.
+  [[nodiscard]] Expected<v1::TargetsResponse> Targets();
   // Streams an export: `on_chunk` sees each chunk as it arrives (the next
   // one is not read until it returns); a non-OK Status from it cancels the
   // call and is returned. The whole stream is under one call deadline.
@@ -101,6 +108,9 @@ class Client {
 
  private:
   Client(ClientOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);
+  // A failed call's Status; UNAVAILABLE with nobody at the unix socket
+  // names it and says how to start a daemon (client/endpoint.h).
+  [[nodiscard]] Status Failure(const grpc::Status& status) const;
   // Deadline and credentials of every call.
   void Authenticate(grpc::ClientContext* context, Deadline deadline = Deadline::kTimeout) const;
   // Authenticate, plus the protocol header.

@@ -5,7 +5,8 @@
 #include <string_view>
 
 #include "client/capi/capi_internal.h"
-#include "client/proto_json.h"
+#include "client/commands_json.h"
+#include "client/json_views.h"
 #include "common/units.h"
 
 namespace qdcache::capi {
@@ -126,7 +127,39 @@ qdcache_status qdcache_stats_json(qdcache_client* client, int reset, char** json
     *json = nullptr;
     auto stats = client->client->Stats(reset != 0);
     if (!stats.ok()) return stats.status();
-    *json = qdcache::capi::NewCString(qdcache::client::ProtoToJson(*stats).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    *json = qdcache::capi::NewCString(qdcache::capi::Dump(qdcache::client::StatsJson(*stats)));
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_command_json(qdcache_client* client, const char* command, const char* args_json,
+                                    char** json) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(json, "json"));
+    *json = nullptr;
+    QDC_RETURN_IF_ERROR(Required(client, "client"));
+    QDC_RETURN_IF_ERROR(Required(command, "command"));
+    nlohmann::json args = nlohmann::json::object();
+    if (args_json != nullptr && *args_json != '\0') {
+      args = nlohmann::json::parse(args_json, nullptr, /*allow_exceptions=*/false);
+      if (args.is_discarded()) return qdcache::InvalidArgument(std::string(command) + ": the arguments are not JSON");
+    }
+    auto document = qdcache::client::RunCommandJson(*client->client, command, args);
+    if (!document.ok()) return document.status();
+    *json = qdcache::capi::NewCString(qdcache::capi::Dump(*document));
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_daemon_version(qdcache_client* client, char** version) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(version, "version"));
+    *version = nullptr;
+    QDC_RETURN_IF_ERROR(Required(client, "client"));
+    QDC_RETURN_IF_ERROR(client->client->Ping());
+    auto stats = client->client->Stats();
+    if (!stats.ok()) return stats.status();
+    *version = qdcache::capi::NewCString(stats->version());
     return Status::Ok();
   });
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <new>
 #include <string>
@@ -80,5 +81,8 @@ qdcache_results* NewResults(google::protobuf::RepeatedPtrField<v1::CompileResult
 
 // A copy of `text` that qdcache_string_free releases.
 char* NewCString(const std::string& text);
+
+// `document` as one line of JSON; bytes that are not UTF-8 become U+FFFD.
+std::string Dump(const nlohmann::json& document);
 
 }  // namespace qdcache::capi

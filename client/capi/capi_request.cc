@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "client/capi/capi_internal.h"
+#include "client/fast_key.h"
+#include "client/json_views.h"
 #include "client/wire_kind.h"
 #include "client/wire_options.h"
 #include "client/wire_target.h"
@@ -55,6 +57,11 @@ Status SetKernelOption(v1::KernelDescriptor& k, std::string_view name, std::stri
   if (name == "kind") {
     QDC_ASSIGN_OR_RETURN(v1::SourceKind kind, client::ParseSourceKind(value));
     k.set_kind(kind);
+    return Status::Ok();
+  }
+  if (name == "fast-key" || name == "fast_key") {
+    // Text is hex, as everywhere a fast key is written (client/fast_key.h).
+    QDC_ASSIGN_OR_RETURN(*k.mutable_fast_key(), client::FastKeyFromHex(value));
     return Status::Ok();
   }
   if (name == "recache") {
@@ -133,6 +140,7 @@ qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const
     changed.set_no_store((*kernel)->no_store());
     changed.set_recache((*kernel)->recache());
     changed.set_kind((*kernel)->kind());
+    changed.set_fast_key((*kernel)->fast_key());
     Status status = qdcache::capi::SetKernelOption(changed, name, value);
     if (!status.ok()) return qdcache::InvalidArgument("option " + std::string(name) + ": " + status.message());
     *(*kernel)->mutable_options() = changed.options();
@@ -140,6 +148,7 @@ qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const
     (*kernel)->set_no_store(changed.no_store());
     (*kernel)->set_recache(changed.recache());
     (*kernel)->set_kind(changed.kind());
+    (*kernel)->set_fast_key(changed.fast_key());
     return Status::Ok();
   });
 }
@@ -263,6 +272,25 @@ qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char
     auto response = client->client->Lookup(std::move(lookup));
     if (!response.ok()) return response.status();
     *out = qdcache::capi::NewResults(std::move(*response->mutable_results()));
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_explain_json(qdcache_client* client, const qdcache_request* request, char** json) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(json, "json"));
+    *json = nullptr;
+    QDC_RETURN_IF_ERROR(Required(client, "client"));
+    QDC_RETURN_IF_ERROR(Required(request, "request"));
+    const int n = request->proto.kernels_size();
+    if (n < 1 || n > 2) {
+      return qdcache::InvalidArgument("explain takes a request of one or two kernels, not " + std::to_string(n));
+    }
+    qdcache::v1::ExplainRequest explain;
+    for (const qdcache::v1::KernelDescriptor& k : request->proto.kernels()) *explain.add_kernels() = k;
+    auto response = client->client->Explain(std::move(explain));
+    if (!response.ok()) return response.status();
+    *json = qdcache::capi::NewCString(qdcache::capi::Dump(qdcache::client::ExplainJson(*response)));
     return Status::Ok();
   });
 }

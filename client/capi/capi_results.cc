@@ -138,9 +138,15 @@ qdcache_status qdcache_result_json(const qdcache_results* results, size_t index,
     if (item->has_artifact()) {
       out["artifact"] = qdcache::client::ProtoToJson(item->artifact(), {"payload", "ptx"});
       out["artifact"]["payload_size"] = item->artifact().payload().size();
+      // What the backend does not know (a CPU kernel's registers: -1) is left out.
+      for (nlohmann::json& entry : out["artifact"]["entries"]) {
+        for (auto field = entry.begin(); field != entry.end();) {
+          field = field->is_number_integer() && field->get<std::int64_t>() < 0 ? entry.erase(field) : std::next(field);
+        }
+      }
     }
     if (item->has_error()) out["error"] = qdcache::client::ProtoToJson(item->error());
-    *json = qdcache::capi::NewCString(out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    *json = qdcache::capi::NewCString(qdcache::capi::Dump(out));
     return Status::Ok();
   });
 }

@@ -23,6 +23,10 @@ qdcache_status Report(const Status& status) noexcept {
   return static_cast<qdcache_status>(status.code());
 }
 
+std::string Dump(const nlohmann::json& document) {
+  return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 char* NewCString(const std::string& text) {
   char* copy = new char[text.size() + 1];
   text.copy(copy, text.size());

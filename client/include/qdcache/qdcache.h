@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 #define QDCACHE_ABI_VERSION_MAJOR 1
-#define QDCACHE_ABI_VERSION_MINOR 3
+#define QDCACHE_ABI_VERSION_MINOR 4
 #define QDCACHE_ABI_VERSION ((QDCACHE_ABI_VERSION_MAJOR << 16) | QDCACHE_ABI_VERSION_MINOR)
 
 /* ---- Versions, status codes and errors ---- */
@@ -89,14 +89,20 @@ typedef struct qdcache_client qdcache_client;
 qdcache_status qdcache_options_create(qdcache_options** out);
 /* Sets one option by name; INVALID_ARGUMENT for an unknown name or a value
  * it cannot take (the option keeps its old value). Names:
- *   socket           unix socket path (default: the per-user daemon's,
- *                    $XDG_RUNTIME_DIR/qdcached.sock)
+ *   socket           unix socket path
  *   address          HOST:PORT for TCP instead of the socket
+ *                    Neither set: $QDCACHE_ADDR or $QDCACHE_SOCKET, else the
+ *                    per-user daemon's socket ($XDG_RUNTIME_DIR/qdcached.sock),
+ *                    else the system service's (/run/qdcached/qdcached.sock)
+ *                    when only that one exists (since ABI 1.4; the CLI and
+ *                    Python resolve it the same way, docs/integration.md)
  *   timeout          per-call deadline: "30s", "500ms", "5m" (default 5m)
  *   max-message-bytes  largest message: "256M" (default)
  *   client-name      shown in the daemon's log (default "qdcache-c")
  *   tls-ca, tls-cert, tls-key, tls-server-name   TLS over TCP (PEM files)
- *   token            bearer token for TCP (never sent over the socket)
+ *   token            bearer token for TCP (never sent over the socket;
+ *                    default: $QDCACHE_TOKEN, else $QDCACHE_TOKEN_FILE's first
+ *                    line; the tls- options default to $QDCACHE_TLS_CA, ...)
  *   spawn            "1"/"0": start a per-user daemon when none listens at
  *                    the socket (default: $QDCACHE_AUTOSPAWN, else off)
  *   daemon           the qdcached to spawn (default: $QDCACHED_BIN, the one
@@ -112,14 +118,38 @@ void qdcache_options_free(qdcache_options* options);
  * The options may be freed afterwards. */
 qdcache_status qdcache_connect(const qdcache_options* options, qdcache_client** out);
 void qdcache_client_free(qdcache_client* client);
-/* OK when the daemon answers its health check. */
+/* OK when the daemon answers its health check. With nobody at the unix
+ * socket, UNAVAILABLE names it and says how to start a daemon. */
 qdcache_status qdcache_ping(qdcache_client* client);
+/* Since ABI 1.4. The health check, then the daemon's version ("0.1.0") in
+ * *version; free it with qdcache_string_free. */
+qdcache_status qdcache_daemon_version(qdcache_client* client, char** version);
 /* The daemon's counters as a JSON object (the Stats message of
- * proto/qdcache/v1/qdcache.proto, field names as written there); free it
- * with qdcache_string_free. With `reset` non-zero the daemon zeroes its
- * counters after reading them (admin). */
+ * proto/qdcache/v1/qdcache.proto, field names as written there, and since
+ * ABI 1.4 "levels": {"alias"|"artifact"|"stage"|"remote": {"hits",
+ * "misses", "hit_rate" (null before any lookup), "enabled"}}: what `qdcache
+ * stats --json` prints); free it with qdcache_string_free. With `reset`
+ * non-zero the daemon zeroes its counters after reading them (admin). */
 qdcache_status qdcache_stats_json(qdcache_client* client, int reset, char** json);
 void qdcache_string_free(char* string);
+
+/* Since ABI 1.4. Runs an introspection or administration command, the
+ * CLI's of the same name, with its arguments as a JSON object (`args_json`;
+ * NULL or "" for none), and returns in *json the document `qdcache
+ * <command> --json` prints (free with qdcache_string_free):
+ *   "ping"     {}                                       the daemon's version
+ *   "ls"       {"limit", "target", "namespace", "aliases", "key_prefix"}
+ *   "inspect"  {"key": 64 hex digits or a unique prefix of 4+, "include_ptx"}
+ *   "evict"    {"older_than": "7d", "dry_run"}          (admin)
+ *   "trim"     {"max_size": "10G", "dry_run"}           (admin)
+ *   "clear"    {"dry_run"}: every artifact and stage output (admin)
+ *   "verify"   {}                                       (admin)
+ *   "shutdown" {}: the daemon drains and exits          (admin)
+ *   "targets"  {}: target families, SMs, CPUs, CPU features
+ * INVALID_ARGUMENT for an unknown command or argument, or an ambiguous key
+ * prefix (the message lists the candidates). */
+qdcache_status qdcache_command_json(qdcache_client* client, const char* command, const char* args_json,
+                                    char** json);
 
 /* ---- Compiling ---- */
 
@@ -142,6 +172,8 @@ qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* 
  *   '_' ("max-registers"), and "opt" for opt_level: a number, or for a
  *   boolean "1"/"0" (or true/false); INVALID_ARGUMENT names the known ones;
  *   no-store, recache: "1"/"0"; namespace NAME (the fast key's namespace);
+ *   fast-key HEX: the fast key written as hex ("c0ffee01": 4 bytes), as the
+ *   CLI's --fast-key and Python's str keys read it (since ABI 1.4);
  *   kind: what the kernel's bytes are, "llvm" (the default), "ptx" or
  *   "nvvm" (since ABI 1.2), "cuda" (CUDA C++ source; since ABI 1.3).
  * Request-wide: index is ignored for include-ptx "1"/"0" (return the PTX a
@@ -171,6 +203,12 @@ qdcache_status qdcache_request_add_header(qdcache_request* request, size_t index
  * or "NAME=VALUE") or "undefine" ("NAME"); repeatable. */
 qdcache_status qdcache_request_add_text(qdcache_request* request, size_t index, const char* what,
                                         const char* value);
+/* Since ABI 1.4. The artifact key components of the request's one kernel,
+ * or of its two and which components differ, as `qdcache explain --json`
+ * prints them: {"explanations": [{"artifact_key", "components": {...},
+ * "error"?}], "differing": [...]}. The request is left as it is. */
+qdcache_status qdcache_explain_json(qdcache_client* client, const qdcache_request* request, char** json);
+
 /* Number of kernels in the request. */
 size_t qdcache_request_count(const qdcache_request* request);
 
@@ -226,8 +264,10 @@ qdcache_status qdcache_result_ptx(const qdcache_results* results, size_t index, 
 const char* qdcache_result_key(const qdcache_results* results, size_t index);
 const char* qdcache_result_target(const qdcache_results* results, size_t index);
 /* Everything about the item but the payload and PTX as a JSON object:
- * status, key, target, toolchain, entry points with their resource use,
- * timings, compile log, error. Free with qdcache_string_free. */
+ * status, key, target, toolchain, entry points with their resource use
+ * (since ABI 1.4 a figure the backend does not know, such as a CPU kernel's
+ * register count, is left out instead of being -1), timings, compile log,
+ * error. Free with qdcache_string_free. */
 qdcache_status qdcache_result_json(const qdcache_results* results, size_t index, char** json);
 void qdcache_results_free(qdcache_results* results);
 

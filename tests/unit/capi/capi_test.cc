@@ -307,3 +307,65 @@ TEST_CASE("no daemon: calls fail UNAVAILABLE with the socket named", "[capi]") {
   CHECK_THAT(std::string(qdcache_last_error()), Catch::Contains("none.sock"));
   qdcache_client_free(client);
 }
+
+TEST_CASE("ABI 1.4: a hex fast-key option, commands and explain as JSON, the daemon's version", "[capi][integration]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  Connection c(daemon);
+  const std::string ir = Data("cpu/saxpy.ll");
+  qdcache_request* request = nullptr;
+  REQUIRE(qdcache_request_create(&request) == QDCACHE_OK);
+  size_t index = 0;
+  REQUIRE(qdcache_request_add_kernel(request, ir.data(), ir.size(), "cpu:x86-64", &index) == QDCACHE_OK);
+  // Text that is not hex is refused and leaves the kernel without a fast key.
+  CHECK(qdcache_request_set(request, index, "fast-key", "c0ffee0") == QDCACHE_INVALID_ARGUMENT);
+  CHECK_THAT(std::string(qdcache_last_error()), Catch::Contains("not an even-length hex string"));
+  REQUIRE(qdcache_request_set(request, index, "fast-key", "C0FFEE01") == QDCACHE_OK);
+  REQUIRE(qdcache_request_set(request, index, "namespace", "n") == QDCACHE_OK);
+  // Explain leaves the request as it was.
+  char* explained = nullptr;
+  REQUIRE(qdcache_explain_json(c.client, request, &explained) == QDCACHE_OK);
+  const nlohmann::json explanation = nlohmann::json::parse(explained);
+  qdcache_string_free(explained);
+  CHECK(qdcache_request_count(request) == 1);
+  qdcache_results* results = nullptr;
+  REQUIRE(qdcache_compile(c.client, request, &results) == QDCACHE_OK);
+  qdcache_request_free(request);
+  const std::string key = qdcache_result_key(results, 0);
+  CHECK(explanation["explanations"][0]["artifact_key"] == key);
+  char* metadata = nullptr;
+  REQUIRE(qdcache_result_json(results, 0, &metadata) == QDCACHE_OK);
+  CHECK_FALSE(nlohmann::json::parse(metadata)["artifact"]["entries"][0].contains("registers"));  // unknown: absent
+  qdcache_string_free(metadata);
+  qdcache_results_free(results);
+  // The alias is under the key's bytes.
+  const char raw[] = "\xc0\xff\xee\x01";
+  const void* keys[] = {raw};
+  const size_t sizes[] = {4};
+  REQUIRE(qdcache_lookup(c.client, "n", "cpu:x86-64", keys, sizes, 1, 0, &results) == QDCACHE_OK);
+  CHECK(std::string(qdcache_result_key(results, 0)) == key);
+  qdcache_results_free(results);
+  // Commands answer what the CLI's --json prints.
+  char* json = nullptr;
+  REQUIRE(qdcache_command_json(c.client, "ls", "{\"aliases\": true}", &json) == QDCACHE_OK);
+  const nlohmann::json aliases = nlohmann::json::parse(json);
+  qdcache_string_free(json);
+  REQUIRE(aliases["aliases"].size() == 1);
+  CHECK(aliases["aliases"][0]["fast_key"] == "c0ffee01");
+  REQUIRE(qdcache_command_json(c.client, "inspect", ("{\"key\": \"" + key.substr(0, 10) + "\"}").c_str(), &json) ==
+          QDCACHE_OK);
+  CHECK(nlohmann::json::parse(json)["artifact_key"] == key);
+  qdcache_string_free(json);
+  CHECK(qdcache_command_json(c.client, "lss", nullptr, &json) == QDCACHE_INVALID_ARGUMENT);
+  CHECK_THAT(std::string(qdcache_last_error()), Catch::Contains("unknown command \"lss\""));
+  CHECK(json == nullptr);
+  CHECK(qdcache_command_json(c.client, "ls", "{\"limt\": 1}", &json) == QDCACHE_INVALID_ARGUMENT);
+  CHECK_THAT(std::string(qdcache_last_error()), Catch::Contains("unknown argument \"limt\""));
+  CHECK(qdcache_command_json(c.client, "ls", "{\"limit\": \"one\"}", &json) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_command_json(c.client, "ls", "not json", &json) == QDCACHE_INVALID_ARGUMENT);
+  char* version = nullptr;
+  REQUIRE(qdcache_daemon_version(c.client, &version) == QDCACHE_OK);
+  CHECK(std::string(version) == qdcache_version());
+  qdcache_string_free(version);
+}
