@@ -3,6 +3,8 @@
 #include "common/compile_options.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "client/cli/credentials.h"
 #include "client/cli/output.h"
 #include "client/cli/ptxas.h"
+#include "client/cli/usage.h"
 #include "client/wire_kind.h"
 
 namespace qdcache::cli {
@@ -22,7 +25,8 @@ namespace {
 // one flag per row of the option catalogue, then the descriptor's own.
 void AddKernelOptions(CLI::App* app, CompileArgs& c) {
   KernelOptions& k = c.kernel;
-  app->add_option("--target", k.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
+  app->add_option("--target", k.target, "cuda:sm_XX or cpu:NAME[+feature...] (qdcache targets lists them)")
+      ->required();
   app->add_option("--kind", k.kind,
                   "What the file holds: " + client::SourceKindNames() +
                       " (default: by its extension: .ptx, .nvvm, .cu/.cuh (cuda); anything else LLVM IR)");
@@ -30,8 +34,10 @@ void AddKernelOptions(CLI::App* app, CompileArgs& c) {
     const std::string name(spec.name);
     const std::string help = std::string(spec.help);
     if (spec.type == OptionType::kCount) {
+      // -O0..-O3 as compilers spell it, beside --opt.
+      const std::string flags = name == "opt_level" ? "-O," + std::string(spec.flag) : std::string(spec.flag);
       app->add_option_function<std::uint32_t>(
-             std::string(spec.flag), [&k, name](const std::uint32_t& v) { k.options[name] = v; },
+             flags, [&k, name](const std::uint32_t& v) { k.options[name] = v; },
              help + " (default " + std::to_string(spec.default_value) + ")")
           ->check(CLI::Range(spec.min, spec.max));
     } else {
@@ -52,6 +58,15 @@ void AddKernelOptions(CLI::App* app, CompileArgs& c) {
                   "(repeatable; <...> is the daemon's CUDA toolkit)");
   app->add_flag("--json", c.json, "Print JSON");
   app->add_option("--key-extra", c.key_extra_flags, "NAME=VALUE folded into the key (repeatable)");
+}
+
+// evict, trim and clear: a sub-command with --dry-run and --json; the caller
+// adds what says how much to evict.
+CLI::App* AddEvictCommand(CLI::App& app, const std::string& name, const std::string& description, EvictArgs& args) {
+  CLI::App* command = app.add_subcommand(name, description);
+  command->add_flag("--dry-run,-n", args.dry_run, "Only say what would be evicted");
+  command->add_flag("--json", args.json, "Print one JSON object");
+  return command;
 }
 
 // --json anywhere on the command line: a usage error is answered in JSON too.
@@ -75,10 +90,16 @@ int Main(int argc, const char* const* argv) {
                "one for this user (not for ping, nor with --no-spawn); that daemon exits after 10 idle\n"
                "minutes and logs to <socket>.log."};
   app.require_subcommand(1);
+  // Global options anywhere on the line: a sub-command hands what it does
+  // not know to the app (`qdcache compile k.ll --socket S`).
+  app.fallthrough();
+  app.set_version_flag("--version", std::string("qdcache ") + QDCACHE_VERSION_STRING);
   client::ClientOptions connect;
   double timeout_seconds = 300;
-  app.add_option("--socket", connect.socket_path, "Daemon unix socket (default: $XDG_RUNTIME_DIR/qdcached.sock)");
-  app.add_option("--addr", connect.address, "Daemon TCP address HOST:PORT (instead of the socket)");
+  app.add_option("--socket", connect.socket_path,
+                 "Daemon unix socket (default: $QDCACHE_SOCKET, else $XDG_RUNTIME_DIR/qdcached.sock, else "
+                 "/run/qdcached/qdcached.sock when only that one exists)");
+  app.add_option("--addr", connect.address, "Daemon TCP address HOST:PORT instead of the socket (default: $QDCACHE_ADDR)");
   bool spawn = true;
   CLI::Option* spawn_flag = app.add_flag(
       "--spawn,!--no-spawn", spawn,
@@ -91,21 +112,25 @@ int Main(int argc, const char* const* argv) {
           ->check(CLI::PositiveNumber);
   // TCP security (docs/protocol.md).
   std::string token_file;
-  app.add_option("--tls-ca", connect.tls_ca_file, "TLS to --addr: CA that signs the daemon's certificate");
-  app.add_option("--tls-cert", connect.tls_cert_file, "Mutual TLS: client certificate (PEM)");
-  app.add_option("--tls-key", connect.tls_key_file, "Mutual TLS: client private key (PEM)");
-  app.add_option("--tls-server-name", connect.tls_server_name, "Name expected in the daemon's certificate");
-  app.add_option("--token-file", token_file, "Bearer token for --addr (default: $QDCACHE_TOKEN)");
+  app.add_option("--tls-ca", connect.tls_ca_file, "TLS to --addr: CA that signs the daemon's certificate ($QDCACHE_TLS_CA)");
+  app.add_option("--tls-cert", connect.tls_cert_file, "Mutual TLS: client certificate, PEM ($QDCACHE_TLS_CERT)");
+  app.add_option("--tls-key", connect.tls_key_file, "Mutual TLS: client private key, PEM ($QDCACHE_TLS_KEY)");
+  app.add_option("--tls-server-name", connect.tls_server_name,
+                 "Name expected in the daemon's certificate ($QDCACHE_TLS_SERVER_NAME)");
+  app.add_option("--token-file", token_file,
+                 "Bearer token for --addr, its first line (default: $QDCACHE_TOKEN, else $QDCACHE_TOKEN_FILE)");
 
   CompileArgs c;
   CLI::App* compile = app.add_subcommand("compile", "Compile LLVM IR (text or bitcode) or PTX through the cache");
-  compile->add_option("file", c.file, "LLVM IR (.ll, .bc) or PTX (.ptx) file")->required();
+  compile->add_option("file", c.file, "LLVM IR (.ll, .bc), PTX (.ptx), NVVM IR or CUDA C++ file, or - for stdin")
+      ->required();
   AddKernelOptions(compile, c);
   compile->add_option("--fast-key", c.kernel.fast_key_hex,
-                      "Client fast key (hex) to alias this artifact");
+                      "Client fast key, hex (c0ffee01 is 4 bytes), to alias this artifact");
+  compile->add_option("--fast-key-text", c.kernel.fast_key_text, "Client fast key given as text: its own UTF-8 bytes");
   compile->add_option("--namespace", c.kernel.ns, "Namespace of the fast key");
-  compile->add_option("-o,--output", c.output, "Write the artifact here");
-  compile->add_option("--ptx-out", c.ptx_output, "CUDA: write the PTX here");
+  compile->add_option("-o,--output", c.output, "Write the artifact here (- for stdout)");
+  compile->add_option("--ptx-out", c.ptx_output, "CUDA: write the PTX here (- for stdout)");
   compile->add_flag("--no-store", c.no_store, "Compile without reading or writing the cache");
   compile->add_flag("--recache", c.recache, "Compile and overwrite the cached artifact");
 
@@ -119,10 +144,11 @@ int Main(int argc, const char* const* argv) {
   LookupArgs l;
   CLI::App* lookup = app.add_subcommand("lookup", "Fetch artifacts by fast key, without IR (exit 3 on a miss)");
   lookup->add_option("--fast-key", l.fast_keys_hex, "Fast key in hex (repeatable)");
-  lookup->add_option("--fast-keys", l.fast_keys_file, "File with one hex fast key per line");
+  lookup->add_option("--fast-key-text", l.fast_keys_text, "Fast key given as text: its own UTF-8 bytes (repeatable)");
+  lookup->add_option("--fast-keys", l.fast_keys_file, "File with one hex fast key per line (- for stdin)");
   lookup->add_option("--namespace", l.ns, "Namespace of the fast keys");
   lookup->add_option("--target", l.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
-  lookup->add_option("-o,--output", l.output, "File (one key) or directory (several keys)");
+  lookup->add_option("-o,--output", l.output, "File (one key; - for stdout) or directory (several keys)");
   lookup->add_flag("--json", l.json,
                    "Print JSON (one key: its result; several: {\"results\": [...]})");
 
@@ -133,30 +159,45 @@ int Main(int argc, const char* const* argv) {
   stats->add_flag("--zero,--reset", stats_zero,
                   "Zero the counters, printing them as they were (admin)");
 
-  unsigned ls_limit = 0;
-  bool ls_json = false;
-  CLI::App* ls = app.add_subcommand("ls", "List stored artifacts, most recently used first");
-  ls->add_option("--limit", ls_limit, "At most this many (0 = all)");
-  ls->add_flag("--json", ls_json, "Print one JSON object");
+  ListArgs ls_args;
+  std::string ls_ns;
+  CLI::App* ls = app.add_subcommand("ls", "List stored artifacts, most recently used first (or your aliases)");
+  ls->add_option("--limit", ls_args.limit, "At most this many (0 = all)");
+  ls->add_option("--target", ls_args.target, "Only this target's (cuda:sm_90, cpu:x86-64...)");
+  CLI::Option* ls_ns_option =
+      ls->add_option("--namespace", ls_ns, "Only the artifacts your aliases in this namespace name");
+  ls->add_flag("--aliases", ls_args.aliases, "List your fast-key aliases instead of artifacts");
+  ls->add_flag("--json", ls_args.json, "Print one JSON object");
 
   std::string inspect_key, inspect_out;
   bool inspect_json = false;
   CLI::App* inspect = app.add_subcommand("inspect", "Show one stored artifact");
-  inspect->add_option("key", inspect_key, "Artifact key (64 hex digits)")->required();
-  inspect->add_option("-o,--output", inspect_out, "Write the artifact here");
+  inspect->add_option("key", inspect_key, "Artifact key: 64 hex digits, or a unique prefix of 4 or more")->required();
+  inspect->add_option("-o,--output", inspect_out, "Write the artifact here (- for stdout)");
   inspect->add_flag("--json", inspect_json, "Print one JSON object");
 
-  std::string older_than;
-  bool evict_json = false;
-  CLI::App* evict = app.add_subcommand("evict", "Evict entries not used for a while");
-  evict->add_option("--older-than", older_than, "Duration: 30s, 12h, 7d, 2w")->required();
-  evict->add_flag("--json", evict_json, "Print one JSON object");
+  EvictArgs evict_args;
+  CLI::App* evict = AddEvictCommand(app, "evict", "Evict entries not used for a while (admin)", evict_args);
+  evict->add_option("--older-than", evict_args.older_than, "Duration: 30s, 12h, 7d, 2w")->required();
+  EvictArgs trim_args;
+  CLI::App* trim =
+      AddEvictCommand(app, "trim", "Evict least recently used entries down to a size (admin)", trim_args);
+  trim->add_option("--max-size", trim_args.max_size, "Size: 512M, 10G (a unit is required)")->required();
+  EvictArgs clear_args;
+  CLI::App* clear = AddEvictCommand(app, "clear", "Evict every artifact and stage output (admin)", clear_args);
 
-  std::string trim_size;
-  bool trim_json = false;
-  CLI::App* trim = app.add_subcommand("trim", "Evict least recently used entries down to a size");
-  trim->add_option("--max-size", trim_size, "Size: 512M, 10G")->required();
-  trim->add_flag("--json", trim_json, "Print one JSON object");
+  bool shutdown_json = false;
+  CLI::App* shutdown = app.add_subcommand(
+      "shutdown", "Stop the daemon: it finishes the calls in flight, then exits (admin; the owner of a per-user daemon is)");
+  shutdown->add_flag("--json", shutdown_json, "Print one JSON object");
+
+  bool targets_json = false;
+  CLI::App* targets = app.add_subcommand("targets", "List the targets the daemon compiles for, with CPUs and features");
+  targets->add_flag("--json", targets_json, "Print one JSON object");
+
+  std::string completion_shell;
+  CLI::App* completion = app.add_subcommand("completion", "Print a shell completion script: qdcache completion bash");
+  completion->add_option("shell", completion_shell, "bash")->required()->check(CLI::IsMember({"bash"}));
 
   bool verify_json = false;
   CLI::App* verify = app.add_subcommand("verify", "Check every stored entry; drop the bad ones");
@@ -164,7 +205,7 @@ int Main(int argc, const char* const* argv) {
 
   ExportArgs ex;
   CLI::App* export_cmd = app.add_subcommand("export", "Write cached artifacts and fast-key aliases to a bundle file");
-  export_cmd->add_option("--out", ex.out, "Bundle file to write")->required();
+  export_cmd->add_option("--out", ex.out, "Bundle file to write (- for stdout)")->required();
   std::string export_ns;
   CLI::Option* export_ns_option =
       export_cmd->add_option("--namespace", export_ns, "Only this namespace's aliases and the artifacts they name");
@@ -174,7 +215,7 @@ int Main(int argc, const char* const* argv) {
 
   ImportArgs im;
   CLI::App* import_cmd = app.add_subcommand("import", "Store the artifacts and aliases of a bundle file (admin)");
-  import_cmd->add_option("file", im.file, "Bundle file written by qdcache export")->required();
+  import_cmd->add_option("file", im.file, "Bundle file written by qdcache export, or - for stdin")->required();
   import_cmd->add_flag("--keep-tenants", im.keep_tenants, "Aliases keep the tenants they were exported from");
   import_cmd->add_flag("--json", im.json, "Print one JSON object");
 
@@ -197,14 +238,32 @@ int Main(int argc, const char* const* argv) {
   ping->add_flag("--json", ping_json, "Print one JSON object");
 
   SetJsonOutput(AsksForJson(argc, argv));
+  if (std::optional<std::string> unknown = UnknownCommand(app, {argv + std::min(argc, 1), argv + argc})) {
+    PrintError(InvalidArgument(*unknown));
+    return FinishRun(kExitUsage);
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return FinishRun(app.exit(e));  // --help, --version
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e) == 0 ? kExitOk : kExitUsage;
-    if (rc != kExitOk) RememberError(InvalidArgument(e.what()));
-    return FinishRun(rc);
+    PrintError(InvalidArgument(UsageMessage(app, e)));
+    return FinishRun(kExitUsage);
   }
-  SetJsonOutput(app.get_subcommands().front()->count("--json") > 0);
+  const CLI::Option* json_flag = app.get_subcommands().front()->get_option_no_throw("--json");
+  SetJsonOutput(json_flag != nullptr && json_flag->count() > 0);
+  if (*completion) {
+    std::fputs(BashCompletion(app, "qdcache").c_str(), stdout);
+    return kExitOk;
+  }
+  for (const auto& [output, json] : {std::pair{c.output, c.json}, std::pair{c.ptx_output, c.json},
+                                     std::pair{l.output, l.json}, std::pair{inspect_out, inspect_json},
+                                     std::pair{ex.out, ex.json}}) {
+    if (output == "-" && json) {
+      PrintError(InvalidArgument("--json and an output of - both write to stdout: name a file, or drop --json"));
+      return FinishRun(kExitUsage);
+    }
+  }
   auto dispatch = [&]() -> int {
     // A malformed manifest is reported before anything connects or is sent.
     std::optional<std::vector<ManifestEntry>> manifest;
@@ -226,10 +285,16 @@ int Main(int argc, const char* const* argv) {
     if (*compile) return RunCompile(**client, c);
     if (*lookup) return RunLookup(**client, l);
     if (*explain) return RunExplain(**client, x, second_file);
-    if (*ls) return RunList(**client, ls_limit, ls_json);
+    if (*ls) {
+      if (ls_ns_option->count() > 0) ls_args.ns = ls_ns;
+      return RunList(**client, ls_args);
+    }
     if (*inspect) return RunInspect(**client, inspect_key, inspect_out, inspect_json);
-    if (*evict) return RunEvict(**client, older_than, "", evict_json);
-    if (*trim) return RunEvict(**client, "", trim_size, trim_json);
+    if (*evict) return RunEvict(**client, evict_args);
+    if (*trim) return RunEvict(**client, trim_args);
+    if (*clear) return RunEvict(**client, clear_args);
+    if (*shutdown) return RunShutdown(**client, shutdown_json);
+    if (*targets) return RunTargets(**client, targets_json);
     if (*verify) return RunVerify(**client, verify_json);
     if (*stats) return RunStats(**client, stats_json, stats_zero);
     if (*ping) return RunPing(**client, ping_json);

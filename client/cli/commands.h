@@ -17,6 +17,11 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitMiss = 3;
 
+// kExitUsage for INVALID_ARGUMENT, kExitFailure for any other error.
+[[nodiscard]] inline int ExitCodeFor(const Status& s) {
+  return s.code() == Code::kInvalidArgument ? kExitUsage : kExitFailure;
+}
+
 struct CompileArgs {
   std::string file;
   KernelOptions kernel;                      // key_extras filled from key_extra_flags
@@ -29,7 +34,8 @@ struct CompileArgs {
 };
 
 struct LookupArgs {
-  std::vector<std::string> fast_keys_hex;
+  std::vector<std::string> fast_keys_hex;   // --fast-key (client/fast_key.h)
+  std::vector<std::string> fast_keys_text;  // --fast-key-text: the text's own bytes
   std::string fast_keys_file;  // one hex key per line
   std::string ns;
   std::string target;
@@ -60,13 +66,31 @@ struct ImportArgs {
 // With `zero`, the daemon zeroes its counters after reading them (admin);
 // what is printed is the counters up to then.
 [[nodiscard]] int RunStats(client::Client& client, bool json, bool zero = false);
-[[nodiscard]] int RunList(client::Client& client, unsigned limit, bool json);
-[[nodiscard]] int RunInspect(client::Client& client, const std::string& key_hex, const std::string& output,
+struct ListArgs {
+  unsigned limit = 0;             // 0: all
+  std::string target;             // only this target's
+  std::optional<std::string> ns;  // only what this namespace's aliases name
+  bool aliases = false;           // list the aliases instead
+  bool json = false;
+};
+[[nodiscard]] int RunList(client::Client& client, const ListArgs& args);
+// `key_text`: a key or a unique prefix of one (client::ResolveArtifactKey).
+// `output` "-" writes the payload to stdout.
+[[nodiscard]] int RunInspect(client::Client& client, const std::string& key_text, const std::string& output,
                              bool json);
-// Exactly one of older_than / max_size is non-empty.
-[[nodiscard]] int RunEvict(client::Client& client, const std::string& older_than,
-                           const std::string& max_size, bool json);
+struct EvictArgs {
+  // At most one set: evict, trim, or (neither) clear.
+  std::string older_than;
+  std::string max_size;
+  bool dry_run = false;
+  bool json = false;
+};
+[[nodiscard]] int RunEvict(client::Client& client, const EvictArgs& args);
 [[nodiscard]] int RunVerify(client::Client& client, bool json);
+// Asks the daemon to drain and stop.
+[[nodiscard]] int RunShutdown(client::Client& client, bool json);
+// Lists what the daemon compiles for.
+[[nodiscard]] int RunTargets(client::Client& client, bool json);
 // Writes a bundle to `args.out` as common/output_file.h writes any output. A progress line
 // on stderr when it is a terminal; one summary line (or JSON) on stdout.
 [[nodiscard]] int RunExport(client::Client& client, const ExportArgs& args);

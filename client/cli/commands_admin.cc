@@ -1,140 +1,161 @@
-// Store administration: ls, inspect, evict/trim, verify.
+// Store administration: ls, inspect, evict/trim/clear, verify, shutdown and
+// targets. Each asks client::RunCommandJson for the document `--json`
+// prints (what the C ABI and Python get too) and shows it as text otherwise.
 #include <cstdio>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "client/cli/commands.h"
 #include "client/cli/output.h"
 #include "client/cli/progress.h"
+#include "client/commands_json.h"
 #include "common/digest.h"
 #include "common/units.h"
 
 namespace qdcache::cli {
 namespace {
 
-std::string IsoTime(std::uint64_t unix_ms) {
-  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+std::string Text(const nlohmann::json& j, const char* name) { return j.value(name, std::string()); }
+unsigned long long Number(const nlohmann::json& j, const char* name) {
+  return j.value(name, static_cast<unsigned long long>(0));
 }
 
-nlohmann::json SummaryJson(const v1::EntrySummary& e) {
-  return {{"artifact_key", ToHex(e.artifact_key())},
-          {"kind", KindName(e.kind())},
-          {"target", e.target()},
-          {"bytes", e.bytes()},
-          {"created", IsoTime(e.created_unix_ms())},
-          {"last_access", IsoTime(e.last_access_unix_ms())},
-          {"compile_seconds", e.compile_seconds()}};
+// Runs `command`, printing its document (--json) or, through `text`, a view of it.
+template <typename TextView>
+int Run(client::Client& client, const char* command, const nlohmann::json& args, bool json, TextView text) {
+  Expected<nlohmann::json> document = client::RunCommandJson(client, command, args);
+  if (!document.ok()) return PrintError(document.status()), ExitCodeFor(document.status());
+  if (json) {
+    PrintJson(*document);
+  } else {
+    text(*document);
+  }
+  return kExitOk;
+}
+
+void PrintEntries(const nlohmann::json& d) {
+  std::printf("%-64s  %-13s  %-22s  %10s  %10s  %s\n", "ARTIFACT KEY", "KIND", "TARGET", "SIZE", "STORED",
+              "LAST ACCESS");
+  for (const nlohmann::json& e : d["entries"]) {
+    std::printf("%-64s  %-13s  %-22s  %10llu  %10llu  %s\n", Text(e, "artifact_key").c_str(),
+                Text(e, "kind").c_str(), Text(e, "target").c_str(), Number(e, "size"), Number(e, "stored_bytes"),
+                Text(e, "last_access").c_str());
+  }
+}
+
+void PrintAliases(const nlohmann::json& d) {
+  std::printf("%-20s  %-22s  %-32s  %s\n", "NAMESPACE", "TARGET", "FAST KEY", "ARTIFACT KEY");
+  for (const nlohmann::json& a : d["aliases"]) {
+    std::printf("%-20s  %-22s  %-32s  %s\n", Text(a, "namespace").c_str(), Text(a, "target").c_str(),
+                Text(a, "fast_key").c_str(), Text(a, "artifact_key").c_str());
+  }
+}
+
+void PrintArtifact(const nlohmann::json& a) {
+  for (const char* name : {"artifact_key", "kind", "target", "size", "payload_digest", "toolchain", "created"}) {
+    const nlohmann::json& v = a[name];
+    std::printf("%-16s %s\n", name, v.is_string() ? v.get<std::string>().c_str() : v.dump().c_str());
+  }
+  std::printf("%-16s %.4f\n", "compile_seconds", a.value("compile_seconds", 0.0));
+  for (const nlohmann::json& e : a["entries"]) {
+    std::string line = Text(e, "name");
+    // Only what the backend knows: a CPU kernel has no register count.
+    for (const char* field : {"registers", "shared_bytes", "local_bytes", "max_threads_per_block"}) {
+      if (e.contains(field)) line += std::string("  ") + field + "=" + e[field].dump();
+    }
+    std::printf("%-16s %s\n", "entry", line.c_str());
+  }
+  if (a.contains("lowered_names")) {
+    for (const auto& [expression, name] : a["lowered_names"].items()) {
+      std::printf("%-16s %s -> %s\n", "lowered_name", expression.c_str(), name.get<std::string>().c_str());
+    }
+  }
+  if (a.contains("compile_log")) std::printf("log:\n%s\n", Text(a, "compile_log").c_str());
 }
 
 }  // namespace
 
-int RunList(client::Client& client, unsigned limit, bool json) {
-  v1::ListRequest request;
-  request.set_limit(limit);
-  Expected<v1::ListResponse> response = client.List(std::move(request));
-  if (!response.ok()) return PrintError(response.status()), kExitFailure;
-  if (json) {
-    nlohmann::json entries = nlohmann::json::array();
-    for (const v1::EntrySummary& e : response->entries()) entries.push_back(SummaryJson(e));
-    PrintJson({{"entries", entries}});
-    return kExitOk;
-  }
-  std::printf("%-64s  %-13s  %-22s  %10s  %s\n", "ARTIFACT KEY", "KIND", "TARGET", "BYTES", "LAST ACCESS");
-  for (const v1::EntrySummary& e : response->entries()) {
-    std::printf("%-64s  %-13s  %-22s  %10llu  %s\n", ToHex(e.artifact_key()).c_str(), KindName(e.kind()).c_str(),
-                e.target().c_str(), static_cast<unsigned long long>(e.bytes()),
-                IsoTime(e.last_access_unix_ms()).c_str());
-  }
-  return kExitOk;
+int RunList(client::Client& client, const ListArgs& args) {
+  nlohmann::json a = nlohmann::json::object();
+  if (args.limit != 0) a["limit"] = args.limit;
+  if (!args.target.empty()) a["target"] = args.target;
+  if (args.ns) a["namespace"] = *args.ns;
+  if (args.aliases) a["aliases"] = true;
+  return Run(client, "ls", a, args.json, [&](const nlohmann::json& d) {
+    if (args.aliases) {
+      PrintAliases(d);
+    } else {
+      PrintEntries(d);
+    }
+  });
 }
 
-int RunInspect(client::Client& client, const std::string& key_hex, const std::string& output, bool json) {
+int RunInspect(client::Client& client, const std::string& key_text, const std::string& output, bool json) {
+  Expected<std::string> key = client::ResolveArtifactKey(client, key_text);
+  if (!key.ok()) return PrintError(key.status()), ExitCodeFor(key.status());
   v1::InspectRequest request;
-  if (!FromHex(key_hex, request.mutable_artifact_key()) || request.artifact_key().size() != kKeyBytes) {
-    return PrintError(InvalidArgument("\"" + key_hex + "\" is not a 64-digit hex artifact key")), kExitUsage;
-  }
+  request.set_artifact_key(*key);
   Expected<v1::InspectResponse> response = client.Inspect(std::move(request));
   if (!response.ok()) return PrintError(response.status()), kExitFailure;
-  const v1::Artifact& a = response->artifact();
   if (!output.empty()) {
-    Status s = WriteOutputFile(output, a.payload());
+    Status s = WriteOutputFile(OutputPath(output), response->artifact().payload());
     if (!s.ok()) return PrintError(s), kExitFailure;
   }
+  const nlohmann::json document = client::ArtifactJson(response->artifact());
   if (json) {
-    const std::string created = IsoTime(a.created_unix_ms());
-    v1::CompileResult as_result;  // the compile result's JSON shape (moved: no payload copy)
-    as_result.set_status(v1::CACHE_STATUS_HIT);
-    *as_result.mutable_artifact() = std::move(*response->mutable_artifact());
-    nlohmann::json j = ResultJson(as_result);
-    j.erase("status");
-    j["created"] = created;
-    PrintJson(j);
-    return kExitOk;
+    PrintJson(document);
+  } else if (output != "-") {
+    PrintArtifact(document);
   }
-  std::printf("artifact_key     %s\n", ToHex(a.artifact_key()).c_str());
-  std::printf("kind             %s\n", KindName(a.kind()).c_str());
-  std::printf("target           %s\n", a.target().c_str());
-  std::printf("size             %zu\n", a.payload().size());
-  std::printf("payload_digest   %s\n", ToHex(a.payload_digest()).c_str());
-  std::printf("toolchain        %s\n", a.toolchain().c_str());
-  std::printf("created          %s\n", IsoTime(a.created_unix_ms()).c_str());
-  std::printf("compile_seconds  %.4f\n", a.timings().total_seconds());
-  for (const v1::EntryMetadata& e : a.entries()) {
-    std::printf("entry            %s  registers=%d shared=%d local=%d max_threads=%d\n", e.name().c_str(),
-                e.registers(), e.shared_bytes(), e.local_bytes(), e.max_threads_per_block());
-  }
-  if (!a.compile_log().empty()) std::printf("log:\n%s\n", a.compile_log().c_str());
   return kExitOk;
 }
 
-int RunEvict(client::Client& client, const std::string& older_than, const std::string& max_size, bool json) {
-  v1::EvictRequest request;
-  if (!older_than.empty()) {
-    Expected<std::chrono::seconds> age = ParseDuration(older_than);
-    if (!age.ok()) return PrintError(age.status().WithContext("--older-than")), kExitUsage;
-    request.set_older_than_seconds(static_cast<std::uint64_t>(age->count()));
-  } else {
-    Expected<std::uint64_t> bytes = ParseByteSize(max_size);
-    if (!bytes.ok()) return PrintError(bytes.status().WithContext("--max-size")), kExitUsage;
-    request.set_trim_to_bytes(*bytes);
+int RunEvict(client::Client& client, const EvictArgs& args) {
+  nlohmann::json a = nlohmann::json::object();
+  const char* command = "clear";
+  if (!args.older_than.empty()) {
+    command = "evict";
+    a["older_than"] = args.older_than;
+  } else if (!args.max_size.empty()) {
+    command = "trim";
+    a["max_size"] = args.max_size;
   }
-  Expected<v1::EvictResponse> response = client.Evict(std::move(request));
-  if (!response.ok()) return PrintError(response.status()), kExitFailure;
-  if (json) {
-    PrintJson({{"evicted_entries", response->entries()}, {"evicted_bytes", response->bytes()}});
-  } else {
-    std::printf("evicted %llu entries, %llu bytes\n", static_cast<unsigned long long>(response->entries()),
-                static_cast<unsigned long long>(response->bytes()));
-  }
-  return kExitOk;
+  if (args.dry_run) a["dry_run"] = true;
+  return Run(client, command, a, args.json, [](const nlohmann::json& d) {
+    std::printf("%s %llu entries, %llu bytes\n", d.value("dry_run", false) ? "would evict" : "evicted",
+                Number(d, "evicted_entries"), Number(d, "evicted_bytes"));
+  });
 }
 
 int RunVerify(client::Client& client, bool json) {
   // One unary call: nothing to count while it runs, so the elapsed time.
-  Expected<v1::VerifyResponse> response = [&] {
-    Progress progress("verifying", 0);
-    ElapsedTicker ticker(progress);
-    return client.Verify();
-  }();
-  if (!response.ok()) return PrintError(response.status()), kExitFailure;
-  if (json) {
-    nlohmann::json dropped = nlohmann::json::array();
-    for (const std::string& k : response->dropped_keys()) dropped.push_back(ToHex(k));
-    PrintJson({{"checked", response->checked()},
-               {"dropped", response->dropped()},
-               {"dropped_keys", dropped}});
-  } else {
-    std::printf("checked %llu entries, dropped %llu bad ones\n",
-                static_cast<unsigned long long>(response->checked()),
-                static_cast<unsigned long long>(response->dropped()));
-    for (const std::string& k : response->dropped_keys()) std::printf("  dropped %s\n", ToHex(k).c_str());
-  }
-  return kExitOk;
+  Progress progress("verifying", 0);
+  ElapsedTicker ticker(progress);
+  return Run(client, "verify", nlohmann::json::object(), json, [](const nlohmann::json& d) {
+    std::printf("checked %llu entries, dropped %llu bad ones\n", Number(d, "checked"), Number(d, "dropped"));
+    for (const nlohmann::json& k : d["dropped_keys"]) std::printf("  dropped %s\n", k.get<std::string>().c_str());
+  });
+}
+
+int RunShutdown(client::Client& client, bool json) {
+  return Run(client, "shutdown", nlohmann::json::object(), json, [&](const nlohmann::json& d) {
+    std::printf("qdcached (pid %llu) at %s is stopping\n", Number(d, "pid"), client.target().c_str());
+  });
+}
+
+int RunTargets(client::Client& client, bool json) {
+  return Run(client, "targets", nlohmann::json::object(), json, [](const nlohmann::json& d) {
+    for (const nlohmann::json& f : d["families"]) {
+      std::printf("%s%s\n", Text(f, "syntax").c_str(), f.value("available", true) ? "" : "  (not available)");
+      auto list = [](const char* heading, const nlohmann::json& names) {
+        if (names.empty()) return;
+        std::string line;
+        for (const nlohmann::json& n : names) line += (line.empty() ? "" : " ") + n.get<std::string>();
+        std::printf("  %s (%zu): %s\n", heading, names.size(), line.c_str());
+      };
+      list(Text(f, "family") == "cuda" ? "SMs" : "CPUs", f["processors"]);
+      list("features (+name / -name)", f["features"]);
+    }
+  });
 }
 
 }  // namespace qdcache::cli

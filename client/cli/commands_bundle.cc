@@ -46,7 +46,7 @@ int RunExport(client::Client& client, const ExportArgs& args) {
     if (!since.ok()) return PrintError(since.status().WithContext("--since")), kExitUsage;
     request.set_since_seconds(static_cast<std::uint64_t>(since->count()));
   }
-  Expected<std::unique_ptr<OutputFile>> file = OutputFile::Open(args.out);
+  Expected<std::unique_ptr<OutputFile>> file = OutputFile::Open(OutputPath(args.out));
   if (!file.ok()) return PrintError(file.status()), kExitFailure;
   Expected<std::unique_ptr<bundle::BundleWriter>> writer = bundle::BundleWriter::Create(
       [out = file->get()](std::string_view bytes) { return out->Write(bytes); });
@@ -81,7 +81,7 @@ int RunExport(client::Client& client, const ExportArgs& args) {
                {"too_large", too_large},
                {"seconds", seconds}});
   } else {
-    std::printf(
+    std::fprintf(args.out == "-" ? stderr : stdout,  // with the bundle on stdout, the summary goes to stderr
         "exported %s, %s (%s \u2192 %s) in %.1f s%s\n",
         Plural(totals->artifacts, "artifact", "artifacts").c_str(),
         Plural(totals->aliases, "alias", "aliases").c_str(), HumanBytes(totals->raw_bytes).c_str(),

@@ -6,6 +6,7 @@
 #include "client/cli/commands.h"
 #include "client/cli/cuda_headers.h"
 #include "client/cli/output.h"
+#include "client/fast_key.h"
 #include "client/wire_target.h"
 #include "common/digest.h"
 
@@ -13,8 +14,6 @@ namespace qdcache::cli {
 namespace {
 
 // Bad flags are a usage error; an unreadable file is a plain failure.
-int UsageOrFailure(const Status& s) { return s.code() == Code::kInvalidArgument ? kExitUsage : kExitFailure; }
-
 // The descriptor of `file` with the options of `a` (flags). INVALID_ARGUMENT
 // for bad flags, NOT_FOUND when the file cannot be read.
 Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a, const std::string& file) {
@@ -42,11 +41,11 @@ int Report(const v1::CompileResult& r, const std::string& output, const std::str
     }
     // PTX first: if it cannot be written, no artifact file is left behind either.
     if (!ptx_output.empty()) {
-      Status s = WriteOutputFile(ptx_output, r.artifact().ptx());
+      Status s = WriteOutputFile(OutputPath(ptx_output), r.artifact().ptx());
       if (!s.ok()) return PrintError(s), kExitFailure;
     }
     if (!output.empty()) {
-      Status s = WriteOutputFile(output, r.artifact().payload());
+      Status s = WriteOutputFile(OutputPath(output), r.artifact().payload());
       if (!s.ok()) return PrintError(s), kExitFailure;
     }
   }
@@ -59,7 +58,10 @@ int Report(const v1::CompileResult& r, const std::string& output, const std::str
       PrintJson(j);
     }
   } else if (!r.has_error()) {
-    std::cout << ResultLine(r) << (output.empty() || !r.has_artifact() ? "" : "  -> " + output) << "\n";
+    // With the artifact on stdout (-o -), the summary goes to stderr.
+    const bool to_stdout = output == "-" || ptx_output == "-";
+    (to_stdout ? std::cerr : std::cout)
+        << ResultLine(r) << (output.empty() || !r.has_artifact() ? "" : "  -> " + output) << "\n";
   }
   if (r.has_error()) {
     PrintError(Status(static_cast<Code>(r.error().code()), r.error().message()));
@@ -69,13 +71,14 @@ int Report(const v1::CompileResult& r, const std::string& output, const std::str
 }
 
 // Looks up args.fast_keys_hex in one round trip; prints and writes results.
-int LookupKeys(client::Client& client, const LookupArgs& args, const v1::Target& target);
+int LookupKeys(client::Client& client, const LookupArgs& args, const std::vector<std::string>& keys,
+               const v1::Target& target);
 
 }  // namespace
 
 int RunCompile(client::Client& client, const CompileArgs& args) {
   Expected<v1::KernelDescriptor> d = BuildDescriptor(args, args.file);
-  if (!d.ok()) return PrintError(d.status()), UsageOrFailure(d.status());
+  if (!d.ok()) return PrintError(d.status()), ExitCodeFor(d.status());
   v1::CompileRequest request;
   *request.add_kernels() = std::move(d).value();
   request.set_include_ptx(!args.ptx_output.empty());
@@ -94,23 +97,14 @@ int RunExplain(client::Client& client, const CompileArgs& args, const std::strin
   for (const std::string& file : {args.file, second_file}) {
     if (file.empty()) continue;
     Expected<v1::KernelDescriptor> d = BuildDescriptor(args, file);
-    if (!d.ok()) return PrintError(d.status()), UsageOrFailure(d.status());
+    if (!d.ok()) return PrintError(d.status()), ExitCodeFor(d.status());
     *request.add_kernels() = std::move(d).value();
   }
   Expected<v1::ExplainResponse> response = client.Explain(std::move(request));
   if (!response.ok()) return PrintError(response.status()), kExitFailure;
   const std::set<std::string> differing(response->differing().begin(), response->differing().end());
   if (args.json) {
-    nlohmann::json j = nlohmann::json::array();
-    for (const v1::Explanation& e : response->explanations()) {
-      nlohmann::json one;
-      if (e.has_error())
-        one["error"] = ErrorJson(Status(static_cast<Code>(e.error().code()), e.error().message()));
-      one["artifact_key"] = ToHex(e.artifact_key());
-      for (const v1::KeyComponent& c : e.components()) one["components"][c.name()] = c.value();
-      j.push_back(one);
-    }
-    PrintJson({{"explanations", j}, {"differing", differing}});
+    PrintJson(client::ExplainJson(*response));
   } else {
     for (int i = 0; i < response->explanations_size(); ++i) {
       const v1::Explanation& e = response->explanations(i);
@@ -149,21 +143,29 @@ int RunLookup(client::Client& client, const LookupArgs& args) {
       if (!line.empty()) keys.push_back(line);
     }
   }
-  if (keys.empty()) return PrintError(InvalidArgument("no fast keys given")), kExitUsage;
+  // Every key as bytes, named by its hex spelling in output files and JSON.
+  std::vector<std::string> raw;
+  for (const std::string& hex : keys) {
+    Expected<std::string> key = client::FastKeyFromHex(hex);
+    if (!key.ok()) return PrintError(key.status()), kExitUsage;
+    raw.push_back(std::move(key).value());
+  }
+  for (const std::string& text : args.fast_keys_text) raw.push_back(text);
+  if (raw.empty()) return PrintError(InvalidArgument("no fast keys given")), kExitUsage;
   LookupArgs all = args;
-  all.fast_keys_hex = std::move(keys);
-  return LookupKeys(client, all, *target);
+  all.fast_keys_hex.clear();
+  for (const std::string& key : raw) all.fast_keys_hex.push_back(ToHex(key));
+  return LookupKeys(client, all, raw, *target);
 }
 
 namespace {
 
-int LookupKeys(client::Client& client, const LookupArgs& args, const v1::Target& target) {
+int LookupKeys(client::Client& client, const LookupArgs& args, const std::vector<std::string>& keys,
+               const v1::Target& target) {
   v1::LookupRequest request;
-  for (const std::string& hex : args.fast_keys_hex) {
-    Expected<std::string> key = DecodeFastKey(hex);
-    if (!key.ok()) return PrintError(key.status()), kExitUsage;
+  for (const std::string& key : keys) {
     v1::FastKeyQuery* q = request.add_queries();
-    q->set_fast_key(*key);
+    q->set_fast_key(key);
     q->set_namespace_(args.ns);
     *q->mutable_target() = target;
   }

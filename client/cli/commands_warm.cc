@@ -34,16 +34,12 @@ std::string ProgressDetail(const WarmCounts& c, std::size_t total) {
 std::optional<std::vector<ManifestEntry>> LoadManifest(const WarmArgs& args, int* exit_code) {
   std::string text;
   std::filesystem::path base_dir = std::filesystem::current_path();
-  if (args.manifest == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    if (Status read = ReadFile(args.manifest, &text); !read.ok()) {
-      PrintError(read);
-      *exit_code = kExitFailure;
-      return std::nullopt;
-    }
-    base_dir = std::filesystem::absolute(args.manifest).parent_path();
+  if (Status read = ReadFile(args.manifest, &text); !read.ok()) {
+    PrintError(read);
+    *exit_code = kExitFailure;
+    return std::nullopt;
   }
+  if (args.manifest != "-") base_dir = std::filesystem::absolute(args.manifest).parent_path();
   Expected<std::vector<ManifestEntry>> entries = ParseManifest(text, ManifestName(args), base_dir);
   if (!entries.ok()) {
     PrintError(entries.status());

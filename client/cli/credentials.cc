@@ -1,6 +1,5 @@
 #include "client/cli/credentials.h"
 
-#include <cstdlib>
 #include <string_view>
 
 #include "client/cli/output.h"
@@ -9,10 +8,8 @@
 namespace qdcache::cli {
 
 Expected<std::string> LoadToken(const std::string& token_file) {
-  if (token_file.empty()) {
-    const char* env = std::getenv("QDCACHE_TOKEN");
-    return std::string(Trimmed(env ? env : ""));
-  }
+  // Without the flag, the client reads QDCACHE_TOKEN (client/endpoint.h).
+  if (token_file.empty()) return std::string();
   // Bounded and never blocking on a FIFO; the token is its first line.
   Expected<std::string> text = ReadSmallFile(token_file, "--token-file " + token_file, 64 << 10);
   if (!text.ok()) return text.status();

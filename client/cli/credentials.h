@@ -1,5 +1,5 @@
-// Where the `qdcache` CLI gets its bearer token: --token-file, else the
-// QDCACHE_TOKEN environment variable. The token is never printed.
+// The `qdcache` CLI's --token-file. Without it, the client reads
+// QDCACHE_TOKEN / QDCACHE_TOKEN_FILE (client/endpoint.h). Never printed.
 #pragma once
 
 #include <string>
@@ -8,8 +8,8 @@
 
 namespace qdcache::cli {
 
-// The token in `token_file` (its first line, surrounding blanks removed) or,
-// when `token_file` is empty, $QDCACHE_TOKEN (empty when unset).
+// The token in `token_file` (its first line, surrounding blanks removed);
+// empty when `token_file` is empty.
 // NOT_FOUND when the file cannot be read; INVALID_ARGUMENT when it holds no
 // token.
 [[nodiscard]] Expected<std::string> LoadToken(const std::string& token_file);

@@ -1,19 +1,12 @@
 #include "client/cli/kernel_options.h"
 
+#include "client/fast_key.h"
 #include "client/wire_kind.h"
 #include "client/wire_options.h"
 #include "client/wire_target.h"
 #include "common/digest.h"
 
 namespace qdcache::cli {
-
-Expected<std::string> DecodeFastKey(const std::string& hex) {
-  std::string bytes;
-  if (hex.empty() || !FromHex(hex, &bytes)) {
-    return InvalidArgument("fast key \"" + hex + "\" is not an even-length hex string");
-  }
-  return bytes;
-}
 
 Status ParseKeyExtras(const std::vector<std::string>& name_values,
                       std::map<std::string, std::string>* key_extras) {
@@ -50,8 +43,14 @@ Expected<v1::KernelDescriptor> DescriptorWithoutIr(const KernelOptions& a, std::
   for (const std::string& e : a.name_expressions) d.add_name_expressions(e);
   for (const std::string& m : a.defines) d.add_defines(m);
   for (const std::string& m : a.undefines) d.add_undefines(m);
+  if (!a.fast_key_hex.empty() && !a.fast_key_text.empty()) {
+    return InvalidArgument("give the fast key once: as hex (--fast-key) or as text (--fast-key-text)");
+  }
   if (!a.fast_key_hex.empty()) {
-    QDC_ASSIGN_OR_RETURN(*d.mutable_fast_key(), DecodeFastKey(a.fast_key_hex));
+    QDC_ASSIGN_OR_RETURN(*d.mutable_fast_key(), client::FastKeyFromHex(a.fast_key_hex));
+    d.set_namespace_(a.ns);
+  } else if (!a.fast_key_text.empty()) {
+    d.set_fast_key(a.fast_key_text);
     d.set_namespace_(a.ns);
   } else if (!a.ns.empty()) {
     return InvalidArgument("a namespace needs a fast key");

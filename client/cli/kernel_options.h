@@ -17,7 +17,10 @@ struct KernelOptions {
   std::string target;  // "cuda:sm_90", "cpu:x86-64+avx2"
   std::string kind;    // "llvm", "ptx" (client/wire_kind.h); empty: by the file's extension
   std::vector<std::string> entries;
-  std::string fast_key_hex;  // empty: no fast key
+  // The fast key (client/fast_key.h), at most one of: hex, or text taken
+  // as its own bytes. Both empty: no fast key.
+  std::string fast_key_hex;
+  std::string fast_key_text;
   std::string ns;            // namespace of the fast key
   // Compile options given, by catalogue name (common/compile_options.h);
   // the others are the daemon's defaults.
@@ -36,7 +39,7 @@ struct KernelOptions {
 // Everything of the descriptor but its source (the caller reads that when it
 // is about to send it), whose kind is `options.kind` or else the one
 // `source_path`'s extension names. INVALID_ARGUMENT for a target that does
-// not parse, an unknown kind, a fast key that is not hex, a namespace without
+// not parse, an unknown kind, a fast key that is not hex (or given both ways), a namespace without
 // a fast key, an unknown option or one out of range, or a key extra with an
 // empty name.
 [[nodiscard]] Expected<v1::KernelDescriptor> DescriptorWithoutIr(const KernelOptions& options,
@@ -46,8 +49,5 @@ struct KernelOptions {
 // one without '=' or with an empty NAME.
 [[nodiscard]] Status ParseKeyExtras(const std::vector<std::string>& name_values,
                                     std::map<std::string, std::string>* key_extras);
-
-// A hex fast key as bytes. INVALID_ARGUMENT when empty or not even-length hex.
-[[nodiscard]] Expected<std::string> DecodeFastKey(const std::string& hex);
 
 }  // namespace qdcache::cli

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 // Keys of a line besides the compile options (which are the catalogue's).
 std::string KnownKeys() {
-  return "ir, kind, target, entries, fast_key, namespace, key_extras, " + OptionNames();
+  return "ir, kind, target, entries, fast_key, fast_key_text, namespace, key_extras, " + OptionNames();
 }
 
 Status WrongType(const std::string& key, const char* what) {
@@ -85,6 +85,9 @@ Status ParseLine(std::string_view line, const std::filesystem::path& base_dir,
     } else if (key == "fast_key") {
       QDC_ASSIGN_OR_RETURN(o.fast_key_hex, String(value, key));
       if (o.fast_key_hex.empty()) return InvalidArgument("\"fast_key\" is empty");
+    } else if (key == "fast_key_text") {
+      QDC_ASSIGN_OR_RETURN(o.fast_key_text, String(value, key));
+      if (o.fast_key_text.empty()) return InvalidArgument("\"fast_key_text\" is empty");
     } else if (key == "namespace") {
       QDC_ASSIGN_OR_RETURN(o.ns, String(value, key));
     } else if (key == "key_extras") {

@@ -14,63 +14,10 @@
 
 namespace qdcache::cli {
 
-std::string CacheStatusName(v1::CacheStatus status) {
-  switch (status) {
-    case v1::CACHE_STATUS_COMPILED: return "compiled";
-    case v1::CACHE_STATUS_HIT: return "hit";
-    case v1::CACHE_STATUS_COALESCED: return "coalesced";
-    case v1::CACHE_STATUS_ALIAS_HIT: return "alias_hit";
-    case v1::CACHE_STATUS_STAGE_HIT: return "stage_hit";
-    case v1::CACHE_STATUS_MISS: return "miss";
-    case v1::CACHE_STATUS_ERROR: return "error";
-    default: return "unknown";
-  }
-}
-
-std::string KindName(v1::ArtifactKind kind) {
-  switch (kind) {
-    case v1::ARTIFACT_KIND_CUBIN: return "cubin";
-    case v1::ARTIFACT_KIND_SHARED_OBJECT: return "shared_object";
-    default: return "unknown";
-  }
-}
+std::string OutputPath(const std::string& path) { return path == "-" ? "/dev/stdout" : path; }
 
 std::string KindExtension(v1::ArtifactKind kind) {
   return kind == v1::ARTIFACT_KIND_SHARED_OBJECT ? "so" : "cubin";
-}
-
-nlohmann::json ResultJson(const v1::CompileResult& r) {
-  nlohmann::json j;
-  j["status"] = CacheStatusName(r.status());
-  if (r.has_error()) {
-    j["error"] = ErrorJson(Status(static_cast<Code>(r.error().code()), r.error().message()));
-  }
-  if (r.has_artifact()) {
-    const v1::Artifact& a = r.artifact();
-    j["artifact_key"] = ToHex(a.artifact_key());
-    j["kind"] = KindName(a.kind());
-    j["size"] = a.payload().size();
-    j["payload_digest"] = ToHex(a.payload_digest());
-    j["target"] = a.target();
-    j["toolchain"] = a.toolchain();
-    j["compile_seconds"] = a.timings().total_seconds();
-    nlohmann::json entries = nlohmann::json::array();
-    for (const v1::EntryMetadata& e : a.entries()) {
-      entries.push_back({{"name", e.name()},
-                         {"registers", e.registers()},
-                         {"shared_bytes", e.shared_bytes()},
-                         {"local_bytes", e.local_bytes()},
-                         {"max_threads_per_block", e.max_threads_per_block()}});
-    }
-    j["entries"] = entries;
-    if (a.lowered_names_size() > 0) {
-      nlohmann::json names = nlohmann::json::object();
-      for (const v1::LoweredName& n : a.lowered_names()) names[n.expression()] = n.name();
-      j["lowered_names"] = names;
-    }
-    if (!a.compile_log().empty()) j["compile_log"] = a.compile_log();
-  }
-  return j;
 }
 
 std::string ResultLine(const v1::CompileResult& r) {
@@ -123,10 +70,6 @@ void RememberError(const Status& status) {
   if (run.first_error.ok()) run.first_error = status;
 }
 
-nlohmann::json ErrorJson(const Status& status) {
-  return {{"code", std::string(CodeName(status.code()))}, {"message", status.message()}};
-}
-
 int FinishRun(int exit_code) {
   JsonRun& run = TheJsonRun();
   if (run.on && exit_code != 0 && !run.document_printed) {
@@ -137,7 +80,7 @@ int FinishRun(int exit_code) {
 }
 
 Status ReadFile(const std::string& path, std::string* out) {
-  Expected<std::string> text = ReadSmallFile(path, path, kMaxInputFileBytes);
+  Expected<std::string> text = path == "-" ? ReadStdin(kMaxInputFileBytes) : ReadSmallFile(path, path, kMaxInputFileBytes);
   if (!text.ok()) return text.status();
   *out = std::move(text).value();
   return Status::Ok();

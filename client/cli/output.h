@@ -7,20 +7,24 @@
 #include <string>
 #include <string_view>
 
+#include "client/json_views.h"
 #include "common/output_file.h"
 #include "common/status.h"
 #include "qdcache/v1/qdcache.pb.h"
 
 namespace qdcache::cli {
 
-[[nodiscard]] std::string CacheStatusName(v1::CacheStatus status);
-[[nodiscard]] std::string KindName(v1::ArtifactKind kind);
+using client::CacheStatusName;
+using client::ErrorJson;
+using client::KindName;
+using client::ResultJson;
 // "cubin" or "so": the file extension for an artifact kind.
 [[nodiscard]] std::string KindExtension(v1::ArtifactKind kind);
 
-// {"status", "artifact_key", "kind", "size", ...} or {"status":"error", "error":...}
-[[nodiscard]] nlohmann::json ResultJson(const v1::CompileResult& result);
 [[nodiscard]] std::string ResultLine(const v1::CompileResult& result);
+
+// Where a file named on the command line is written: "-" is stdout.
+[[nodiscard]] std::string OutputPath(const std::string& path);
 
 // `s` without leading and trailing blanks (space, tab, CR, LF).
 [[nodiscard]] std::string_view Trimmed(std::string_view s);
@@ -41,8 +45,6 @@ void PrintJson(const nlohmann::json& document);
 // Remembers `status` as the run's error without printing it (CLI11 has
 // already printed a usage error).
 void RememberError(const Status& status);
-// {"code": "NOT_FOUND", "message": "..."}
-[[nodiscard]] nlohmann::json ErrorJson(const Status& status);
 // Ends a run: with JSON output on, a failing run (`exit_code` not 0) that
 // printed no document prints the error document. Returns `exit_code`.
 [[nodiscard]] int FinishRun(int exit_code);
@@ -51,7 +53,8 @@ void RememberError(const Status& status);
 // kMaxInputFileBytes. Refuses a FIFO, socket or directory instead of blocking
 // or reading nothing; a device that never ends (/dev/zero) is cut off at the
 // cap and refused. NOT_FOUND when it does not exist; FAILED_PRECONDITION for
-// the wrong kind of file or one too large (common/file_read.h).
+// the wrong kind of file or one too large (common/file_read.h). "-" is
+// standard input.
 [[nodiscard]] Status ReadFile(const std::string& path, std::string* out);
 // The daemon's default --max-message-bytes (256 MiB): no request can carry
 // more. The daemon's IR limit (--max-ir-bytes, 64 MiB by default) is not

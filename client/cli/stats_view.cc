@@ -44,36 +44,11 @@ class Section {
 
 }  // namespace
 
-std::optional<double> CacheLevel::hit_rate() const {
-  if (hits + misses == 0) return std::nullopt;
-  return static_cast<double>(hits) / static_cast<double>(hits + misses);
-}
-
-std::vector<CacheLevel> CacheLevels(const v1::Stats& s) {
-  return {{"alias", s.alias_hits(), s.misses(), true},
-          {"artifact", s.hits(), s.artifact_misses(), true},
-          {"stage", s.stage_hits(), s.stage_misses(), true},
-          {"remote", s.remote_hits(), s.remote_misses(),
-           !s.remote_state().empty() && s.remote_state() != "off"}};
-}
-
-nlohmann::json StatsJson(const v1::Stats& stats) {
-  nlohmann::json j = client::ProtoToJson(stats);
-  nlohmann::json levels = nlohmann::json::object();
-  for (const CacheLevel& level : CacheLevels(stats)) {
-    const std::optional<double> rate = level.hit_rate();
-    levels[level.name] = {{"hits", level.hits},
-                          {"misses", level.misses},
-                          {"hit_rate", rate ? nlohmann::json(*rate) : nlohmann::json(nullptr)},
-                          {"enabled", level.enabled}};
-  }
-  j["levels"] = std::move(levels);
-  return j;
-}
-
 std::string StatsText(const v1::Stats& s, const std::string& target) {
   // The fields shown by name below; every other one is listed at the end.
   const std::set<std::string> shown = {"version",
+                                       "artifact_hits",  // = hits
+                                       "alias_misses",   // = misses
                                        "toolchain",
                                        "uptime_seconds",
                                        "workers",

@@ -8,27 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "client/json_views.h"
 #include "qdcache/v1/qdcache.pb.h"
 
 namespace qdcache::cli {
 
-struct CacheLevel {
-  std::string name;  // "alias", "artifact", "stage", "remote"
-  std::uint64_t hits = 0;
-  std::uint64_t misses = 0;
-  bool enabled = true;  // false: remote with remote_state "off"
-
-  // hits / (hits + misses); nullopt before any lookup at this level.
-  [[nodiscard]] std::optional<double> hit_rate() const;
-};
-
-// alias (alias_hits / misses), artifact (hits / artifact_misses), stage
-// (stage_hits / stage_misses), remote (remote_hits / remote_misses).
-[[nodiscard]] std::vector<CacheLevel> CacheLevels(const v1::Stats& stats);
-
-// Every field by its proto name, plus "levels": {"alias": {"hits", "misses",
-// "hit_rate" (null before any lookup), "enabled"}, ...}.
-[[nodiscard]] nlohmann::json StatsJson(const v1::Stats& stats);
+using client::CacheLevel;
+using client::CacheLevels;
+using client::StatsJson;
 
 // The human view, aligned in columns; `target` is where the daemon was
 // reached ("unix:/run/user/1000/qdcached.sock").

@@ -220,7 +220,7 @@ TEST_CASE("qdcache ls, inspect, evict and trim administer the store", "[integrat
   CHECK_THAT(missing.err, Catch::Contains("NOT_FOUND"));
 
   const std::uint64_t one_entry = ReadFileOrDie(dir / "one.so").size();
-  nlohmann::json trimmed = Json(Cli(daemon, {"trim", "--max-size", std::to_string(2 * one_entry + one_entry / 2), "--json"}));
+  nlohmann::json trimmed = Json(Cli(daemon, {"trim", "--max-size", std::to_string(2 * one_entry + one_entry / 2) + "B", "--json"}));
   CHECK(trimmed["evicted_entries"] == 2);
   CHECK(StatsOf(daemon).store_artifacts() == 2);
 

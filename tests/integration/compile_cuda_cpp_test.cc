@@ -239,7 +239,7 @@ TEST_CASE("bad CUDA C++ is refused precisely, before or by NVRTC, and nothing is
           "[integration][cuda][cuda-cpp]") {
   QDC_REQUIRE_CUDA_BUILT();
   TempDir dir;
-  DaemonProcess daemon(dir.path(), {"--max-ir-bytes", "65536"});
+  DaemonProcess daemon(dir.path(), {"--max-ir-bytes", "64K"});
   daemon.Start();
   const pid_t pid = daemon.pid();
   auto client = daemon.Connect();

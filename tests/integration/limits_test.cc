@@ -60,7 +60,7 @@ TEST_CASE("batches above --max-batch are refused as a whole", "[integration][lim
 
 TEST_CASE("an artifact too large for a response is refused and not stored", "[integration][limits]") {
   TempDir dir;
-  DaemonProcess daemon(dir.path(), {"--max-message-bytes", "1048576"});
+  DaemonProcess daemon(dir.path(), {"--max-message-bytes", "1M"});
   daemon.Start();
   v1::KernelDescriptor d = CpuKernel(
       "@g = global <2097152 x i8> splat (i8 1)\n"

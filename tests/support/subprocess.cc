@@ -30,9 +30,10 @@ std::vector<std::string> EnvironmentWith(const EnvChanges& changes) {
 namespace {
 
 RunResult RunWith(const std::vector<std::string>& argv, std::optional<uid_t> as_uid,
-                  const std::vector<std::string>& environment) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+                  const std::vector<std::string>& environment, const std::optional<std::string>& input = std::nullopt) {
+  int out_pipe[2], err_pipe[2], in_pipe[2] = {-1, -1};
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
+      (input && pipe2(in_pipe, O_CLOEXEC) != 0)) {
     throw std::runtime_error("pipe failed");
   }
   std::vector<char*> args;
@@ -49,6 +50,7 @@ RunResult RunWith(const std::vector<std::string>& argv, std::optional<uid_t> as_
     // with the test: a daemon expected to refuse to start but running
     // instead must not outlive a test killed for its timeout.
     if (dup2(out_pipe[1], 1) < 0 || dup2(err_pipe[1], 2) < 0) _exit(127);
+    if (in_pipe[0] >= 0 && dup2(in_pipe[0], 0) < 0) _exit(127);
     if (as_uid && (setgroups(0, nullptr) != 0 || setgid(*as_uid) != 0 || setuid(*as_uid) != 0)) _exit(126);
     // After setuid, which clears the death signal.
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
@@ -57,12 +59,32 @@ RunResult RunWith(const std::vector<std::string>& argv, std::optional<uid_t> as_
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
+  if (in_pipe[0] >= 0) {
+    // A child that exits without reading all of it must fail the write, not kill the test.
+    signal(SIGPIPE, SIG_IGN);
+    close(in_pipe[0]);
+    fcntl(in_pipe[1], F_SETFL, O_NONBLOCK);
+  }
   RunResult result;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  // The child's stdin is fed as it reads, beside its output: neither side waits on a full pipe.
+  pollfd fds[3] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {in_pipe[1], POLLOUT, 0}};
+  std::size_t fed = 0;
+  if (input && input->empty()) {
+    close(in_pipe[1]);
+    fds[2].fd = -1;
+  }
   std::string* sinks[2] = {&result.out, &result.err};
   int open_fds = 2;
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) continue;
+    if (poll(fds, 3, -1) < 0) continue;
+    if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t n = write(fds[2].fd, input->data() + fed, input->size() - fed);
+      if (n > 0) fed += static_cast<std::size_t>(n);
+      if (n < 0 || fed == input->size()) {  // all fed, or the child closed its stdin
+        close(fds[2].fd);
+        fds[2].fd = -1;
+      }
+    }
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       char buf[65536];
@@ -76,6 +98,7 @@ RunResult RunWith(const std::vector<std::string>& argv, std::optional<uid_t> as_
       }
     }
   }
+  if (fds[2].fd >= 0) close(fds[2].fd);
   int status = 0;
   waitpid(pid, &status, 0);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
@@ -91,6 +114,10 @@ RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid)
 
 RunResult Run(const std::vector<std::string>& argv, const EnvChanges& env) {
   return RunWith(argv, std::nullopt, EnvironmentWith(env));
+}
+
+RunResult RunWithInput(const std::vector<std::string>& argv, const std::string& input, const EnvChanges& env) {
+  return RunWith(argv, std::nullopt, EnvironmentWith(env), input);
 }
 
 std::string FindOnPath(const std::string& name) {

@@ -28,6 +28,9 @@ RunResult Run(const std::vector<std::string>& argv, std::optional<uid_t> as_uid 
 // The same in this process's environment with `env` applied.
 RunResult Run(const std::vector<std::string>& argv, const EnvChanges& env);
 
+// The same with `input` as the child's standard input (a pipe).
+RunResult RunWithInput(const std::vector<std::string>& argv, const std::string& input, const EnvChanges& env = {});
+
 // This process's environment with `changes` applied, as "NAME=VALUE" strings
 // (build it before fork: execve in the child needs no allocation then).
 std::vector<std::string> EnvironmentWith(const EnvChanges& changes);
