@@ -9,11 +9,35 @@ for GPU and CPU kernels.
     client.stats()
 
 Pure Python over libqdcache.so's C ABI (ctypes): no compiled extension.
+Failures raise a QdcacheError subclass per status code (InvalidArgument,
+Unavailable, ...).
 """
 
-from ._errors import QdcacheError
+from ._errors import (
+    Aborted,
+    AlreadyExists,
+    Cancelled,
+    DataLoss,
+    DeadlineExceeded,
+    FailedPrecondition,
+    Internal,
+    InvalidArgument,
+    NotFound,
+    OutOfRange,
+    PermissionDenied,
+    QdcacheError,
+    ResourceExhausted,
+    Unauthenticated,
+    Unavailable,
+    Unimplemented,
+    Unknown,
+    error_for,
+)
+from ._lib import abi_version
 from ._lib import lib as _lib_handle
-from ._client import Artifact, Client, Result
+from ._client import Client
+from ._request import KernelSpec
+from ._results import Artifact, Result
 from ._launch import (
     CpuModule,
     CudaKernel,
@@ -26,21 +50,38 @@ from ._launch import (
     synchronize,
 )
 
-__version__ = _lib_handle.qdcache_version().decode()
-abi_version = _lib_handle.qdcache_abi_version()
+__version__: str = _lib_handle.qdcache_version().decode()
 
 __all__ = [
+    "Aborted",
+    "AlreadyExists",
     "Artifact",
+    "Cancelled",
     "Client",
     "CpuModule",
     "CudaKernel",
     "CudaModule",
+    "DataLoss",
+    "DeadlineExceeded",
     "DeviceBuffer",
+    "FailedPrecondition",
+    "Internal",
+    "InvalidArgument",
+    "KernelSpec",
+    "NotFound",
+    "OutOfRange",
+    "PermissionDenied",
     "QdcacheError",
+    "ResourceExhausted",
     "Result",
+    "Unauthenticated",
+    "Unavailable",
+    "Unimplemented",
+    "Unknown",
     "abi_version",
     "cuda_available",
     "cuda_compute_capability",
+    "error_for",
     "load_cpu",
     "load_cuda",
     "synchronize",

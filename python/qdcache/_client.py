@@ -1,146 +1,54 @@
-"""Client, Artifact and Result: compiling and looking up kernels through qdcached."""
+"""Client: a connection to qdcached, and its calls: compile, lookup,
+explain, and the introspection and admin commands of the CLI."""
+
+from __future__ import annotations
 
 import contextlib
 import ctypes
 import json
+import os
 import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from . import _lib
-from ._errors import QdcacheError
 from ._lib import check, lib, text
+from ._request import KernelSpec, fast_key_bytes, request_of
+from ._results import Artifact, Result, results_of
 
-# qdcache_cache_status values, by name.
-_CACHE_STATUS = {1: "compiled", 2: "hit", 3: "coalesced", 4: "alias_hit", 5: "stage_hit", 6: "miss", 7: "error"}
-_KIND = {1: "cubin", 2: "shared_object"}
-
-def _option_text(value):
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, int):
-        return str(value)
-    raise TypeError("option values are bool or int, not %s" % type(value).__name__)
+if TYPE_CHECKING:
+    from ._types import FastKey, Source, Text
 
 
-def _compile_option_names():
-    """The compile options the library knows, from its catalogue."""
-    names = set()
-    while True:
-        name = lib.qdcache_compile_option_name(len(names))
-        if name is None:
-            return names
-        names.add(name.decode())
+def _settings(socket: str | os.PathLike[str] | None, address: str | None, spawn: bool | None,
+              spawn_args: Iterable[object], options: Mapping[str, object]) -> list[tuple[str, str]]:
+    """The (name, value) pairs of qdcache_options_set for Client()'s arguments."""
+    if isinstance(spawn_args, (str, bytes)):
+        raise TypeError("spawn_args is a list of flags, not one string")
+    settings = [("client-name", "qdcache-python")]
+    if socket is not None:
+        settings.append(("socket", os.fspath(socket)))
+    if address is not None:
+        settings.append(("address", address))
+    if spawn is not None:
+        settings.append(("spawn", "1" if spawn else "0"))
+    settings += [("spawn-arg", str(arg)) for arg in spawn_args]
+    settings += [(name.replace("_", "-"), str(value)) for name, value in options.items()]
+    return settings
 
 
-# Names compile(options=...) takes: the catalogue's, also with "-" for "_",
-# and "opt" for opt_level.
-_OPTION_NAMES = _compile_option_names()
-
-
-class _Results:
-    """Owns a qdcache_results handle; artifacts' payloads point into it."""
-
-    def __init__(self, handle):
-        self.handle = handle
-
-    def __del__(self):
-        if self.handle:
-            lib.qdcache_results_free(self.handle)
-            self.handle = None
-
-
-class Artifact:
-    """A compiled kernel: a cubin (kind "cubin") or an ELF shared object
-    (kind "shared_object").
-
-    payload: read-only memoryview of the bytes, not a copy (bytes(artifact)
-             copies them out); valid as long as the artifact is referenced.
-    key: the artifact key (hex); target: canonical target ("cuda:sm_90");
-    status: how it was served ("compiled", "hit", "alias_hit", "stage_hit",
-            "coalesced"); ptx: the PTX text when include_ptx was asked.
-    metadata: dict with toolchain, entry points (registers, shared memory...),
-              timings and compile log.
-    """
-
-    def __init__(self, results, index):
-        self._results = results
-        self._index = index
-        handle = results.handle
-        kind = ctypes.c_int()
-        pointer = ctypes.c_void_p()
-        size = ctypes.c_size_t()
-        check(lib.qdcache_result_artifact(handle, index, ctypes.byref(kind), ctypes.byref(pointer), ctypes.byref(size)))
-        self.kind = _KIND.get(kind.value, "unknown")
-        self.status = _CACHE_STATUS.get(lib.qdcache_result_cache_status(handle, index), "unknown")
-        self.key = lib.qdcache_result_key(handle, index).decode()
-        self.target = lib.qdcache_result_target(handle, index).decode()
-        if size.value:
-            array = (ctypes.c_char * size.value).from_address(pointer.value)
-            array._owner = results  # the memoryview keeps the results handle alive
-            self.payload = memoryview(array).cast("B").toreadonly()
-        else:
-            self.payload = memoryview(b"")
-        ptx = ctypes.c_void_p()
-        ptx_size = ctypes.c_size_t()
-        check(lib.qdcache_result_ptx(handle, index, ctypes.byref(ptx), ctypes.byref(ptx_size)))
-        self.ptx = ctypes.string_at(ptx.value, ptx_size.value).decode("utf-8", "replace") if ptx_size.value else None
-        self._metadata = None
-
-    @property
-    def metadata(self):
-        if self._metadata is None:
-            out = ctypes.c_void_p()
-            check(lib.qdcache_result_json(self._results.handle, self._index, ctypes.byref(out)))
-            self._metadata = json.loads(_lib.take_string(out))["artifact"]
-        return self._metadata
-
-    @property
-    def lowered_names(self):
-        """CUDA C++: {name expression: lowered (mangled) name}, for the
-        request's name_expressions; {} otherwise."""
-        return {n["expression"]: n["name"] for n in self.metadata.get("lowered_names", ())}
-
-    def __bytes__(self):
-        return self.payload.tobytes()
-
-    def __len__(self):
-        return self.payload.nbytes
-
-    def __repr__(self):
-        return "<qdcache.Artifact %s %s %d bytes %s key=%s...>" % (
-            self.target,
-            self.kind,
-            len(self),
-            self.status,
-            self.key[:16],
-        )
-
-
-class Result:
-    """One item of a batch: status, and either artifact or error (a QdcacheError)."""
-
-    def __init__(self, results, index):
-        handle = results.handle
-        self.status = _CACHE_STATUS.get(lib.qdcache_result_cache_status(handle, index), "unknown")
-        message = ctypes.c_char_p()
-        code = lib.qdcache_result_error(handle, index, ctypes.byref(message))
-        self.error = None
-        self.artifact = None
-        if code != 0:
-            self.error = QdcacheError(code, lib.qdcache_status_name(code).decode(), message.value.decode("utf-8", "replace"))
-        elif self.status != "miss":
-            try:
-                self.artifact = Artifact(results, index)
-            except QdcacheError as e:  # an answer without its artifact: this item's failure
-                self.error = e
-
-    def __repr__(self):
-        return "<qdcache.Result %s %r>" % (self.status, self.error or self.artifact)
-
-
-def _results(handle):
-    results = _Results(handle)
-    count = lib.qdcache_results_count(handle)
-    return [Result(results, i) for i in range(count)]
+def _connect(settings: list[tuple[str, str]]) -> ctypes.c_void_p:
+    """A qdcache_client handle made with these options."""
+    handle = ctypes.c_void_p()
+    check(lib.qdcache_options_create(ctypes.byref(handle)))
+    try:
+        for name, value in settings:
+            check(lib.qdcache_options_set(handle, text(name, "option"), text(value, name)), "option " + name)
+        client = ctypes.c_void_p()
+        check(lib.qdcache_connect(handle, ctypes.byref(client)), "connect")
+        return client
+    finally:
+        lib.qdcache_options_free(handle)
 
 
 class Client:
@@ -154,39 +62,24 @@ class Client:
     options (qdcache.h) with "_" for "-": daemon, spawn_idle_exit,
     client_name, max_message_bytes, tls_server_name; spawn_args: a list of
     flags for a spawned daemon.
+
+    Every call raises a QdcacheError subclass when it fails: Unavailable
+    when no daemon answers (its message names the socket and how to start
+    one), InvalidArgument for bad input, PermissionDenied for an admin
+    command without the role, ... ValueError once the client is closed.
     """
 
-    def __init__(self, socket=None, address=None, spawn=None, spawn_args=(), **options):
-        self._handle = None
+    def __init__(self, socket: str | os.PathLike[str] | None = None, address: str | None = None,
+                 spawn: bool | None = None, spawn_args: Iterable[object] = (), **options: object) -> None:
+        self._handle: ctypes.c_void_p | None = None
         # close() may come while other threads are inside calls (ctypes lets
         # go of the GIL): the handle is freed by whoever leaves it last.
         self._lock = threading.Lock()
         self._calls = 0
         self._closing = False
-        if isinstance(spawn_args, (str, bytes)):
-            raise TypeError("spawn_args is a list of flags, not one string")
-        handle = ctypes.c_void_p()
-        check(lib.qdcache_options_create(ctypes.byref(handle)))
-        try:
-            settings = [("client-name", "qdcache-python")]
-            if socket is not None:
-                settings.append(("socket", str(socket)))
-            if address is not None:
-                settings.append(("address", address))
-            if spawn is not None:
-                settings.append(("spawn", "1" if spawn else "0"))
-            settings += [("spawn-arg", str(arg)) for arg in spawn_args]
-            for name, value in options.items():
-                settings.append((name.replace("_", "-"), str(value)))
-            for name, value in settings:
-                check(lib.qdcache_options_set(handle, text(name, "option"), text(value, name)), "option " + name)
-            client = ctypes.c_void_p()
-            check(lib.qdcache_connect(handle, ctypes.byref(client)), "connect")
-            self._handle = client
-        finally:
-            lib.qdcache_options_free(handle)
+        self._handle = _connect(_settings(socket, address, spawn, spawn_args, options))
 
-    def close(self):
+    def close(self) -> None:
         """Closes the connection. Calls other threads have in progress finish
         first; later calls raise ValueError."""
         lock = getattr(self, "_lock", None)
@@ -202,14 +95,14 @@ class Client:
 
     __del__ = close
 
-    def __enter__(self):
+    def __enter__(self) -> Client:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @contextlib.contextmanager
-    def _client(self):
+    def _client(self) -> Iterator[ctypes.c_void_p]:
         """The handle, held open for the duration of one call."""
         with self._lock:
             if self._closing or not self._handle:
@@ -221,30 +114,128 @@ class Client:
         finally:
             with self._lock:
                 self._calls -= 1
-                last = self._closing and self._calls == 0 and self._handle
+                last = self._closing and self._calls == 0 and self._handle is not None
                 if last:
                     self._handle = None
             if last:
                 lib.qdcache_client_free(handle)
 
-    def ping(self):
-        """Returns when the daemon answers its health check; raises QdcacheError otherwise."""
-        with self._client() as client:
-            check(lib.qdcache_ping(client), "ping")
-
-    def stats(self, reset=False):
-        """The daemon's counters as a dict (the Stats message of the protocol).
-        reset=True zeroes them after reading (admin)."""
+    def _string_call(self, what: str, function: Callable[..., Any], *args: object) -> str:
+        """function(client, *args, &out) for a C function that answers a
+        string (freed here); raises for its status."""
         out = ctypes.c_void_p()
         with self._client() as client:
-            check(lib.qdcache_stats_json(client, 1 if reset else 0, ctypes.byref(out)), "stats")
-        return json.loads(_lib.take_string(out))
+            check(function(client, *args, ctypes.byref(out)), what)
+        return _lib.take_string(out)
 
-    def compile(self, ir, target, options=None, fast_key=None, namespace=None, entries=None, key_extras=None,
-                no_store=False, recache=False, include_ptx=False, kind=None, headers=None, name_expressions=None,
-                defines=None, undefines=None):
+    def _json_call(self, what: str, function: Callable[..., Any], *args: object) -> dict[str, Any]:
+        """_string_call() of a C function that answers a JSON object, parsed."""
+        return _lib.json_object(self._string_call(what, function, *args), what)
+
+    def _command(self, command: str, args: Mapping[str, object] | None = None) -> dict[str, Any]:
+        """What `qdcache <command> --json` prints, as a dict, through
+        qdcache_command_json; args: the command's arguments (None values are
+        left out). Unimplemented with a libqdcache older than ABI 1.4."""
+        given = {name: value for name, value in (args or {}).items() if value is not None}
+        args_json = json.dumps(given).encode() if given else None
+        return self._json_call(command, _lib.require("qdcache_command_json"), command.encode(), args_json)
+
+    def ping(self) -> str:
+        """The daemon's version ("0.1.0") once it answers its health check;
+        raises Unavailable when no daemon answers."""
+        if not _lib.has("qdcache_daemon_version"):  # a libqdcache older than ABI 1.4
+            with self._client() as client:
+                check(lib.qdcache_ping(client), "ping")
+            return str(self.stats()["version"])
+        return self._string_call("ping", _lib.require("qdcache_daemon_version"))
+
+    def stats(self, reset: bool = False) -> dict[str, Any]:
+        """The daemon's counters as a dict (the Stats message of the
+        protocol, as `qdcache stats --json` prints it): "hits", "misses",
+        "requests", "version", ..., and "levels": {"alias" | "artifact" |
+        "stage" | "remote": {"hits", "misses", "hit_rate" (a float, or
+        None while there is nothing to divide), "enabled"}}. reset=True
+        zeroes them after reading (admin)."""
+        return self._json_call("stats", lib.qdcache_stats_json, 1 if reset else 0)
+
+    def ls(self, limit: int = 0, target: str | None = None, namespace: str | None = None,
+           aliases: bool = False) -> dict[str, Any]:
+        """Stored artifacts, most recently used first, as `qdcache ls --json`:
+        {"entries": [{"artifact_key", "kind", "target", "bytes", ...}]}.
+        limit: at most this many (0: all); target / namespace: only those;
+        aliases=True: with the fast-key aliases that name each artifact."""
+        return self._command("ls", {"limit": limit, "target": target, "namespace": namespace, "aliases": aliases})
+
+    def inspect(self, key: str, include_ptx: bool = False) -> dict[str, Any]:
+        """One stored artifact's metadata, as `qdcache inspect --json`. key:
+        its artifact key (64 hex digits) or a unique prefix of one, of 4 hex
+        digits or more (an ambiguous prefix raises InvalidArgument listing the
+        candidates; one that matches nothing, NotFound)."""
+        return self._command("inspect", {"key": key, "include_ptx": include_ptx})
+
+    def evict(self, older_than: str, dry_run: bool = False) -> dict[str, Any]:
+        """Evicts the entries not used for `older_than` ("30s", "12h", "7d",
+        "2w"), as `qdcache evict --json`; dry_run=True only counts them."""
+        return self._command("evict", {"older_than": older_than, "dry_run": dry_run})
+
+    def trim(self, max_size: str, dry_run: bool = False) -> dict[str, Any]:
+        """Evicts least recently used entries until the store holds at most
+        `max_size` ("512M", "10G"), as `qdcache trim --json`; dry_run=True
+        only counts them."""
+        return self._command("trim", {"max_size": max_size, "dry_run": dry_run})
+
+    def clear(self, dry_run: bool = False) -> dict[str, Any]:
+        """Evicts every entry (admin), as `qdcache clear --json`; dry_run=True
+        only counts them."""
+        return self._command("clear", {"dry_run": dry_run})
+
+    def verify(self) -> dict[str, Any]:
+        """Checks every stored entry and drops the bad ones, as `qdcache
+        verify --json`: {"checked", "dropped", "dropped_keys"}."""
+        return self._command("verify")
+
+    def targets(self) -> dict[str, Any]:
+        """The targets the daemon compiles for, and its CPU's features and
+        processors, as `qdcache targets --json`."""
+        return self._command("targets")
+
+    def shutdown(self) -> None:
+        """Asks the daemon to drain and stop (admin, or the owner of a
+        per-user daemon). Returns once it has accepted; the process exits
+        after the calls in progress finish."""
+        self._command("shutdown")
+
+    def explain(self, ir: Source, target: str, other: Source | Mapping[str, Any] | None = None,
+                **kernel: Any) -> dict[str, Any]:
+        """What goes into the artifact key of `ir` for `target`, as `qdcache
+        explain --json`: {"explanations": [{"artifact_key", "components":
+        {name: value}, "error"?}], "differing": [names]}. Nothing is
+        compiled or stored.
+
+        kernel: compile()'s other keyword arguments (options, kind, headers,
+                key_extras, ...).
+        other: a second kernel to compare with ("differing" names the
+               components that differ): its source, with the same arguments;
+               or a dict of the compile() arguments in which it differs from
+               the first, e.g. {"options": {"fast_math": True}}.
+        """
+        first = dict(kernel, ir=ir, target=target)
+        kernels = [first]
+        if other is not None:
+            kernels.append({**first, **(other if isinstance(other, Mapping) else {"ir": other})})
+        explain = _lib.require("qdcache_explain_json")
+        with request_of(kernels) as request:
+            return self._json_call("explain", explain, request)
+
+    def compile(self, ir: Source, target: str, options: Mapping[str, bool | int] | None = None,
+                fast_key: FastKey | None = None, namespace: str | None = None, entries: Iterable[str] | None = None,
+                key_extras: Mapping[str, Text] | None = None, no_store: bool = False, recache: bool = False,
+                include_ptx: bool = False, kind: str | None = None, headers: Mapping[str, Source] | None = None,
+                name_expressions: Iterable[str] | None = None, defines: Iterable[str] | None = None,
+                undefines: Iterable[str] | None = None) -> Artifact:
         """Compiles one kernel through the cache and returns its Artifact;
-        raises QdcacheError when it fails (bad IR, unknown target, ...).
+        raises the QdcacheError subclass of the failure (InvalidArgument for
+        bad IR or an unknown target, ...).
 
         ir: the kernel's source: LLVM IR, textual (str or bytes) or bitcode
             (bytes-like; bytes, bytearray and writable memoryviews are read in
@@ -263,85 +254,44 @@ class Client:
         options: {name: bool or int} of the protocol's compile options, by the
                  names of docs/protocol.md ("opt_level": 0..3, "fast_math",
                  "fmad", "debug", "lineinfo", "max_registers",
-                 "link_libdevice", ...); an unknown name or a value out of
-                 range raises QdcacheError (INVALID_ARGUMENT) naming it.
-        fast_key + namespace: record an alias for lookup() (bytes or str).
+                 "link_libdevice", ...); an unknown name is a ValueError, a
+                 value out of range an InvalidArgument naming it.
+        fast_key + namespace: record an alias for lookup(). fast_key: bytes
+                 (bytes-like), used as-is; or a str, which is HEX as `qdcache
+                 compile --fast-key` and the warm manifest spell it
+                 ("c0ffee01" is 4 bytes); a str that is not hex digits is a
+                 ValueError (pass s.encode() for a string's raw bytes).
         entries: the kernel names to launch (checked to exist).
         key_extras: {name: value} of client-side inputs folded into the key.
         """
-        [result] = self.compile_many([dict(ir=ir, target=target, options=options, fast_key=fast_key,
-                                           namespace=namespace, entries=entries, key_extras=key_extras,
-                                           no_store=no_store, recache=recache, kind=kind, headers=headers,
-                                           name_expressions=name_expressions, defines=defines,
-                                           undefines=undefines)],
-                                     include_ptx=include_ptx)
+        [result] = self.compile_many([KernelSpec(
+            ir=ir, target=target, options=options, fast_key=fast_key, namespace=namespace, entries=entries,
+            key_extras=key_extras, no_store=no_store, recache=recache, kind=kind, headers=headers,
+            name_expressions=name_expressions, defines=defines, undefines=undefines)], include_ptx=include_ptx)
         if result.error is not None:
             raise result.error
+        assert result.artifact is not None  # a compile's item without error has its artifact
         return result.artifact
 
-    def compile_many(self, kernels, include_ptx=False):
+    def compile_many(self, kernels: Iterable[KernelSpec], include_ptx: bool = False) -> list[Result]:
         """Compiles a batch in one call: `kernels` is a list of dicts of
         compile()'s keyword arguments. Returns one Result per kernel, in order
         (an item's failure is in its Result, not raised)."""
-        request = ctypes.c_void_p()
-        check(lib.qdcache_request_create(ctypes.byref(request)))
-        try:
-            for kernel in kernels:
-                self._add_kernel(request, **kernel)
-            if include_ptx:
-                check(lib.qdcache_request_set(request, 0, b"include-ptx", b"1"))
+        with request_of(kernels, include_ptx) as request:
             out = ctypes.c_void_p()
             with self._client() as client:
                 check(lib.qdcache_compile(client, request, ctypes.byref(out)), "compile")
-            return _results(out)
-        finally:
-            lib.qdcache_request_free(request)
+        return results_of(out)
 
-    @staticmethod
-    def _add_kernel(request, ir, target, options=None, fast_key=None, namespace=None, entries=None, key_extras=None,
-                    no_store=False, recache=False, kind=None, headers=None, name_expressions=None, defines=None,
-                    undefines=None):
-        pointer, size, keep = _lib.buffer_pointer(ir, "ir")
-        index = ctypes.c_size_t()
-        check(lib.qdcache_request_add_kernel(request, pointer, size, text(target, "target"), ctypes.byref(index)))
-        del keep  # the request holds its own copy now
-        i = index.value
-        settings = []
-        for name, value in (options or {}).items():
-            if name.replace("-", "_") not in _OPTION_NAMES and name != "opt":
-                raise ValueError("unknown compile option %r (known: %s)" % (name, ", ".join(sorted(_OPTION_NAMES))))
-            settings.append((name, _option_text(value)))
-        if kind is not None:
-            settings.append(("kind", kind))
-        if namespace is not None:
-            settings.append(("namespace", namespace))
-        if no_store:
-            settings.append(("no-store", "1"))
-        if recache:
-            settings.append(("recache", "1"))
-        for name, value in settings:
-            check(lib.qdcache_request_set(request, i, text(name, "option"), text(value, name)), "option " + name)
-        if fast_key is not None:
-            key, key_size, keep = _lib.buffer_pointer(fast_key, "fast_key")
-            check(lib.qdcache_request_set_fast_key(request, i, key, key_size))
-        for entry in entries or ():
-            check(lib.qdcache_request_add_entry(request, i, text(entry, "entry")))
-        for name, value in (key_extras or {}).items():
-            check(lib.qdcache_request_add_key_extra(request, i, text(name, "key_extras name"), text(value, name)))
-        for name, content in (headers or {}).items():
-            data, data_size, _header_alive = _lib.buffer_pointer(content, "header " + str(name))
-            check(lib.qdcache_request_add_header(request, i, text(name, "header name"), data, data_size))
-        for what, values in (("name-expression", name_expressions), ("define", defines), ("undefine", undefines)):
-            if isinstance(values, (str, bytes)):
-                raise TypeError("%s: a list of strings, not one string" % what.replace("-", "_") + "s")
-            for value in values or ():
-                check(lib.qdcache_request_add_text(request, i, what.encode(), text(value, what)))
-
-    def lookup(self, fast_keys, namespace, target, include_ptx=False):
+    def lookup(self, fast_keys: Iterable[FastKey], namespace: str, target: str,
+               include_ptx: bool = False) -> list[Artifact | None]:
         """Artifacts by fast key alone, no IR sent: one Artifact, or None for a
-        miss, per key (bytes or str), in order. Raises QdcacheError if the
-        call or an item fails."""
-        keys = [_lib.buffer_pointer(key, "fast key") for key in fast_keys]
+        miss, per key, in order. A key is bytes (used as-is) or a str of hex
+        digits, as in compile(). Raises the QdcacheError subclass if the call
+        or an item fails."""
+        if isinstance(fast_keys, (str, bytes)):
+            raise TypeError("fast_keys is a list of keys, not one key")
+        keys = [_lib.buffer_pointer(fast_key_bytes(key), "fast key") for key in fast_keys]
         count = len(keys)
         pointers = (ctypes.c_void_p * max(count, 1))(*[k[0] for k in keys])
         sizes = (ctypes.c_size_t * max(count, 1))(*[k[1] for k in keys])
@@ -349,11 +299,11 @@ class Client:
         with self._client() as client:
             check(lib.qdcache_lookup(client, text(namespace, "namespace"), text(target, "target"), pointers, sizes,
                                      count, 1 if include_ptx else 0, ctypes.byref(out)), "lookup")
-        artifacts = []
-        for result in _results(out):
-            if result.error is not None:
-                raise result.error
-            artifacts.append(result.artifact)
-        return artifacts
+        return [_artifact_or_miss(result) for result in results_of(out)]
 
 
+def _artifact_or_miss(result: Result) -> Artifact | None:
+    """A lookup item's artifact, None for a miss; raises its error."""
+    if result.error is not None:
+        raise result.error
+    return result.artifact

@@ -3,12 +3,25 @@
 The library is, in order: $QDCACHE_LIBRARY (a path); the one installed with
 this package (_install_layout.py, written by `cmake --install`); the system
 loader's libqdcache.so.1.
+
+ctypes is untyped: the library's functions return Any. Callers convert what
+they get at the call (an int status, bytes of a `const char*`) and this
+module's helpers are typed.
 """
 
-import ctypes
-import os
+from __future__ import annotations
 
-from ._errors import QdcacheError
+import ctypes
+import importlib
+import json
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Optional
+
+from ._errors import INTERNAL, UNIMPLEMENTED, error_for
+
+if TYPE_CHECKING:
+    from ._types import Source, Text
 
 ABI_MAJOR = 1
 
@@ -17,23 +30,25 @@ c_void_pp = ctypes.POINTER(ctypes.c_void_p)
 c_char_pp = ctypes.POINTER(ctypes.c_char_p)
 
 
-def _candidates():
+def _installed_library() -> list[str]:
+    """The libqdcache.so.1 installed with this package, when it is installed
+    (only then does _install_layout exist)."""
+    try:
+        layout = importlib.import_module("._install_layout", __package__)
+    except ImportError:
+        return []
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [os.path.normpath(os.path.join(here, str(layout.PACKAGE_TO_LIBDIR), "libqdcache.so.1"))]
+
+
+def _candidates() -> list[str]:
     from_env = os.environ.get("QDCACHE_LIBRARY")
     if from_env:
         return [from_env]
-    found = []
-    try:
-        from . import _install_layout  # only in an installed package
-
-        here = os.path.dirname(os.path.abspath(__file__))
-        found.append(os.path.normpath(os.path.join(here, _install_layout.PACKAGE_TO_LIBDIR, "libqdcache.so.1")))
-    except ImportError:
-        pass
-    found.append("libqdcache.so.1")
-    return found
+    return _installed_library() + ["libqdcache.so.1"]
 
 
-def _load():
+def _load() -> ctypes.CDLL:
     errors = []
     for candidate in _candidates():
         try:
@@ -43,8 +58,12 @@ def _load():
     raise ImportError("qdcache: cannot load libqdcache.so.1 (set QDCACHE_LIBRARY to its path): " + "; ".join(errors))
 
 
+# A ctypes type (c_int, POINTER(c_void_p), ...); None as a restype is void.
+_CType = Any
+_Signature = tuple[Optional[_CType], list[_CType]]
+
 # name: (restype, argtypes). Functions returning qdcache_status get c_int.
-_SIGNATURES = {
+_SIGNATURES: dict[str, _Signature] = {
     "qdcache_abi_version": (ctypes.c_uint32, []),
     "qdcache_version": (ctypes.c_char_p, []),
     "qdcache_status_name": (ctypes.c_char_p, [ctypes.c_int]),
@@ -135,35 +154,82 @@ _SIGNATURES = {
     "qdcache_cuda_buffer_read": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
 }
 
-lib = _load()
-for _name, (_restype, _argtypes) in _SIGNATURES.items():
-    _function = getattr(lib, _name)
-    _function.restype = _restype
-    _function.argtypes = _argtypes
+# Since ABI 1.4: declared only when the library loaded has them (an older
+# one still loads; require() then raises Unimplemented).
+_SIGNATURES_SINCE_1_4: dict[str, _Signature] = {
+    "qdcache_command_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, c_void_pp]),
+    "qdcache_explain_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, c_void_pp]),
+    "qdcache_daemon_version": (ctypes.c_int, [ctypes.c_void_p, c_void_pp]),
+}
 
-if lib.qdcache_abi_version() >> 16 != ABI_MAJOR:
+
+def _declare(library: ctypes.CDLL) -> None:
+    """Gives ctypes the signatures: every one of _SIGNATURES (a missing
+    symbol fails the import), those of _SIGNATURES_SINCE_1_4 the library has."""
+    since_1_4 = {name: signature for name, signature in _SIGNATURES_SINCE_1_4.items() if hasattr(library, name)}
+    for name, (restype, argtypes) in {**_SIGNATURES, **since_1_4}.items():
+        function = getattr(library, name)
+        function.restype = restype
+        function.argtypes = argtypes
+
+
+lib = _load()
+_declare(lib)
+abi_version: int = lib.qdcache_abi_version()
+
+if abi_version >> 16 != ABI_MAJOR:
     raise ImportError(
         "qdcache: libqdcache ABI %d.%d is not the %d.x this package speaks"
-        % (lib.qdcache_abi_version() >> 16, lib.qdcache_abi_version() & 0xFFFF, ABI_MAJOR)
+        % (abi_version >> 16, abi_version & 0xFFFF, ABI_MAJOR)
     )
 
 
-def check(status, what=None):
-    """Raises QdcacheError for a non-zero qdcache_status, with the library's message."""
+def has(name: str) -> bool:
+    """Whether the library loaded has `name` of _SIGNATURES_SINCE_1_4."""
+    return name in _SIGNATURES_SINCE_1_4 and hasattr(lib, name)
+
+
+def require(name: str) -> Callable[..., Any]:
+    """The C function `name` of _SIGNATURES_SINCE_1_4; raises Unimplemented
+    when the library loaded predates it."""
+    if not has(name):
+        raise error_for(
+            UNIMPLEMENTED,
+            "UNIMPLEMENTED",
+            "the libqdcache loaded (ABI %d.%d) lacks %s, which came with ABI 1.4; "
+            "install the libqdcache of this package's release (or point QDCACHE_LIBRARY at it)"
+            % (abi_version >> 16, abi_version & 0xFFFF, name),
+        )
+    function: Callable[..., Any] = getattr(lib, name)
+    return function
+
+
+def check(status: int, what: str | None = None) -> None:
+    """Raises the QdcacheError subclass of a non-zero qdcache_status
+    (InvalidArgument, Unavailable, ...), with the library's message unchanged."""
     if status != 0:
         message = lib.qdcache_last_error().decode("utf-8", "replace")
-        raise QdcacheError(status, lib.qdcache_status_name(status).decode(), message, what)
+        raise error_for(status, lib.qdcache_status_name(status).decode(), message, what)
 
 
-def take_string(pointer):
+def take_string(pointer: ctypes.c_void_p) -> str:
     """The text of a string the library allocated, then frees it."""
     try:
-        return ctypes.string_at(pointer.value).decode("utf-8", "replace")
+        return ctypes.string_at(pointer.value).decode("utf-8", "replace") if pointer.value else ""
     finally:
         lib.qdcache_string_free(pointer)
 
 
-def text(value, what):
+def json_object(text: str, what: str) -> dict[str, Any]:
+    """The JSON object the library wrote for `what`; Internal if it is not
+    an object (the library's contract broken)."""
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise error_for(INTERNAL, "INTERNAL", "libqdcache answered %s with JSON that is not an object" % what)
+    return value
+
+
+def text(value: Text, what: str) -> bytes:
     """A str (or UTF-8 bytes) argument as bytes for a `const char*`: UTF-8
     without NUL, which would silently cut it short at the C boundary."""
     if isinstance(value, bytes):
@@ -180,10 +246,11 @@ def text(value, what):
     return value
 
 
-def buffer_pointer(data, what):
+def buffer_pointer(data: Source, what: str) -> tuple[ctypes.c_void_p, int, object]:
     """(pointer, size, keepalive) for bytes-like `data`, without a copy for
     bytes, bytearray and writable buffers; other buffers (a read-only
-    memoryview of something else than bytes) are copied once; str is UTF-8."""
+    memoryview of something else than bytes) are copied once; str is UTF-8.
+    The pointer is valid while `keepalive` is referenced."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     if isinstance(data, bytes):
@@ -192,6 +259,11 @@ def buffer_pointer(data, what):
         view = memoryview(data)
     except TypeError:
         raise TypeError("%s must be bytes-like or str, not %s" % (what, type(data).__name__)) from None
+    return _view_pointer(view, what)
+
+
+def _view_pointer(view: memoryview, what: str) -> tuple[ctypes.c_void_p, int, object]:
+    """buffer_pointer() of a memoryview."""
     if not view.contiguous:
         view = memoryview(view.tobytes())
     view = view.cast("B")

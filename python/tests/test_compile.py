@@ -63,7 +63,7 @@ class CompileTest(unittest.TestCase):
     def test_fast_key_lookup_without_ir(self):
         ns = "lookup-test"
         compiled = self.client.compile(self.saxpy, target=CPU, fast_key=b"\x00saxpy-v1", namespace=ns)
-        found = self.client.lookup([b"\x00saxpy-v1", "never-compiled", memoryview(b"\x00saxpy-v1")],
+        found = self.client.lookup([b"\x00saxpy-v1", b"never-compiled", memoryview(b"\x00saxpy-v1")],
                                    namespace=ns, target=CPU)
         self.assertEqual(found[0].status, "alias_hit")
         self.assertEqual(found[0].key, compiled.key)
@@ -71,6 +71,27 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(found[2].key, compiled.key)
         self.assertEqual(self.client.lookup([b"\x00saxpy-v1"], namespace="other", target=CPU), [None])
         self.assertEqual(self.client.lookup([], namespace=ns, target=CPU), [])
+
+    def test_a_str_fast_key_is_hex_as_on_the_command_line(self):
+        ns = "hex-key-test"
+        compiled = self.client.compile(self.saxpy, target=CPU, fast_key="c0ffee01", namespace=ns)
+        found = self.client.lookup([b"\xc0\xff\xee\x01", "C0FFEE01", "c0ffee01".encode()], namespace=ns, target=CPU)
+        self.assertEqual(found[0].status, "alias_hit")
+        self.assertEqual(found[0].key, compiled.key)
+        self.assertEqual(found[1].key, compiled.key)
+        self.assertIsNone(found[2])  # the text's raw bytes are another key
+
+    def test_a_str_fast_key_that_is_not_hex_is_refused(self):
+        for text in ("never-compiled", "abc", "", "0xc0ffee01", "c0 ff ee 01", "c0ffee01\n", "\u0661\u0662"):
+            with self.subTest(text=text):
+                with self.assertRaisesRegex(ValueError, "hex.*bytes"):
+                    self.client.compile(self.saxpy, target=CPU, fast_key=text, namespace="ns")
+                with self.assertRaisesRegex(ValueError, "hex.*bytes"):
+                    self.client.lookup([text], namespace="ns", target=CPU)
+        with self.assertRaisesRegex(ValueError, "hex"):
+            self.client.compile_many([dict(ir=self.saxpy, target=CPU, fast_key="saxpy", namespace="ns")])
+        with self.assertRaises(TypeError):
+            self.client.lookup("c0ffee01", namespace="ns", target=CPU)  # one key, not a list
 
     def test_key_extras_and_options_change_the_key(self):
         base = self.client.compile(self.saxpy, target=CPU)
@@ -88,6 +109,7 @@ class CompileTest(unittest.TestCase):
         self.assertIsNotNone(results[0].artifact)
         self.assertEqual(results[1].status, "error")
         self.assertEqual(results[1].error.code_name, "INVALID_ARGUMENT")
+        self.assertIsInstance(results[1].error, qdcache.InvalidArgument)
         self.assertIn("IR", results[1].error.message)
         self.assertIsNotNone(results[2].artifact)
 
@@ -106,8 +128,11 @@ class CompileTest(unittest.TestCase):
         with self.assertRaises(qdcache.QdcacheError) as bad_ir:
             self.client.compile(b"define garbage", target=CPU)
         self.assertEqual(bad_ir.exception.code, 3)
-        with self.assertRaises(qdcache.QdcacheError) as bad_target:
+        self.assertIsInstance(bad_ir.exception, qdcache.InvalidArgument)
+        with self.assertRaises(qdcache.InvalidArgument) as bad_target:
             self.client.compile(self.saxpy, target="gpu:nope")
+        self.assertIsInstance(bad_target.exception, qdcache.QdcacheError)
+        self.assertEqual(bad_target.exception.code, 3)
         self.assertEqual(bad_target.exception.code_name, "INVALID_ARGUMENT")
         self.assertIn("gpu:nope", str(bad_target.exception))
         with self.assertRaises(qdcache.QdcacheError) as missing_entry:
@@ -115,7 +140,7 @@ class CompileTest(unittest.TestCase):
         self.assertIn("not_there", missing_entry.exception.message)
         with self.assertRaises(ValueError):
             self.client.compile(self.saxpy, target=CPU, options={"no_such_option": 1})
-        with self.assertRaises(qdcache.QdcacheError):
+        with self.assertRaises(qdcache.InvalidArgument):
             self.client.compile(self.saxpy, target=CPU, options={"opt": 9})
         with self.assertRaises(TypeError):
             self.client.compile(12345, target=CPU)
@@ -211,16 +236,20 @@ class CompileTest(unittest.TestCase):
 
 
 class ConnectTest(unittest.TestCase):
-    def test_no_daemon_is_unavailable(self):
+    def test_no_daemon_is_unavailable_naming_the_socket(self):
         with Daemon() as daemon:
             socket = daemon.socket
         client = qdcache.Client(socket=socket, spawn=False, timeout="5s")
-        with self.assertRaises(qdcache.QdcacheError) as err:
+        with self.assertRaises(qdcache.Unavailable) as err:
             client.ping()
+        self.assertEqual(err.exception.code, 14)
         self.assertEqual(err.exception.code_name, "UNAVAILABLE")
+        self.assertIn(socket, err.exception.message)
+        with self.assertRaises(qdcache.Unavailable):
+            client.compile(read_data("cpu/saxpy.ll"), target=CPU)
 
     def test_bad_options_are_refused(self):
-        with self.assertRaises(qdcache.QdcacheError) as err:
+        with self.assertRaises(qdcache.InvalidArgument) as err:
             qdcache.Client(socket="/nonexistent", no_such_option="1")
         self.assertIn("no-such-option", str(err.exception))
         with self.assertRaises(qdcache.QdcacheError):

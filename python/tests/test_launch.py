@@ -10,14 +10,14 @@ from support import Daemon, read_data
 
 class CpuLoadTest(unittest.TestCase):
     def test_refuses_what_is_not_a_shared_object(self):
-        with self.assertRaises(qdcache.QdcacheError) as err:
+        with self.assertRaises(qdcache.InvalidArgument) as err:
             qdcache.load_cpu(b"\x7fELF but not really")
         self.assertEqual(err.exception.code_name, "INVALID_ARGUMENT")
 
     def test_missing_symbol_is_not_found(self):
         with Daemon() as daemon, qdcache.Client(socket=daemon.socket) as client:
             module = qdcache.load_cpu(client.compile(read_data("cpu/saxpy.ll"), target="cpu:x86-64"))
-            with self.assertRaises(qdcache.QdcacheError) as err:
+            with self.assertRaises(qdcache.NotFound) as err:
                 module.symbol("nope")
             self.assertEqual(err.exception.code_name, "NOT_FOUND")
             self.assertNotEqual(module.symbol("saxpy"), 0)

@@ -1,0 +1,171 @@
+"""Building a qdcache_request from compile()'s keyword arguments, and the
+spelling of a fast key."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from . import _lib
+from ._lib import check, lib, text
+
+if TYPE_CHECKING:
+    from ._types import BytesLike, FastKey, Source, Text
+
+
+class _KernelSource(TypedDict):
+    ir: Source
+    target: str
+
+
+class KernelSpec(_KernelSource, total=False):
+    """One kernel of Client.compile_many(): compile()'s keyword arguments
+    (ir and target required; include_ptx is the batch's)."""
+
+    options: Mapping[str, bool | int] | None
+    fast_key: FastKey | None
+    namespace: str | None
+    entries: Iterable[str] | None
+    key_extras: Mapping[str, Text] | None
+    no_store: bool
+    recache: bool
+    kind: str | None
+    headers: Mapping[str, Source] | None
+    name_expressions: Iterable[str] | None
+    defines: Iterable[str] | None
+    undefines: Iterable[str] | None
+
+
+def _compile_option_names() -> set[str]:
+    """The compile options the library knows, from its catalogue."""
+    names: set[str] = set()
+    while True:
+        name: bytes | None = lib.qdcache_compile_option_name(len(names))
+        if name is None:
+            return names
+        names.add(name.decode())
+
+
+# Names compile(options=...) takes: the catalogue's, also with "-" for "_",
+# and "opt" for opt_level.
+_OPTION_NAMES = _compile_option_names()
+
+# The text form of a fast key: hex, as `qdcache compile --fast-key` and the
+# warm manifest read it. Checked before bytes.fromhex, which allows spaces.
+_HEX_KEY = re.compile(r"(?:[0-9a-fA-F]{2})+")
+
+
+def fast_key_bytes(key: FastKey) -> BytesLike:
+    """A fast key as the bytes the daemon sees: a bytes-like key as-is; a str
+    is hex, one spelling with the CLI and the manifest ("c0ffee01" is the
+    4 bytes c0 ff ee 01). Raises ValueError for a str that is not a
+    non-empty, even number of hex digits and nothing else."""
+    if not isinstance(key, str):
+        return key
+    if _HEX_KEY.fullmatch(key) is None:
+        raise ValueError(
+            "fast key %r is not hex: the text form of a fast key is hex (as `qdcache compile --fast-key` "
+            "takes it, e.g. \"c0ffee01\"); pass bytes (e.g. s.encode()) to use a string's raw bytes" % key
+        )
+    return bytes.fromhex(key)
+
+
+def _option_text(value: bool | int) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    raise TypeError("option values are bool or int, not %s" % type(value).__name__)
+
+
+def _settings(options: Mapping[str, bool | int] | None, kind: str | None, namespace: str | None, no_store: bool,
+              recache: bool) -> list[tuple[str, str]]:
+    """The (name, value) pairs of qdcache_request_set for one kernel;
+    ValueError for an option name the catalogue lacks."""
+    settings = []
+    for name, value in (options or {}).items():
+        if name.replace("-", "_") not in _OPTION_NAMES and name != "opt":
+            raise ValueError("unknown compile option %r (known: %s)" % (name, ", ".join(sorted(_OPTION_NAMES))))
+        settings.append((name, _option_text(value)))
+    if kind is not None:
+        settings.append(("kind", kind))
+    if namespace is not None:
+        settings.append(("namespace", namespace))
+    if no_store:
+        settings.append(("no-store", "1"))
+    if recache:
+        settings.append(("recache", "1"))
+    return settings
+
+
+def _append_source(request: ctypes.c_void_p, ir: Source, target: str) -> int:
+    """qdcache_request_add_kernel: the new kernel's index."""
+    pointer, size, keep = _lib.buffer_pointer(ir, "ir")
+    index = ctypes.c_size_t()
+    check(lib.qdcache_request_add_kernel(request, pointer, size, text(target, "target"), ctypes.byref(index)))
+    del keep  # the request holds its own copy now
+    return index.value
+
+
+def _set_fast_key(request: ctypes.c_void_p, i: int, fast_key: FastKey) -> None:
+    key, key_size, _key_alive = _lib.buffer_pointer(fast_key_bytes(fast_key), "fast_key")
+    check(lib.qdcache_request_set_fast_key(request, i, key, key_size))
+
+
+def _add_key_extras(request: ctypes.c_void_p, i: int, key_extras: Mapping[str, Text]) -> None:
+    for name, value in key_extras.items():
+        check(lib.qdcache_request_add_key_extra(request, i, text(name, "key_extras name"), text(value, name)))
+
+
+def _add_headers(request: ctypes.c_void_p, i: int, headers: Mapping[str, Source]) -> None:
+    for name, content in headers.items():
+        data, data_size, _header_alive = _lib.buffer_pointer(content, "header " + str(name))
+        check(lib.qdcache_request_add_header(request, i, text(name, "header name"), data, data_size))
+
+
+def _add_texts(request: ctypes.c_void_p, i: int, what: str, values: Iterable[str] | None) -> None:
+    """qdcache_request_add_text of each value ("name-expression", "define", "undefine")."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError("%ss: a list of strings, not one string" % what.replace("-", "_"))
+    for value in values or ():
+        check(lib.qdcache_request_add_text(request, i, what.encode(), text(value, what)))
+
+
+def _add_kernel(request: ctypes.c_void_p, ir: Source, target: str, options: Mapping[str, bool | int] | None = None,
+                fast_key: FastKey | None = None, namespace: str | None = None, entries: Iterable[str] | None = None,
+                key_extras: Mapping[str, Text] | None = None, no_store: bool = False, recache: bool = False,
+                kind: str | None = None, headers: Mapping[str, Source] | None = None,
+                name_expressions: Iterable[str] | None = None, defines: Iterable[str] | None = None,
+                undefines: Iterable[str] | None = None) -> None:
+    """Appends one kernel, given as compile()'s keyword arguments, to `request`."""
+    i = _append_source(request, ir, target)
+    for name, value in _settings(options, kind, namespace, no_store, recache):
+        check(lib.qdcache_request_set(request, i, text(name, "option"), text(value, name)), "option " + name)
+    if fast_key is not None:
+        _set_fast_key(request, i, fast_key)
+    for entry in entries or ():
+        check(lib.qdcache_request_add_entry(request, i, text(entry, "entry")))
+    _add_key_extras(request, i, key_extras or {})
+    _add_headers(request, i, headers or {})
+    _add_texts(request, i, "name-expression", name_expressions)
+    _add_texts(request, i, "define", defines)
+    _add_texts(request, i, "undefine", undefines)
+
+
+@contextlib.contextmanager
+def request_of(kernels: Iterable[Mapping[str, Any]], include_ptx: bool = False) -> Iterator[ctypes.c_void_p]:
+    """A qdcache_request holding `kernels` (each compile()'s keyword
+    arguments), freed when the block ends."""
+    request = ctypes.c_void_p()
+    check(lib.qdcache_request_create(ctypes.byref(request)))
+    try:
+        for kernel in kernels:
+            _add_kernel(request, **kernel)
+        if include_ptx:
+            check(lib.qdcache_request_set(request, 0, b"include-ptx", b"1"))
+        yield request
+    finally:
+        lib.qdcache_request_free(request)
