@@ -12,7 +12,7 @@ packages=(
   librocksdb-dev libspdlog-dev libfmt-dev catch2 libcli11-dev
   nlohmann-json3-dev libssl-dev libzstd-dev zlib1g-dev
   openssl libhiredis-dev redis-server libtomlplusplus-dev libsystemd-dev
-  prometheus-cpp-dev grpc-proto python3 python3-prometheus-client
+  prometheus-cpp-dev grpc-proto python3 python3-prometheus-client mypy
 )
 
 missing=()
