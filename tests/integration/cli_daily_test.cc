@@ -127,7 +127,7 @@ TEST_CASE("an unknown command or option is named, with the nearest known one", "
   CHECK(listed);
 }
 
-TEST_CASE("--version: both programs print the one project version", "[integration][cli][cli-daily]") {
+TEST_CASE("both programs print the one project version with --version", "[integration][cli][cli-daily]") {
   RunResult cli = CliEnv({"--version"});
   RunResult daemon_version = Run({DaemonBinary(), "--version"});
   REQUIRE(cli.exit_code == 0);
@@ -143,7 +143,7 @@ TEST_CASE("--version: both programs print the one project version", "[integratio
         Line(daemon_version.out).substr(std::string("qdcached ").size()));
 }
 
-TEST_CASE("-O0..-O3 are --opt, and the daemon's --help shows defaults and variables", "[integration][cli][cli-daily]") {
+TEST_CASE("the CLI takes -O0..-O3 as --opt, and the daemon's --help shows defaults and variables", "[integration][cli][cli-daily]") {
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
@@ -160,7 +160,7 @@ TEST_CASE("-O0..-O3 are --opt, and the daemon's --help shows defaults and variab
   CHECK_THAT(help.out, Catch::Contains("--max-size SIZE") && Catch::Contains("default: 10G; env QDCACHED_MAX_SIZE"));
 }
 
-TEST_CASE("- is standard input and standard output", "[integration][cli][cli-daily]") {
+TEST_CASE("a file named - is standard input or standard output", "[integration][cli][cli-daily]") {
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
