@@ -6,7 +6,7 @@
  *   ./saxpy kernel.ll            # a function: void saxpy(long n, float a, const float* x, float* y)
  *
  * The daemon is the per-user one ($XDG_RUNTIME_DIR/qdcached.sock), started
- * on demand; QDCACHE_SOCKET names another socket. Exit status 0 when the
+ * on demand; QDCACHE_SOCKET names another socket (the library reads it). Exit status 0 when the
  * kernel's results are right. */
 #include <math.h>
 #include <stdio.h>
@@ -64,10 +64,7 @@ int main(int argc, char** argv) {
   qdcache_options* options = NULL;
   qdcache_status s = qdcache_options_create(&options);
   if (s != QDCACHE_OK) return fail("options", s);
-  const char* socket = getenv("QDCACHE_SOCKET");
-  if (socket != NULL && (s = qdcache_options_set(options, "socket", socket)) != QDCACHE_OK) {
-    return fail("socket", s);
-  }
+  /* No socket set: the library takes $QDCACHE_SOCKET, else the per-user one. */
   if ((s = qdcache_options_set(options, "spawn", "1")) != QDCACHE_OK) return fail("spawn", s);
   qdcache_client* client = NULL;
   s = qdcache_connect(options, &client);

@@ -74,7 +74,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sm", type=int, default=0, help="CUDA SM to compile for (default: the GPU's, else 80)")
     args = parser.parse_args()
-    client = qdcache.Client(socket=os.environ.get("QDCACHE_SOCKET"), spawn=True)
+    client = qdcache.Client(spawn=True)  # at $QDCACHE_SOCKET if set (the library reads it)
 
     n, a = 10000, 2.5
     x = array.array("f", (i * 0.25 for i in range(n)))

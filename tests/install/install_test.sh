@@ -74,6 +74,10 @@ if ! grep -q "cuda kernel not compiled: .*built without CUDA" "$work/first"; the
   grep -q "saxpy.cu .*compiled" "$work/first"
   grep -q "saxpy.cu .*alias_hit" "$work/second"
 fi
+echo "== bash completion"
+completion="$prefix/share/bash-completion/completions/qdcache"
+bash -c "source '$completion' && complete -p qdcache" | grep -- "-F _qdcache qdcache" >/dev/null
+
 # The daemon that served all this is the installed one, started on demand.
 pgrep -af -- "--socket $run/sock" | grep "^[0-9]* $prefix/bin/qdcached " >/dev/null
 echo "install test: ok"
