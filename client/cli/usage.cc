@@ -32,6 +32,13 @@ std::vector<std::string> SubcommandNames(const CLI::App& app) {
   return names;
 }
 
+// "compile, explain, ...": the sub-commands, comma-separated.
+std::string CommandList(const CLI::App& app) {
+  std::string all;
+  for (const std::string& c : SubcommandNames(app)) all += (all.empty() ? "" : ", ") + c;
+  return all;
+}
+
 // Every spelling of `app`'s options: "--socket", "-o", ...
 std::vector<std::string> OptionNames(const CLI::App& app) {
   std::vector<std::string> names;
@@ -85,16 +92,17 @@ std::optional<std::string> UnknownCommand(const CLI::App& app, const std::vector
     if (std::find(commands.begin(), commands.end(), word) != commands.end()) return std::nullopt;
     std::string message = "unknown command '" + word + "'";
     if (std::optional<std::string> near = Nearest(word, commands)) message += "; did you mean '" + *near + "'?";
-    std::string all;
-    for (const std::string& c : commands) all += (all.empty() ? "" : ", ") + c;
-    return message + " (commands: " + all + "; qdcache --help)";
+    return message + " (commands: " + CommandList(app) + "; qdcache --help)";
   }
   return std::nullopt;
 }
 
 std::string UsageMessage(const CLI::App& app, const CLI::ParseError& error) {
-  if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) return error.what();
   const CLI::App* sub = Chosen(app);
+  if (sub == nullptr && dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
+    return "a command is required (commands: " + CommandList(app) + "; qdcache --help)";
+  }
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) return error.what();
   std::vector<std::string> extras = app.remaining();
   if (sub != nullptr) {
     std::vector<std::string> more = sub->remaining();

@@ -98,6 +98,9 @@ TEST_CASE("an unknown command or option is named, with the nearest known one", "
   RunResult typo = Cli(daemon, {"compil", Saxpy()});
   CHECK(typo.exit_code == 2);
   CHECK_THAT(typo.err, Catch::Contains("unknown command 'compil'; did you mean 'compile'?"));
+  RunResult none = CliEnv({});
+  CHECK(none.exit_code == 2);
+  CHECK_THAT(none.err, Catch::Contains("a command is required (commands: compile, explain"));
   RunResult status = Cli(daemon, {"status"});
   CHECK(status.exit_code == 2);
   CHECK_THAT(status.err, Catch::Contains("unknown command 'status'; did you mean 'stats'?"));
