@@ -11,7 +11,7 @@ namespace qdcache::compiler {
 
 struct TargetFamilyInfo {
   std::string family;                   // "cuda", "cpu"
-  std::string syntax;                   // the family's grammar ("cuda:sm_XX[a]")
+  std::string syntax;                   // the family's grammar ("cuda:sm_XX[a|f]")
   std::vector<std::string> processors;  // SMs / CPU names, in the toolchain's order
   std::vector<std::string> features;    // CPU features (without '+'); empty for CUDA
   bool available = true;                // false: this build cannot compile for the family

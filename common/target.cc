@@ -14,13 +14,13 @@ std::string_view FeatureName(std::string_view feature) { return feature.substr(1
 
 bool IsName(std::string_view name) { return std::all_of(name.begin(), name.end(), IsTargetNameChar); }
 
-// ---- cuda:sm_XX[a]
+// ---- cuda:sm_XX[a|f]
 
 Expected<Target> ParseCuda(std::string_view rest) {
   Target t;
   t.kind = TargetKind::kCuda;
   t.sm = std::string(rest);
-  if (!IsCudaSmName(t.sm)) return InvalidArgument("SM must look like sm_90 or sm_90a");
+  if (!IsCudaSmName(t.sm)) return InvalidArgument("SM must look like sm_90, sm_90a or sm_100f");
   return t;
 }
 
@@ -114,7 +114,7 @@ std::string PrintCpu(const Target& t) {
 
 // The registry, in TargetKind order.
 constexpr std::array kFamilies = {
-    TargetFamily{TargetKind::kCuda, "cuda", "cuda:sm_XX[a]", kFamilyCuda, ArtifactKind::kCubin, ParseCuda,
+    TargetFamily{TargetKind::kCuda, "cuda", "cuda:sm_XX[a|f]", kFamilyCuda, ArtifactKind::kCubin, ParseCuda,
                  NormalizeCuda, PrintCuda},
     TargetFamily{TargetKind::kCpu, "cpu", "cpu:NAME[+feature...]", kFamilyCpu, ArtifactKind::kSharedObject,
                  ParseCpu, NormalizeCpu, PrintCpu},

@@ -40,7 +40,7 @@ struct Target {
 struct TargetFamily {
   TargetKind kind;
   std::string_view name;     // "cuda": the prefix before ':'
-  std::string_view grammar;  // "cuda:sm_XX[a]", for messages and docs
+  std::string_view grammar;  // "cuda:sm_XX[a|f]", for messages and docs
   unsigned option_family;    // kFamilyCuda / kFamilyCpu (common/compile_options.h)
   ArtifactKind artifact;
   // The target from what follows "name:"; syntax only.

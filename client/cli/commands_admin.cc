@@ -146,11 +146,19 @@ int RunTargets(client::Client& client, bool json) {
   return Run(client, "targets", nlohmann::json::object(), json, [](const nlohmann::json& d) {
     for (const nlohmann::json& f : d["families"]) {
       std::printf("%s%s\n", Text(f, "syntax").c_str(), f.value("available", true) ? "" : "  (not available)");
+      // "  heading (N):" then the names, wrapped to lines of about 100 columns.
       auto list = [](const char* heading, const nlohmann::json& names) {
         if (names.empty()) return;
+        std::printf("  %s (%zu):\n", heading, names.size());
         std::string line;
-        for (const nlohmann::json& n : names) line += (line.empty() ? "" : " ") + n.get<std::string>();
-        std::printf("  %s (%zu): %s\n", heading, names.size(), line.c_str());
+        for (const nlohmann::json& n : names) {
+          if (!line.empty() && line.size() + n.get<std::string>().size() > 96) {
+            std::printf("   %s\n", line.c_str());
+            line.clear();
+          }
+          line += " " + n.get<std::string>();
+        }
+        std::printf("   %s\n", line.c_str());
       };
       list(Text(f, "family") == "cuda" ? "SMs" : "CPUs", f["processors"]);
       list("features (+name / -name)", f["features"]);

@@ -34,10 +34,11 @@ RunResult CliEnv(std::vector<std::string> args, const EnvChanges& env = {}) {
 std::string Line(const std::string& out) { return out.substr(0, out.find('\n')); }
 
 // The environment the clients other than the CLI need: the sanitizer runtime
-// preloaded into Python under ASan (CMake's QDCACHE_SANITIZER_HOST_ENV).
+// preloaded into Python under ASan (CMake's QDCACHE_SANITIZER_HOST_ENV,
+// '|'-separated).
 EnvChanges HostEnv(EnvChanges env) {
   std::istringstream parts(QDCACHE_HOST_ENV);
-  for (std::string part; std::getline(parts, part, ';');) {
+  for (std::string part; std::getline(parts, part, '|');) {
     if (!part.empty()) env.push_back(part);
   }
   return env;
