@@ -61,8 +61,8 @@ class Args {
   const nlohmann::json& args_;
 };
 
+// The stats call answers the health question too: one round trip.
 Expected<nlohmann::json> Ping(Client& client, const Args&) {
-  QDC_RETURN_IF_ERROR(client.Ping());
   QDC_ASSIGN_OR_RETURN(v1::Stats stats, client.Stats());
   return nlohmann::json{{"target", client.target()}, {"serving", true}, {"version", stats.version()}};
 }
@@ -104,7 +104,7 @@ Expected<nlohmann::json> Evict(Client& client, const Args& a, std::string_view p
     request.set_older_than_seconds(static_cast<std::uint64_t>(age->count()));
   } else if (policy == "trim") {
     QDC_ASSIGN_OR_RETURN(const std::string text, a.Text("max_size", true));
-    Expected<std::uint64_t> bytes = ParseByteSize(text);
+    Expected<std::uint64_t> bytes = ParseSizeWithUnit(text);
     if (!bytes.ok()) return bytes.status().WithContext("max_size");
     request.set_trim_to_bytes(*bytes);
   } else {
@@ -184,18 +184,20 @@ Expected<std::string> ResolveArtifactKey(Client& client, std::string_view text) 
   }
   v1::ListRequest request;
   request.set_key_prefix(std::string(text));
-  request.set_limit(9);
+  request.set_limit(kMaxKeyCandidates + 1);
   QDC_ASSIGN_OR_RETURN(v1::ListResponse found, client.List(std::move(request)));
-  if (found.entries_size() == 0) return NotFound("no stored artifact key starts with " + std::string(text));
-  if (found.entries_size() > 1) {
-    std::string candidates;
-    for (int i = 0; i < found.entries_size() && i < 8; ++i) {
-      candidates += "\n  " + ToHex(found.entries(i).artifact_key()) + "  " + found.entries(i).target();
-    }
-    if (found.entries_size() > 8) candidates += "\n  ...";
-    return InvalidArgument("artifact key prefix " + std::string(text) + " is ambiguous; it starts:" + candidates);
+  return UniqueKey(text, found);
+}
+
+Expected<std::string> UniqueKey(std::string_view prefix, const v1::ListResponse& found) {
+  if (found.entries_size() == 0) return NotFound("no stored artifact key starts with " + std::string(prefix));
+  if (found.entries_size() == 1) return found.entries(0).artifact_key();
+  std::string candidates;
+  for (int i = 0; i < found.entries_size() && i < static_cast<int>(kMaxKeyCandidates); ++i) {
+    candidates += "\n  " + ToHex(found.entries(i).artifact_key()) + "  " + found.entries(i).target();
   }
-  return found.entries(0).artifact_key();
+  if (found.entries_size() > static_cast<int>(kMaxKeyCandidates)) candidates += "\n  ...";
+  return InvalidArgument("artifact key prefix " + std::string(prefix) + " is ambiguous; it starts:" + candidates);
 }
 
 }  // namespace qdcache::client

@@ -30,12 +30,6 @@ Expected<std::uint64_t> ParseByteSize(std::string_view text) {
   std::string_view unit;
   QDC_ASSIGN_OR_RETURN(std::uint64_t value, LeadingNumber(text, &unit));
   int shift = 0;
-  if (unit.empty() && value != 0) {
-    // "10" could be bytes, megabytes or gigabytes depending on who wrote it:
-    // a cap of 10 bytes evicts everything at once, silently.
-    return InvalidArgument("size \"" + std::string(text) + "\" has no unit: did you mean " + std::string(text) +
-                           "G? (K, M, G or T; B for bytes: " + std::string(text) + "B)");
-  }
   if (!unit.empty()) {
     switch (unit.front()) {
       case 'k': case 'K': shift = 10; break;
@@ -52,6 +46,17 @@ Expected<std::uint64_t> ParseByteSize(std::string_view text) {
   }
   if (shift && value > (UINT64_MAX >> shift)) return InvalidArgument("\"" + std::string(text) + "\" is too large");
   return value << shift;
+}
+
+Expected<std::uint64_t> ParseSizeWithUnit(std::string_view text) {
+  QDC_ASSIGN_OR_RETURN(const std::uint64_t bytes, ParseByteSize(text));
+  if (bytes != 0 && !text.empty() && text.back() >= '0' && text.back() <= '9') {
+    // "10" could be bytes, megabytes or gigabytes depending on who wrote it:
+    // a cap of 10 bytes evicts everything at once, silently.
+    return InvalidArgument("size \"" + std::string(text) + "\" has no unit: did you mean " + std::string(text) +
+                           "G? (K, M, G or T; B for bytes: " + std::string(text) + "B)");
+  }
+  return bytes;
 }
 
 Expected<std::chrono::seconds> ParseDuration(std::string_view text) {

@@ -11,11 +11,15 @@
 
 namespace qdcache {
 
-// A byte count with a K/M/G/T suffix (binary: 1K = 1024), optionally
-// followed by "B" or "iB", or "B" alone for bytes ("1536B"). A number
-// without a unit is INVALID_ARGUMENT ("did you mean 10G?"), except 0.
-// Overflow of uint64 is INVALID_ARGUMENT.
+// A byte count with an optional K/M/G/T suffix (binary: 1K = 1024),
+// optionally followed by "B" or "iB"; "B" alone is bytes ("1536B"), as is a
+// bare number. Overflow of uint64 is INVALID_ARGUMENT.
 [[nodiscard]] Expected<std::uint64_t> ParseByteSize(std::string_view text);
+// The same for text a person typed where a bare number is ambiguous (flags,
+// environment variables, `qdcache trim --max-size`): a number without a
+// unit is INVALID_ARGUMENT ("did you mean 10G?"), except 0. Numbers meant
+// as bytes (TOML integers, the C ABI's max-message-bytes) use ParseByteSize.
+[[nodiscard]] Expected<std::uint64_t> ParseSizeWithUnit(std::string_view text);
 
 // The longest duration the parsers accept: 100 years. Deadlines computed
 // from it (now + duration, in nanoseconds) cannot overflow.

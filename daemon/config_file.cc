@@ -40,7 +40,11 @@ std::optional<std::string> AsText(const toml::node& node, ValueKind kind) {
   const bool text_ok = kind == ValueKind::kString || kind == ValueKind::kSize || kind == ValueKind::kDuration;
   const bool integer_ok = kind == ValueKind::kInteger || kind == ValueKind::kSize || kind == ValueKind::kDuration;
   if (const auto* s = node.as_string(); s && text_ok) return s->get();
-  if (const auto* i = node.as_integer(); i && integer_ok) return std::to_string(i->get());
+  if (const auto* i = node.as_integer(); i && integer_ok) {
+    // A TOML integer size is bytes, as documented: spelt so for the setting,
+    // which refuses a bare number from a flag.
+    return std::to_string(i->get()) + (kind == ValueKind::kSize ? "B" : "");
+  }
   if (const auto* b = node.as_boolean(); b && kind == ValueKind::kBool) return b->get() ? "true" : "false";
   return std::nullopt;
 }

@@ -102,7 +102,7 @@ Setting SizeSetting(std::string name, std::string help, std::uint64_t DaemonOpti
                     std::uint64_t max, bool zero_means_none) {
   Setting s{.name = std::move(name), .help = std::move(help), .kind = ValueKind::kSize};
   s.apply = [field, min, max, zero_means_none](std::string_view text, DaemonOptions& o) -> Status {
-    QDC_ASSIGN_OR_RETURN(const std::uint64_t bytes, ParseByteSize(text));
+    QDC_ASSIGN_OR_RETURN(const std::uint64_t bytes, ParseSizeWithUnit(text));
     if ((bytes < min || bytes > max) && !(bytes == 0 && zero_means_none)) {
       std::string range = max == std::numeric_limits<std::uint64_t>::max()
                               ? "at least " + FormatByteSize(min)

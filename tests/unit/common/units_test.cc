@@ -5,8 +5,8 @@
 using namespace qdcache;
 
 TEST_CASE("byte sizes take binary K/M/G/T suffixes", "[common]") {
+  CHECK(*ParseByteSize("123") == 123);
   CHECK(*ParseByteSize("123B") == 123);
-  CHECK(*ParseByteSize("0") == 0);
   CHECK(*ParseByteSize("1K") == 1024);
   CHECK(*ParseByteSize("1M") == 1048576);
   CHECK(*ParseByteSize("10G") == 10ull << 30);
@@ -23,10 +23,14 @@ TEST_CASE("malformed or overflowing sizes are refused", "[common]") {
 
 TEST_CASE("a size without a unit is refused with the likely meaning", "[common]") {
   // 10 bytes as a cache cap would evict every artifact at once, silently.
-  Expected<std::uint64_t> bare = ParseByteSize("10");
+  Expected<std::uint64_t> bare = ParseSizeWithUnit("10");
   REQUIRE_FALSE(bare.ok());
   CHECK(bare.status().code() == Code::kInvalidArgument);
   CHECK_THAT(bare.status().message(), Catch::Contains("did you mean 10G?") && Catch::Contains("10B"));
+  CHECK(*ParseSizeWithUnit("10B") == 10);
+  CHECK(*ParseSizeWithUnit("10G") == 10ull << 30);
+  CHECK(*ParseSizeWithUnit("0") == 0);
+  CHECK_FALSE(ParseSizeWithUnit("12Q").ok());
 }
 
 TEST_CASE("durations take s/m/h/d/w units", "[common]") {

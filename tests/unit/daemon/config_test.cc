@@ -94,6 +94,12 @@ TEST_CASE("sizes and durations in the file may be strings with units or integers
   CHECK(o->compile_timeout == std::chrono::seconds(120));
   CHECK(o->failure_memory == std::chrono::seconds(30));
   CHECK(o->sync_writes);
+  // A TOML integer size is bytes, as the file's documentation says.
+  ConfigFile bytes("max-size = 10737418240\nmemory-cache = 1048576\n");
+  Expected<DaemonOptions> from_integers = Parse({"--config", bytes.path()});
+  REQUIRE(from_integers.ok());
+  CHECK(from_integers->max_bytes == 10ull << 30);
+  CHECK(from_integers->memory_cache_bytes == 1ull << 20);
 }
 
 TEST_CASE("an unknown key in the file names the file and line, with a hint for snake case", "[daemon][config]") {
