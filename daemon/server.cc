@@ -122,9 +122,7 @@ class ServerImpl final : public Server {
                                if (remote_ != nullptr) remote_->ResetStats();
                              }},
                  // A Shutdown call takes the idle exit's way out (RunDaemonMain).
-                 [this] {
-                   if (on_idle_) on_idle_();
-                 }) {
+                 on_idle_ ? std::function<void()>([this] { on_idle_(); }) : std::function<void()>()) {
     if (remote_ != nullptr) remote_->SetHealthListener([this](bool) { ReportRemoteHealth(); });
   }
 

@@ -115,7 +115,8 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
   pending->remaining = n;
   pending->slot = std::move(admitted->slot);
   const engine::Peer peer = admitted->peer;
-  const std::string who = Who(peer, request->header());
+  // Named only for a log that shows it.
+  const std::string who = spdlog::should_log(spdlog::level::debug) ? Who(peer, request->header()) : std::string();
   spdlog::debug("Compile: {} kernel{} from {}", n, n == 1 ? "" : "s", who);
   for (int i = 0; i < n; ++i) {
     engine_.Compile(request->kernels(i), peer, request->include_ptx(), reactor->call(),
@@ -136,7 +137,7 @@ grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContex
                                                       v1::LookupResponse* response) {
   return Answer(context, auth::Operation::kLookup, *request, [&](const engine::Peer& peer) -> Status {
     QDC_RETURN_IF_ERROR(CheckBatch(request->queries_size(), limits_.max_batch, "lookup"));
-    const std::string who = Who(peer, request->header());
+    const std::string who = spdlog::should_log(spdlog::level::debug) ? Who(peer, request->header()) : std::string();
     spdlog::debug("Lookup: {} fast key{} from {}", request->queries_size(), request->queries_size() == 1 ? "" : "s",
                   who);
     for (const v1::FastKeyQuery& q : request->queries()) {
@@ -227,14 +228,18 @@ grpc::ServerUnaryReactor* CompileCacheService::Verify(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* CompileCacheService::Shutdown(grpc::CallbackServerContext* context,
                                                         const v1::ShutdownRequest* request,
                                                         v1::ShutdownResponse* response) {
+  bool asked = false;
   grpc::ServerUnaryReactor* reactor =
       Answer(context, auth::Operation::kShutdown, *request, [&](const engine::Peer& peer) -> Status {
+        if (!stop_) return Status(Code::kUnimplemented, "this server cannot be stopped by a call");
         spdlog::info("shutdown asked by {}", Who(peer, request->header()));
         response->set_pid(static_cast<std::uint32_t>(::getpid()));
+        asked = true;
         return Status::Ok();
       });
-  // After the answer is queued: the drain that follows lets it go out.
-  if (response->pid() != 0) stop_();
+  // After the answer is queued (`response` may be gone already): the drain
+  // that follows lets it go out.
+  if (asked) stop_();
   return reactor;
 }
 

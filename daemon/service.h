@@ -36,7 +36,7 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
  public:
   // `auth` identifies callers; it must outlive the service.
   // `stop` asks the daemon to drain and stop (Shutdown); it must return
-  // without waiting for that.
+  // without waiting for that. Empty: Shutdown answers UNIMPLEMENTED.
   CompileCacheService(engine::Engine& engine, const CallAuthenticator& auth, ServiceLimits limits,
                       StatsSource stats, std::function<void()> stop);
 

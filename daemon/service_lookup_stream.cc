@@ -24,7 +24,7 @@ class LookupStreamReactor final : public grpc::ServerWriteReactor<v1::LookupResp
         peer_(std::move(peer)),
         slot_(std::move(slot)),
         request_(request),
-        who_(Who(peer_, request.header())) {
+        who_(spdlog::should_log(spdlog::level::debug) ? Who(peer_, request.header()) : std::string()) {
     spdlog::debug("LookupStream: {} fast keys from {}", request_.queries_size(), who_);
     WriteNext();
   }
