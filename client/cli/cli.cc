@@ -63,6 +63,7 @@ void AddKernelOptions(CLI::App* app, CompileArgs& c) {
 // evict, trim and clear: a sub-command with --dry-run and --json; the caller
 // adds what says how much to evict.
 CLI::App* AddEvictCommand(CLI::App& app, const std::string& name, const std::string& description, EvictArgs& args) {
+  args.command = name;
   CLI::App* command = app.add_subcommand(name, description);
   command->add_flag("--dry-run,-n", args.dry_run, "Only say what would be evicted");
   command->add_flag("--json", args.json, "Print one JSON object");
@@ -255,6 +256,10 @@ int Main(int argc, const char* const* argv) {
   if (*completion) {
     std::fputs(BashCompletion(app, "qdcache").c_str(), stdout);
     return kExitOk;
+  }
+  if (c.output == "-" && c.ptx_output == "-") {
+    PrintError(InvalidArgument("-o - and --ptx-out - both write to stdout: name a file for one of them"));
+    return FinishRun(kExitUsage);
   }
   for (const auto& [output, json] : {std::pair{c.output, c.json}, std::pair{c.ptx_output, c.json},
                                      std::pair{l.output, l.json}, std::pair{inspect_out, inspect_json},

@@ -79,9 +79,9 @@ struct ListArgs {
 [[nodiscard]] int RunInspect(client::Client& client, const std::string& key_text, const std::string& output,
                              bool json);
 struct EvictArgs {
-  // At most one set: evict, trim, or (neither) clear.
-  std::string older_than;
-  std::string max_size;
+  std::string command;     // "evict", "trim" or "clear"
+  std::string older_than;  // evict's
+  std::string max_size;    // trim's
   bool dry_run = false;
   bool json = false;
 };

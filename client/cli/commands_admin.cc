@@ -19,10 +19,9 @@ unsigned long long Number(const nlohmann::json& j, const char* name) {
   return j.value(name, static_cast<unsigned long long>(0));
 }
 
-// Runs `command`, printing its document (--json) or, through `text`, a view of it.
+// Prints a command's answer: its document (--json) or, through `text`, a view of it.
 template <typename TextView>
-int Run(client::Client& client, const char* command, const nlohmann::json& args, bool json, TextView text) {
-  Expected<nlohmann::json> document = client::RunCommandJson(client, command, args);
+int Show(const Expected<nlohmann::json>& document, bool json, TextView text) {
   if (!document.ok()) return PrintError(document.status()), ExitCodeFor(document.status());
   if (json) {
     PrintJson(*document);
@@ -32,10 +31,16 @@ int Run(client::Client& client, const char* command, const nlohmann::json& args,
   return kExitOk;
 }
 
+// Runs `command` and shows its answer.
+template <typename TextView>
+int Run(client::Client& client, const char* command, const nlohmann::json& args, bool json, TextView text) {
+  return Show(client::RunCommandJson(client, command, args), json, text);
+}
+
 void PrintEntries(const nlohmann::json& d) {
   std::printf("%-64s  %-13s  %-22s  %10s  %10s  %s\n", "ARTIFACT KEY", "KIND", "TARGET", "SIZE", "STORED",
               "LAST ACCESS");
-  for (const nlohmann::json& e : d["entries"]) {
+  for (const nlohmann::json& e : d.at("entries")) {
     std::printf("%-64s  %-13s  %-22s  %10llu  %10llu  %s\n", Text(e, "artifact_key").c_str(),
                 Text(e, "kind").c_str(), Text(e, "target").c_str(), Number(e, "size"), Number(e, "stored_bytes"),
                 Text(e, "last_access").c_str());
@@ -44,7 +49,7 @@ void PrintEntries(const nlohmann::json& d) {
 
 void PrintAliases(const nlohmann::json& d) {
   std::printf("%-20s  %-22s  %-32s  %s\n", "NAMESPACE", "TARGET", "FAST KEY", "ARTIFACT KEY");
-  for (const nlohmann::json& a : d["aliases"]) {
+  for (const nlohmann::json& a : d.at("aliases")) {
     std::printf("%-20s  %-22s  %-32s  %s\n", Text(a, "namespace").c_str(), Text(a, "target").c_str(),
                 Text(a, "fast_key").c_str(), Text(a, "artifact_key").c_str());
   }
@@ -52,11 +57,11 @@ void PrintAliases(const nlohmann::json& d) {
 
 void PrintArtifact(const nlohmann::json& a) {
   for (const char* name : {"artifact_key", "kind", "target", "size", "payload_digest", "toolchain", "created"}) {
-    const nlohmann::json& v = a[name];
+    const nlohmann::json& v = a.at(name);
     std::printf("%-16s %s\n", name, v.is_string() ? v.get<std::string>().c_str() : v.dump().c_str());
   }
   std::printf("%-16s %.4f\n", "compile_seconds", a.value("compile_seconds", 0.0));
-  for (const nlohmann::json& e : a["entries"]) {
+  for (const nlohmann::json& e : a.at("entries")) {
     std::string line = Text(e, "name");
     // Only what the backend knows: a CPU kernel has no register count.
     for (const char* field : {"registers", "shared_bytes", "local_bytes", "max_threads_per_block"}) {
@@ -65,7 +70,7 @@ void PrintArtifact(const nlohmann::json& a) {
     std::printf("%-16s %s\n", "entry", line.c_str());
   }
   if (a.contains("lowered_names")) {
-    for (const auto& [expression, name] : a["lowered_names"].items()) {
+    for (const auto& [expression, name] : a.at("lowered_names").items()) {
       std::printf("%-16s %s -> %s\n", "lowered_name", expression.c_str(), name.get<std::string>().c_str());
     }
   }
@@ -110,29 +115,29 @@ int RunInspect(client::Client& client, const std::string& key_text, const std::s
 }
 
 int RunEvict(client::Client& client, const EvictArgs& args) {
+  // By the command given, never by which value is empty: an empty
+  // --older-than "" must be refused, not read as `clear`.
   nlohmann::json a = nlohmann::json::object();
-  const char* command = "clear";
-  if (!args.older_than.empty()) {
-    command = "evict";
-    a["older_than"] = args.older_than;
-  } else if (!args.max_size.empty()) {
-    command = "trim";
-    a["max_size"] = args.max_size;
-  }
+  if (args.command == "evict") a["older_than"] = args.older_than;
+  if (args.command == "trim") a["max_size"] = args.max_size;
   if (args.dry_run) a["dry_run"] = true;
-  return Run(client, command, a, args.json, [](const nlohmann::json& d) {
+  return Run(client, args.command.c_str(), a, args.json, [](const nlohmann::json& d) {
     std::printf("%s %llu entries, %llu bytes\n", d.value("dry_run", false) ? "would evict" : "evicted",
                 Number(d, "evicted_entries"), Number(d, "evicted_bytes"));
   });
 }
 
 int RunVerify(client::Client& client, bool json) {
-  // One unary call: nothing to count while it runs, so the elapsed time.
-  Progress progress("verifying", 0);
-  ElapsedTicker ticker(progress);
-  return Run(client, "verify", nlohmann::json::object(), json, [](const nlohmann::json& d) {
+  // One unary call: nothing to count while it runs, so the elapsed time,
+  // erased before the answer is shown.
+  Expected<nlohmann::json> document = [&] {
+    Progress progress("verifying", 0);
+    ElapsedTicker ticker(progress);
+    return client::RunCommandJson(client, "verify", nlohmann::json::object());
+  }();
+  return Show(document, json, [](const nlohmann::json& d) {
     std::printf("checked %llu entries, dropped %llu bad ones\n", Number(d, "checked"), Number(d, "dropped"));
-    for (const nlohmann::json& k : d["dropped_keys"]) std::printf("  dropped %s\n", k.get<std::string>().c_str());
+    for (const nlohmann::json& k : d.at("dropped_keys")) std::printf("  dropped %s\n", k.get<std::string>().c_str());
   });
 }
 
@@ -144,7 +149,7 @@ int RunShutdown(client::Client& client, bool json) {
 
 int RunTargets(client::Client& client, bool json) {
   return Run(client, "targets", nlohmann::json::object(), json, [](const nlohmann::json& d) {
-    for (const nlohmann::json& f : d["families"]) {
+    for (const nlohmann::json& f : d.at("families")) {
       std::printf("%s%s\n", Text(f, "syntax").c_str(), f.value("available", true) ? "" : "  (not available)");
       // "  heading (N):" then the names, wrapped to lines of about 100 columns.
       auto list = [](const char* heading, const nlohmann::json& names) {
@@ -160,8 +165,8 @@ int RunTargets(client::Client& client, bool json) {
         }
         std::printf("   %s\n", line.c_str());
       };
-      list(Text(f, "family") == "cuda" ? "SMs" : "CPUs", f["processors"]);
-      list("features (+name / -name)", f["features"]);
+      list(Text(f, "family") == "cuda" ? "SMs" : "CPUs", f.at("processors"));
+      list("features (+name / -name)", f.at("features"));
     }
   });
 }

@@ -152,6 +152,10 @@ int RunLookup(client::Client& client, const LookupArgs& args) {
   }
   for (const std::string& text : args.fast_keys_text) raw.push_back(text);
   if (raw.empty()) return PrintError(InvalidArgument("no fast keys given")), kExitUsage;
+  if (raw.size() > 1 && args.output == "-") {
+    return PrintError(InvalidArgument("-o - takes the artifact of one fast key; several go to a directory")),
+           kExitUsage;
+  }
   LookupArgs all = args;
   all.fast_keys_hex.clear();
   for (const std::string& key : raw) all.fast_keys_hex.push_back(ToHex(key));

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -80,7 +81,8 @@ RunResult RunWith(const std::vector<std::string>& argv, std::optional<uid_t> as_
     if (fds[2].fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
       const ssize_t n = write(fds[2].fd, input->data() + fed, input->size() - fed);
       if (n > 0) fed += static_cast<std::size_t>(n);
-      if (n < 0 || fed == input->size()) {  // all fed, or the child closed its stdin
+      const bool again = n < 0 && (errno == EINTR || errno == EAGAIN);
+      if ((n < 0 && !again) || fed == input->size()) {  // all fed, or the child closed its stdin
         close(fds[2].fd);
         fds[2].fd = -1;
       }
