@@ -9,6 +9,7 @@
 #include "backends/compile_error.h"
 #include "backends/cuda_support.h"
 #include "backends/target_catalogue.h"
+#include "common/nearest_name.h"
 #include "backends/llvm_targets.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -24,14 +25,17 @@ constexpr llvm::StringRef kModeFeatures[] = {"64bit", "64bit-mode", "32bit-mode"
 
 // "did you mean 'x'? " for the closest of `names` to `word`, or "".
 std::string Nearest(const std::string& word, const std::vector<std::string>& names) {
-  const std::string* best = nullptr;
-  unsigned best_distance = 0;
-  for (const std::string& name : names) {
-    const unsigned d = llvm::StringRef(word).edit_distance(name, true);
-    if (best == nullptr || d < best_distance) best = &name, best_distance = d;
+  const std::optional<std::string> near = NearestName(word, names);
+  return near ? "did you mean '" + *near + "'? " : "";
+}
+
+// The CPU family's processors and features, listed once per process.
+const TargetFamilyInfo& CpuFamily() {
+  for (const TargetFamilyInfo& family : SupportedTargets()) {
+    if (family.family == FamilyOf(TargetKind::kCpu).name) return family;
   }
-  if (best == nullptr || best_distance > std::max<std::size_t>(2, word.size() / 3)) return "";
-  return "did you mean '" + *best + "'? ";
+  static const TargetFamilyInfo none;
+  return none;
 }
 
 bool Reaches(const std::vector<std::string>& sms, const std::string& sm) {
@@ -69,8 +73,7 @@ llvm::Error CheckCpu(const Target& target) {
   if (!generic) return ToolchainFailure("cannot create the X86 subtarget info");
 
   if (!generic->isCPUStringValid(target.cpu)) {
-    std::vector<std::string> cpus;
-    for (const auto& p : generic->getAllProcessorDescriptions()) cpus.emplace_back(p.Key);
+    const std::vector<std::string>& cpus = CpuFamily().processors;
     return BadInput("unknown x86-64 CPU '" + target.cpu + "' (" + Nearest(target.cpu, cpus) +
                     "supported: " + ShortList(cpus) + ")");
   }
@@ -84,8 +87,7 @@ llvm::Error CheckCpu(const Target& target) {
     const bool known =
         std::any_of(table.begin(), table.end(), [&](const auto& kv) { return name == kv.Key; });
     if (!known) {
-      std::vector<std::string> names;
-      for (const auto& kv : table) names.emplace_back(kv.Key);
+      const std::vector<std::string>& names = CpuFamily().features;
       return BadInput("unknown x86 CPU feature '" + name + "' (" + Nearest(name.str(), names) +
                       "known: " + ShortList(names) + ")");
     }

@@ -4,23 +4,10 @@
 #include <algorithm>
 #include <sstream>
 
+#include "common/nearest_name.h"
+
 namespace qdcache::cli {
 namespace {
-
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 std::vector<const CLI::App*> Subcommands(const CLI::App& app) {
   return app.get_subcommands([](const CLI::App*) { return true; });
@@ -69,17 +56,6 @@ const CLI::App* Chosen(const CLI::App& app) {
 
 }  // namespace
 
-std::optional<std::string> Nearest(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::string* best = nullptr;
-  std::size_t best_distance = 0;
-  for (const std::string& c : candidates) {
-    const std::size_t d = EditDistance(word, c);
-    if (best == nullptr || d < best_distance) best = &c, best_distance = d;
-  }
-  if (best == nullptr || best_distance > std::max<std::size_t>(2, word.size() / 3)) return std::nullopt;
-  return *best;
-}
-
 std::optional<std::string> UnknownCommand(const CLI::App& app, const std::vector<std::string>& args) {
   const std::vector<std::string> commands = SubcommandNames(app);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -91,7 +67,7 @@ std::optional<std::string> UnknownCommand(const CLI::App& app, const std::vector
     }
     if (std::find(commands.begin(), commands.end(), word) != commands.end()) return std::nullopt;
     std::string message = "unknown command '" + word + "'";
-    if (std::optional<std::string> near = Nearest(word, commands)) message += "; did you mean '" + *near + "'?";
+    if (std::optional<std::string> near = NearestName(word, commands)) message += "; did you mean '" + *near + "'?";
     return message + " (commands: " + CommandList(app) + "; qdcache --help)";
   }
   return std::nullopt;
@@ -118,7 +94,7 @@ std::string UsageMessage(const CLI::App& app, const CLI::ParseError& error) {
     if (word.size() > 1 && word[0] == '-') {
       const std::string name = word.substr(0, word.find('='));
       std::string message = "unknown option " + name + " for " + where;
-      if (std::optional<std::string> near = Nearest(name, options)) message += "; did you mean " + *near + "?";
+      if (std::optional<std::string> near = NearestName(name, options)) message += "; did you mean " + *near + "?";
       return message + " (" + (sub != nullptr ? "qdcache " + sub->get_name() + " --help" : "qdcache --help") + ")";
     }
   }

@@ -17,10 +17,6 @@ class ParseError;
 
 namespace qdcache::cli {
 
-// The candidate closest to `word` by edit distance, when close enough to be
-// a plausible typo (at most a third of its length, and at least 2); none otherwise.
-[[nodiscard]] std::optional<std::string> Nearest(std::string_view word, const std::vector<std::string>& candidates);
-
 // Before parsing: the first word of `args` (argv without the program) that
 // is neither an option, an option's value nor a sub-command of `app` — an
 // unknown command — as an error message naming it and the nearest command.
