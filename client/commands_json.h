@@ -36,7 +36,13 @@ namespace qdcache::client {
 // no stored key starts with it.
 [[nodiscard]] Expected<std::string> ResolveArtifactKey(Client& client, std::string_view text);
 
-// Inclusive bounds of a short key prefix.
+// The fewest digits a short key may have, and the most candidates an
+// ambiguous one lists.
 inline constexpr std::size_t kMinKeyPrefixDigits = 4;
+inline constexpr std::size_t kMaxKeyCandidates = 8;
+
+// The one key of `found` (a List by `prefix`): NOT_FOUND when none,
+// INVALID_ARGUMENT listing up to kMaxKeyCandidates when several.
+[[nodiscard]] Expected<std::string> UniqueKey(std::string_view prefix, const v1::ListResponse& found);
 
 }  // namespace qdcache::client
