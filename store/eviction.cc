@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 
 #include "store/housekeeper.h"
 
@@ -43,17 +42,16 @@ Expected<EvictionResult> Evictor::PlanTrimTo(std::uint64_t limit) {
   QDC_ASSIGN_OR_RETURN(std::vector<IndexedEntry> larger, index_.LargerThan(limit));
   std::uint64_t total = index_.TotalBytes();
   EvictionResult plan;
-  std::set<EntryId> planned;
   auto take = [&](const IndexedEntry& entry) {
-    if (!planned.emplace(entry.kind, entry.key).second) return;
     ++plan.entries;
     plan.bytes += entry.bytes;
     total -= std::min(total, entry.bytes);
   };
   for (const IndexedEntry& entry : larger) take(entry);
+  // The walk meets those again: an entry larger than the limit is counted.
   QDC_RETURN_IF_ERROR(WalkOldest(index_, kChunk, [&](const IndexedEntry& entry) {
     if (total <= limit) return false;
-    take(entry);
+    if (entry.bytes <= limit) take(entry);
     return true;
   }));
   return plan;
