@@ -177,6 +177,7 @@ bool IsLinkerIoFailure(llvm::StringRef messages) {
 // Replaces `from` (a /proc/self/fd/N path) where it is not the start of a
 // longer number.
 void Rename(std::string& messages, const std::string& from, std::string_view to) {
+  if (from.empty()) return;  // every position would match, and the text grow without end
   for (std::size_t at = 0; (at = messages.find(from, at)) != std::string::npos;) {
     const std::size_t end = at + from.size();
     if (end < messages.size() && messages[end] >= '0' && messages[end] <= '9') {

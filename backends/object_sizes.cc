@@ -14,18 +14,9 @@
 namespace qdcache::compiler {
 namespace {
 
-constexpr std::uint64_t kSaturated = UINT64_MAX;
-
-std::uint64_t Add(std::uint64_t a, std::uint64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
-
-std::uint64_t Multiply(std::uint64_t a, std::uint64_t b) {
-  if (a == 0 || b == 0) return 0;
-  return a > kSaturated / b ? kSaturated : a * b;
-}
-
 std::uint64_t AlignTo(std::uint64_t bytes, std::uint64_t align) {
-  const std::uint64_t padded = Add(bytes, align - 1);
-  return padded == kSaturated ? kSaturated : padded / align * align;
+  const std::uint64_t padded = SaturatingAdd(bytes, align - 1);
+  return padded == kSaturatedBytes ? kSaturatedBytes : padded / align * align;
 }
 
 // Allocation sizes as DataLayout defines them, saturating at 2^64 - 1
@@ -38,7 +29,7 @@ class Sizer {
 
   std::optional<std::uint64_t> AllocSize(llvm::Type* type) {
     const std::uint64_t bytes = Saturating(type);
-    if (bytes == kSaturated) return std::nullopt;
+    if (bytes == kSaturatedBytes) return std::nullopt;
     return bytes;
   }
 
@@ -47,11 +38,11 @@ class Sizer {
     if (auto it = memo_.find(type); it != memo_.end()) return it->second;
     std::uint64_t bytes = 0;
     if (auto* array = llvm::dyn_cast<llvm::ArrayType>(type)) {
-      bytes = Multiply(array->getNumElements(), Saturating(array->getElementType()));
+      bytes = SaturatingMultiply(array->getNumElements(), Saturating(array->getElementType()));
     } else if (auto* st = llvm::dyn_cast<llvm::StructType>(type)) {
       for (llvm::Type* element : st->elements()) {
         if (!st->isPacked()) bytes = AlignTo(bytes, layout_.getABITypeAlign(element).value());
-        bytes = Add(bytes, Saturating(element));
+        bytes = SaturatingAdd(bytes, Saturating(element));
       }
       bytes = AlignTo(bytes, layout_.getABITypeAlign(st).value());
     } else {
@@ -78,8 +69,8 @@ std::optional<std::uint64_t> AllocaSize(Sizer& sizer, const llvm::AllocaInst& al
   if (dynamic) return 0;
   const std::optional<std::uint64_t> element = sizer.AllocSize(alloca.getAllocatedType());
   if (!element || count->getValue().getActiveBits() > 64) return std::nullopt;
-  const std::uint64_t bytes = Multiply(*element, count->getZExtValue());
-  if (bytes == kSaturated) return std::nullopt;
+  const std::uint64_t bytes = SaturatingMultiply(*element, count->getZExtValue());
+  if (bytes == kSaturatedBytes) return std::nullopt;
   return bytes;
 }
 
@@ -100,10 +91,10 @@ llvm::Error CheckGlobals(const llvm::Module& module, bool cuda, Sizer& sizer) {
                       " bytes (2^47, the x86-64 user address space, which CUDA's unified addressing shares)");
     }
     std::uint64_t& total = totals[g.getAddressSpace()];
-    total = Add(total, *size);
+    total = SaturatingAdd(total, *size);
     if (total > kMaxObjectBytes) {
       return BadInput("the module's globals in addrspace(" + llvm::Twine(g.getAddressSpace()) + ") total " +
-                      Bytes(total == kSaturated ? std::nullopt : std::optional(total)) + " (reached at @" +
+                      Bytes(total == kSaturatedBytes ? std::nullopt : std::optional(total)) + " (reached at @" +
                       g.getName() + "); at most " + llvm::Twine(kMaxObjectBytes) + " bytes");
     }
   }

@@ -42,6 +42,17 @@ inline constexpr std::uint64_t kMaxSpelledOutNodes = std::uint64_t{16} << 20;
 // them (backends/object_sizes.h, compiler/ptx_variables.h).
 inline constexpr std::uint64_t kMaxObjectBytes = std::uint64_t{1} << 47;
 
+// Object sizes are added and multiplied saturating at kSaturatedBytes
+// (2^64 - 1): a size that far past kMaxObjectBytes is refused all the same.
+inline constexpr std::uint64_t kSaturatedBytes = UINT64_MAX;
+[[nodiscard]] constexpr std::uint64_t SaturatingAdd(std::uint64_t a, std::uint64_t b) {
+  return a > kSaturatedBytes - b ? kSaturatedBytes : a + b;
+}
+[[nodiscard]] constexpr std::uint64_t SaturatingMultiply(std::uint64_t a, std::uint64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > kSaturatedBytes / b ? kSaturatedBytes : a * b;
+}
+
 // Where brackets first nest deeper than `limit` in text IR.
 struct NestingExcess {
   int line = 0;    // 1-based

@@ -14,16 +14,8 @@
 namespace qdcache::compiler {
 namespace {
 
-constexpr std::uint64_t kSaturated = UINT64_MAX;
-
-std::uint64_t Multiply(std::uint64_t a, std::uint64_t b) {
-  if (a == 0 || b == 0) return 0;
-  return a > kSaturated / b ? kSaturated : a * b;
-}
-std::uint64_t Add(std::uint64_t a, std::uint64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
-
 std::string Bytes(std::uint64_t bytes) {
-  return (bytes == kSaturated ? std::string("at least 2^64 - 1") : std::to_string(bytes)) + " bytes";
+  return (bytes == kSaturatedBytes ? std::string("at least 2^64 - 1") : std::to_string(bytes)) + " bytes";
 }
 
 bool IsStateSpace(std::string_view t) {
@@ -44,7 +36,7 @@ std::uint64_t TypeBytes(std::string_view t) {
 
 // A constant integer expression of a dimension: PTX's integer literals
 // (decimal, 0x hexadecimal, 0b binary, 0 octal, an optional U suffix) with
-// + - * / % << >> and parentheses. Saturates at kSaturated instead of
+// + - * / % << >> and parentheses. Saturates at kSaturatedBytes instead of
 // wrapping; nullopt when the text is not such an expression.
 class DimensionParser {
  public:
@@ -68,11 +60,11 @@ class DimensionParser {
     while (value) {
       if (Take("+")) {
         const auto rhs = Product();
-        value = rhs ? std::optional(Add(*value, *rhs)) : std::nullopt;
+        value = rhs ? std::optional(SaturatingAdd(*value, *rhs)) : std::nullopt;
       } else if (Take("-")) {
         const auto rhs = Product();
         if (!rhs || *rhs > *value) return std::nullopt;  // negative: not a size
-        value = *value == kSaturated ? kSaturated : *value - *rhs;
+        value = *value == kSaturatedBytes ? kSaturatedBytes : *value - *rhs;
       } else {
         break;
       }
@@ -88,9 +80,9 @@ class DimensionParser {
       const char op = multiply ? '*' : text_[pos_++];
       const auto rhs = Shift();
       if (!rhs || (op != '*' && *rhs == 0)) return std::nullopt;
-      if (op == '*') value = Multiply(*value, *rhs);
+      if (op == '*') value = SaturatingMultiply(*value, *rhs);
       // A saturated operand makes any quotient or remainder unknown: as large as can be.
-      else if (*value == kSaturated || *rhs == kSaturated) value = kSaturated;
+      else if (*value == kSaturatedBytes || *rhs == kSaturatedBytes) value = kSaturatedBytes;
       else value = op == '/' ? *value / *rhs : *value % *rhs;
     }
     return value;
@@ -104,9 +96,9 @@ class DimensionParser {
       const auto rhs = Primary();
       if (!rhs) return std::nullopt;
       if (left) {
-        value = *rhs >= 64 || *value > (kSaturated >> *rhs) ? (*value == 0 ? 0 : kSaturated) : *value << *rhs;
+        value = *rhs >= 64 || *value > (kSaturatedBytes >> *rhs) ? (*value == 0 ? 0 : kSaturatedBytes) : *value << *rhs;
       } else {
-        value = *value == kSaturated ? kSaturated : (*rhs >= 64 ? 0 : *value >> *rhs);
+        value = *value == kSaturatedBytes ? kSaturatedBytes : (*rhs >= 64 ? 0 : *value >> *rhs);
       }
     }
     return value;
@@ -137,7 +129,7 @@ class DimensionParser {
     if (end == begin) return std::nullopt;
     pos_ += static_cast<std::size_t>(end - begin);
     if (pos_ < text_.size() && (text_[pos_] == 'U' || text_[pos_] == 'u')) ++pos_;
-    if (ec == std::errc::result_out_of_range) return kSaturated;
+    if (ec == std::errc::result_out_of_range) return kSaturatedBytes;
     if (ec != std::errc()) return std::nullopt;
     return value;
   }
@@ -185,7 +177,7 @@ class SizeChecker {
     for (; i <= s.size(); ++i) {
       const std::string_view t = i < s.size() ? s[i] : ",";
       if (depth == 0 && t == ",") {
-        if (Status st = Declarator(declarator, space, Multiply(element_bytes, lanes)); !st.ok()) return st;
+        if (Status st = Declarator(declarator, space, SaturatingMultiply(element_bytes, lanes)); !st.ok()) return st;
         declarator.clear();
         initializer = false;
       } else if (t == "{" || t == "(") {
@@ -229,17 +221,17 @@ class SizeChecker {
       if (parameterized) {
         variables = *value;
       } else {
-        elements = Multiply(elements, *value);
+        elements = SaturatingMultiply(elements, *value);
       }
       open = close + 1;
     }
-    const std::uint64_t bytes = Multiply(element_bytes, elements);
+    const std::uint64_t bytes = SaturatingMultiply(element_bytes, elements);
     if (bytes > max_bytes_) {
       return InvalidArgument("PTX variable " + name + " (" + std::string(space) + ") is " + Bytes(bytes) +
                              "; an object may be at most " + std::to_string(max_bytes_) + " bytes");
     }
     std::uint64_t& total = totals_[std::string(space)];
-    total = Add(total, Multiply(variables, bytes));
+    total = SaturatingAdd(total, SaturatingMultiply(variables, bytes));
     if (total > max_bytes_) {
       return InvalidArgument("the PTX's " + std::string(space) + " variables total " + Bytes(total) + " (reached at " +
                              name + "); at most " + std::to_string(max_bytes_) + " bytes");
