@@ -156,10 +156,9 @@ qdcache_status qdcache_daemon_version(qdcache_client* client, char** version) {
     QDC_RETURN_IF_ERROR(Required(version, "version"));
     *version = nullptr;
     QDC_RETURN_IF_ERROR(Required(client, "client"));
-    QDC_RETURN_IF_ERROR(client->client->Ping());
-    auto stats = client->client->Stats();
-    if (!stats.ok()) return stats.status();
-    *version = qdcache::capi::NewCString(stats->version());
+    auto answer = qdcache::client::RunCommandJson(*client->client, "ping", nlohmann::json::object());
+    if (!answer.ok()) return answer.status();
+    *version = qdcache::capi::NewCString((*answer)["version"].get<std::string>());
     return Status::Ok();
   });
 }

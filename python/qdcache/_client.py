@@ -54,9 +54,12 @@ def _connect(settings: list[tuple[str, str]]) -> ctypes.c_void_p:
 class Client:
     """A connection to qdcached. Thread-safe: share one per process.
 
-    Over the unix socket by default (socket=None: the per-user daemon's,
-    $XDG_RUNTIME_DIR/qdcached.sock), or TCP with address="host:port" (with
-    token= and tls_ca=/tls_cert=/tls_key=). spawn=True starts a per-user
+    Where, when neither socket= nor address= is given: $QDCACHE_ADDR or
+    $QDCACHE_SOCKET (both set raises InvalidArgument), else the per-user
+    daemon's socket ($XDG_RUNTIME_DIR/qdcached.sock), else the system
+    service's (/run/qdcached/qdcached.sock) when only that one exists. TCP
+    with address="host:port" takes token= and tls_ca=/tls_cert=/tls_key=
+    (default: $QDCACHE_TOKEN, $QDCACHE_TLS_CA, ...). spawn=True starts a per-user
     daemon when none listens at the socket (default: $QDCACHE_AUTOSPAWN).
     timeout: per-call deadline, e.g. "30s". Other keywords are the C ABI's
     options (qdcache.h) with "_" for "-": daemon, spawn_idle_exit,
@@ -161,9 +164,12 @@ class Client:
     def ls(self, limit: int = 0, target: str | None = None, namespace: str | None = None,
            aliases: bool = False) -> dict[str, Any]:
         """Stored artifacts, most recently used first, as `qdcache ls --json`:
-        {"entries": [{"artifact_key", "kind", "target", "bytes", ...}]}.
-        limit: at most this many (0: all); target / namespace: only those;
-        aliases=True: with the fast-key aliases that name each artifact."""
+        {"entries": [{"artifact_key", "kind", "target", "size" (the
+        payload), "stored_bytes" (what counts against the cap), "created",
+        "last_access", "compile_seconds"}]}. limit: at most this many (0:
+        all); target: only that target's; namespace: only the artifacts your
+        aliases in it name. aliases=True lists your fast-key aliases instead:
+        {"aliases": [{"namespace", "target", "fast_key" (hex), "artifact_key"}]}."""
         return self._command("ls", {"limit": limit, "target": target, "namespace": namespace, "aliases": aliases})
 
     def inspect(self, key: str, include_ptx: bool = False) -> dict[str, Any]:

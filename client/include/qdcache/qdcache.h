@@ -121,8 +121,9 @@ void qdcache_client_free(qdcache_client* client);
 /* OK when the daemon answers its health check. With nobody at the unix
  * socket, UNAVAILABLE names it and says how to start a daemon. */
 qdcache_status qdcache_ping(qdcache_client* client);
-/* Since ABI 1.4. The health check, then the daemon's version ("0.1.0") in
- * *version; free it with qdcache_string_free. */
+/* Since ABI 1.4. The daemon's version ("0.1.0") in *version, asked of the
+ * daemon (so also a check that it answers); free it with
+ * qdcache_string_free. */
 qdcache_status qdcache_daemon_version(qdcache_client* client, char** version);
 /* The daemon's counters as a JSON object (the Stats message of
  * proto/qdcache/v1/qdcache.proto, field names as written there, and since
