@@ -60,6 +60,12 @@ inline CompileInput Input(std::string_view ir, Target target, CompileOptions opt
   return input;
 }
 
+// What compiling `ir` for `target` answers, without the artifact.
+inline Status CompileStatus(std::string_view ir, Target target, std::vector<std::string> entries = {},
+                            CompileOptions options = {}) {
+  return TheCompiler().Compile(Input(ir, std::move(target), options, std::move(entries))).status();
+}
+
 // The 64-bit ELF header of `bytes`, or false when it is not one.
 inline bool ReadElfHeader(const std::string& bytes, Elf64_Ehdr* header) {
   if (bytes.size() < sizeof(Elf64_Ehdr) || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0)

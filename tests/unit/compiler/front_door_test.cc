@@ -68,10 +68,6 @@ Status DigestStatus(std::string_view ir, const Target& target) {
   return TheCompiler().CanonicalIrDigest(ir, target, false).status();
 }
 
-Status CompileStatus(std::string_view ir, const Target& target) {
-  return TheCompiler().Compile(Input(ir, target)).status();
-}
-
 void CheckRefused(const Status& status, const std::string& substring) {
   INFO(status.ToString());
   CHECK(status.code() == Code::kInvalidArgument);

@@ -16,11 +16,6 @@ constexpr const char* kCpuAdd =
     "  ret i32 %r\n"
     "}\n";
 
-Status CompileStatus(std::string_view ir, Target target, std::vector<std::string> entries = {},
-                     CompileOptions options = {}) {
-  return TheCompiler().Compile(Input(ir, std::move(target), options, std::move(entries))).status();
-}
-
 void CheckRefused(const Status& status, const std::string& substring,
                   Code code = Code::kInvalidArgument) {
   INFO(status.ToString());
