@@ -91,15 +91,19 @@ Status DecodeArtifactValue(std::string_view value, const store::ArtifactKey& key
   return store::VerifyRecord(*out, key);
 }
 
-std::string EncodeAliasValue(const store::AliasKey& alias, const store::ArtifactKey& key) {
+std::string EncodeAliasValue(const store::AliasKey& alias, const store::AliasValue& value) {
   std::string body = store::EncodeAliasKey(alias);
-  AppendU32BigEndian(&body, static_cast<std::uint32_t>(key.size()));
-  body += key;
+  AppendU32BigEndian(&body, static_cast<std::uint32_t>(value.key.size()));
+  body += value.key;
+  body += value.manifest;
   return Seal(kKindAlias, body);
 }
 
-Status DecodeAliasValue(std::string_view value, const store::AliasKey& alias,
-                        store::ArtifactKey* out) {
+std::string EncodeAliasValue(const store::AliasKey& alias, const store::ArtifactKey& key) {
+  return EncodeAliasValue(alias, store::AliasValue{key, {}});
+}
+
+Status DecodeAliasValue(std::string_view value, const store::AliasKey& alias, store::AliasValue* out) {
   std::string body;
   QDC_RETURN_IF_ERROR(Open(value, kKindAlias, kMaxAliasBodyBytes, &body));
   const std::string expected = store::EncodeAliasKey(alias);
@@ -111,9 +115,17 @@ Status DecodeAliasValue(std::string_view value, const store::AliasKey& alias,
   std::uint32_t length = 0;
   for (int i = 0; i < 4; ++i) length = (length << 8) | static_cast<std::uint8_t>(rest[i]);
   rest.remove_prefix(4);
-  // The target is an artifact key: a SHA-256, 32 bytes.
-  if (length != kKeyBytes || rest.size() != length) return DataLoss("remote alias value is malformed");
-  *out = std::string(rest);
+  // The target is an artifact key: a SHA-256, 32 bytes; the manifest follows.
+  if (length != kKeyBytes || rest.size() < length) return DataLoss("remote alias value is malformed");
+  out->key = std::string(rest.substr(0, length));
+  out->manifest = std::string(rest.substr(length));
+  return Status::Ok();
+}
+
+Status DecodeAliasValue(std::string_view value, const store::AliasKey& alias, store::ArtifactKey* out) {
+  store::AliasValue decoded;
+  QDC_RETURN_IF_ERROR(DecodeAliasValue(value, alias, &decoded));
+  *out = std::move(decoded.key);
   return Status::Ok();
 }
 

@@ -19,7 +19,9 @@
 // digest-checked). Alias body: the encoded alias key (tenant, ns, target,
 // fast_key; store/record_codec.h) followed by the artifact key as a u32
 // big-endian length and its bytes, so a value written for another alias (a
-// hash collision, a foreign writer) is recognised.
+// hash collision, a foreign writer) is recognised, then the alias's manifest
+// (store::AliasValue; nothing when it has none, which is the layout daemons
+// before manifests wrote and read).
 //
 // Every decode checks all of it (magic, version, kind, size bound, frame
 // size, digest, the record or alias it holds against the one asked for, the
@@ -51,8 +53,11 @@ inline constexpr std::size_t kValueHeaderSize = 48;
 [[nodiscard]] Status DecodeArtifactValue(std::string_view value, const store::ArtifactKey& key,
                                          std::uint64_t max_body_bytes, store::ArtifactRecord* out);
 
-[[nodiscard]] std::string EncodeAliasValue(const store::AliasKey& alias,
-                                           const store::ArtifactKey& key);
+[[nodiscard]] std::string EncodeAliasValue(const store::AliasKey& alias, const store::AliasValue& value);
+[[nodiscard]] Status DecodeAliasValue(std::string_view value, const store::AliasKey& alias,
+                                      store::AliasValue* out);
+// Without a manifest / the artifact key alone.
+[[nodiscard]] std::string EncodeAliasValue(const store::AliasKey& alias, const store::ArtifactKey& key);
 [[nodiscard]] Status DecodeAliasValue(std::string_view value, const store::AliasKey& alias,
                                       store::ArtifactKey* out);
 

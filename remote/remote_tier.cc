@@ -197,7 +197,7 @@ std::optional<store::ArtifactRecord> RemoteTier::VerifiedArtifact(std::optional<
   return record;
 }
 
-Expected<std::optional<store::ArtifactKey>> RemoteTier::GetAlias(const store::AliasKey& alias) {
+Expected<std::optional<store::AliasValue>> RemoteTier::GetAlias(const store::AliasKey& alias) {
   if (!Admit(1)) return Unavailable(kCircuitOpen);
   Expected<std::optional<std::string>> value = backend_->Get(AliasRedisKey(options_.url.prefix, alias));
   Record(value.status());
@@ -208,18 +208,18 @@ Expected<std::optional<store::ArtifactKey>> RemoteTier::GetAlias(const store::Al
   }
   if (!value->has_value()) {
     ++misses_;
-    return std::optional<store::ArtifactKey>();
+    return std::optional<store::AliasValue>();
   }
-  store::ArtifactKey key;
-  Status s = DecodeAliasValue(**value, alias, &key);
+  store::AliasValue target;
+  Status s = DecodeAliasValue(**value, alias, &target);
   if (!s.ok()) {
     ++corrupt_;
     ++misses_;
     LogThrottled("alias value dropped: " + s.message());
-    return std::optional<store::ArtifactKey>();
+    return std::optional<store::AliasValue>();
   }
   ++hits_;
-  return std::optional<store::ArtifactKey>(std::move(key));
+  return std::optional<store::AliasValue>(std::move(target));
 }
 
 Status RemoteTier::PutArtifact(const store::ArtifactRecord& record) {
@@ -227,9 +227,9 @@ Status RemoteTier::PutArtifact(const store::ArtifactRecord& record) {
   return Write(ArtifactRedisKey(options_.url.prefix, record.key), EncodeArtifactValue(record));
 }
 
-Status RemoteTier::PutAlias(const store::AliasKey& alias, const store::ArtifactKey& key) {
+Status RemoteTier::PutAlias(const store::AliasKey& alias, const store::AliasValue& value) {
   if (options_.read_only) return Status::Ok();
-  return Write(AliasRedisKey(options_.url.prefix, alias), EncodeAliasValue(alias, key));
+  return Write(AliasRedisKey(options_.url.prefix, alias), EncodeAliasValue(alias, value));
 }
 
 Status RemoteTier::Write(const std::string& key, std::string value) {

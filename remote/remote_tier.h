@@ -93,8 +93,8 @@ class RemoteTier {
   // when read-only.
   [[nodiscard]] Status PutArtifact(const store::ArtifactRecord& record);
 
-  [[nodiscard]] Expected<std::optional<store::ArtifactKey>> GetAlias(const store::AliasKey& alias);
-  [[nodiscard]] Status PutAlias(const store::AliasKey& alias, const store::ArtifactKey& key);
+  [[nodiscard]] Expected<std::optional<store::AliasValue>> GetAlias(const store::AliasKey& alias);
+  [[nodiscard]] Status PutAlias(const store::AliasKey& alias, const store::AliasValue& value);
 
   [[nodiscard]] RemoteStats Stats() const;
   // Zeroes the counters (not the breaker).

@@ -50,24 +50,24 @@ Status TieredStore::Put(const store::ArtifactRecord& record, const std::optional
   QDC_RETURN_IF_ERROR(store::ValidateForPut(&complete, NowUnixMs()));
   QDC_RETURN_IF_ERROR(local_->Put(complete, alias));
   (void)remote_->PutArtifact(complete);  // counted and logged by the tier
-  if (alias) (void)remote_->PutAlias(*alias, complete.key);
+  if (alias) (void)remote_->PutAlias(*alias, store::AliasValue{complete.key, {}});
   return Status::Ok();
 }
 
-Expected<std::optional<store::ArtifactKey>> TieredStore::GetAlias(const store::AliasKey& alias) {
-  Expected<std::optional<store::ArtifactKey>> local = local_->GetAlias(alias);
+Expected<std::optional<store::AliasValue>> TieredStore::GetAliasValue(const store::AliasKey& alias) {
+  Expected<std::optional<store::AliasValue>> local = local_->GetAliasValue(alias);
   if (!local.ok() || local->has_value()) return local;
-  Expected<std::optional<store::ArtifactKey>> remote = remote_->GetAlias(alias);
+  Expected<std::optional<store::AliasValue>> remote = remote_->GetAlias(alias);
   if (!remote.ok() || !remote->has_value()) return local;
-  if (Status s = local_->PutAlias(alias, **remote); !s.ok()) {
+  if (Status s = local_->PutAliasValue(alias, **remote); !s.ok()) {
     spdlog::warn("back-fill of a remote alias into the local store failed: {}", s.ToString());
   }
   return remote;
 }
 
-Status TieredStore::PutAlias(const store::AliasKey& alias, const store::ArtifactKey& key) {
-  QDC_RETURN_IF_ERROR(local_->PutAlias(alias, key));
-  if (!remote_->read_only()) (void)remote_->PutAlias(alias, key);
+Status TieredStore::PutAliasValue(const store::AliasKey& alias, const store::AliasValue& value) {
+  QDC_RETURN_IF_ERROR(local_->PutAliasValue(alias, value));
+  if (!remote_->read_only()) (void)remote_->PutAlias(alias, value);
   return Status::Ok();
 }
 

@@ -35,8 +35,8 @@ class TieredStore final : public store::ArtifactStore {
   [[nodiscard]] Expected<std::optional<store::ArtifactRecord>> Get(const store::ArtifactKey& key) override;
   [[nodiscard]] Status Put(const store::ArtifactRecord& record,
                            const std::optional<store::AliasKey>& alias = std::nullopt) override;
-  [[nodiscard]] Expected<std::optional<store::ArtifactKey>> GetAlias(const store::AliasKey& alias) override;
-  [[nodiscard]] Status PutAlias(const store::AliasKey& alias, const store::ArtifactKey& key) override;
+  [[nodiscard]] Expected<std::optional<store::AliasValue>> GetAliasValue(const store::AliasKey& alias) override;
+  [[nodiscard]] Status PutAliasValue(const store::AliasKey& alias, const store::AliasValue& value) override;
   [[nodiscard]] Expected<std::shared_ptr<const store::ArtifactRecord>> GetShared(
       const store::ArtifactKey& key) override;
   [[nodiscard]] Status Delete(const store::ArtifactKey& key) override;

@@ -19,4 +19,14 @@ Expected<std::shared_ptr<const ArtifactRecord>> ArtifactStore::GetShared(const A
   return std::shared_ptr<const ArtifactRecord>(std::make_shared<ArtifactRecord>(std::move(*record)));
 }
 
+Expected<std::optional<ArtifactKey>> ArtifactStore::GetAlias(const AliasKey& alias) {
+  QDC_ASSIGN_OR_RETURN(std::optional<AliasValue> value, GetAliasValue(alias));
+  if (!value) return std::optional<ArtifactKey>();
+  return std::optional<ArtifactKey>(std::move(value->key));
+}
+
+Status ArtifactStore::PutAlias(const AliasKey& alias, const ArtifactKey& key) {
+  return PutAliasValue(alias, AliasValue{key, {}});
+}
+
 }  // namespace qdcache::store

@@ -132,6 +132,7 @@ struct StoredArtifact {
 struct StoredAlias {
   AliasKey alias;
   ArtifactKey key;  // the artifact it names (which may be gone: a dangling alias)
+  std::string manifest;  // AliasValue::manifest
 };
 
 // Which aliases a snapshot's alias walk visits; an unset field matches all.
@@ -205,8 +206,13 @@ class ArtifactStore {
   [[nodiscard]] virtual Status Put(const ArtifactRecord& record,
                                    const std::optional<AliasKey>& alias = std::nullopt) = 0;
 
-  [[nodiscard]] virtual Expected<std::optional<ArtifactKey>> GetAlias(const AliasKey& alias) = 0;
-  [[nodiscard]] virtual Status PutAlias(const AliasKey& alias, const ArtifactKey& key) = 0;
+  // An alias and what it names, with its manifest. PutAliasValue replaces
+  // both (an empty manifest removes a stored one).
+  [[nodiscard]] virtual Expected<std::optional<AliasValue>> GetAliasValue(const AliasKey& alias) = 0;
+  [[nodiscard]] virtual Status PutAliasValue(const AliasKey& alias, const AliasValue& value) = 0;
+  // The same, for the artifact key alone (PutAlias stores no manifest).
+  [[nodiscard]] Expected<std::optional<ArtifactKey>> GetAlias(const AliasKey& alias);
+  [[nodiscard]] Status PutAlias(const AliasKey& alias, const ArtifactKey& key);
 
   // Removes the record (aliases to it become dangling and resolve to misses).
   [[nodiscard]] virtual Status Delete(const ArtifactKey& key) = 0;

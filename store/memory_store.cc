@@ -129,27 +129,27 @@ Status MemoryStore::Put(const ArtifactRecord& record, const std::optional<AliasK
   return Status::Ok();
 }
 
-Expected<std::optional<ArtifactKey>> MemoryStore::GetAlias(const AliasKey& alias) {
+Expected<std::optional<AliasValue>> MemoryStore::GetAliasValue(const AliasKey& alias) {
   const std::string alias_key = EncodeAliasKey(alias);
   std::string value;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = aliases_.find(alias_key);
-    if (it == aliases_.end()) return std::optional<ArtifactKey>();
+    if (it == aliases_.end()) return std::optional<AliasValue>();
     value = it->second;
   }
-  ArtifactKey key;
-  if (Status check = DecodeAliasValue(alias_key, value, &key); !check.ok()) {
+  AliasValue decoded;
+  if (Status check = DecodeAliasValue(alias_key, value, &decoded); !check.ok()) {
     DropCorruptAlias(alias_key, value, check.message());
-    return std::optional<ArtifactKey>();
+    return std::optional<AliasValue>();
   }
-  return std::optional<ArtifactKey>(std::move(key));
+  return std::optional<AliasValue>(std::move(decoded));
 }
 
-Status MemoryStore::PutAlias(const AliasKey& alias, const ArtifactKey& key) {
-  if (key.empty()) return InvalidArgument("alias target key is empty");
+Status MemoryStore::PutAliasValue(const AliasKey& alias, const AliasValue& target) {
+  if (target.key.empty()) return InvalidArgument("alias target key is empty");
   std::string alias_key = EncodeAliasKey(alias);
-  std::string value = EncodeAliasValue(alias_key, key);
+  std::string value = EncodeAliasValue(alias_key, target);
   std::lock_guard<std::mutex> lock(mu_);
   if (aliases_.insert_or_assign(std::move(alias_key), std::move(value)).second) {
     ++counters_.aliases;

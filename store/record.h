@@ -25,6 +25,15 @@ struct ArtifactRecord {
   std::uint64_t created_unix_ms = 0;  // set by Put if 0
 };
 
+// What an alias names: an artifact, and the manifest the daemon keeps with
+// it (the dependencies its compile declared, daemon-encoded; opaque to the
+// store; empty: none).
+struct AliasValue {
+  ArtifactKey key;
+  std::string manifest;
+  friend bool operator==(const AliasValue&, const AliasValue&) = default;
+};
+
 // Fast-key alias: (tenant, namespace, target, fast_key) -> artifact key.
 // Target is part of the alias so one fast key can never serve another SM/CPU.
 struct AliasKey {

@@ -10,6 +10,7 @@ namespace {
 
 constexpr std::string_view kAliasMagic = "QDA";
 constexpr char kAliasFormatVersion = 1;
+constexpr char kAliasManifestFormatVersion = 2;
 constexpr std::size_t kAliasCheckSize = 8;
 constexpr std::size_t kAliasHeaderSize = 3 + 1 + kAliasCheckSize;
 
@@ -28,6 +29,16 @@ std::string AliasCheck(std::string_view encoded_alias_key, std::string_view arti
   Sha256Hasher hasher;
   hasher.UpdateField(encoded_alias_key);
   hasher.UpdateField(artifact_key);
+  return DigestBytes(hasher.Finish()).substr(0, kAliasCheckSize);
+}
+
+std::string AliasCheck(std::string_view encoded_alias_key, std::string_view artifact_key,
+                       std::string_view manifest) {
+  Sha256Hasher hasher;
+  hasher.UpdateField("manifest");
+  hasher.UpdateField(encoded_alias_key);
+  hasher.UpdateField(artifact_key);
+  hasher.UpdateField(manifest);
   return DigestBytes(hasher.Finish()).substr(0, kAliasCheckSize);
 }
 
@@ -209,26 +220,56 @@ bool DecodeAliasKey(std::string_view encoded, AliasKey* out) {
   return encoded.empty();
 }
 
-std::string EncodeAliasValue(std::string_view encoded_alias_key, const ArtifactKey& key) {
+std::string EncodeAliasValue(std::string_view encoded_alias_key, const AliasValue& value) {
   std::string out;
-  out.reserve(kAliasHeaderSize + key.size());
+  out.reserve(kAliasHeaderSize + 4 + value.key.size() + value.manifest.size());
   out.append(kAliasMagic);
-  out.push_back(kAliasFormatVersion);
-  out.append(AliasCheck(encoded_alias_key, key));
-  out.append(key);
+  if (value.manifest.empty()) {
+    out.push_back(kAliasFormatVersion);
+    out.append(AliasCheck(encoded_alias_key, value.key));
+    out.append(value.key);
+    return out;
+  }
+  out.push_back(kAliasManifestFormatVersion);
+  out.append(AliasCheck(encoded_alias_key, value.key, value.manifest));
+  AppendLengthPrefixed(&out, value.key);
+  out.append(value.manifest);
   return out;
 }
 
-Status DecodeAliasValue(std::string_view encoded_alias_key, std::string_view value,
-                        ArtifactKey* out) {
+std::string EncodeAliasValue(std::string_view encoded_alias_key, const ArtifactKey& key) {
+  return EncodeAliasValue(encoded_alias_key, AliasValue{key, {}});
+}
+
+Status DecodeAliasValue(std::string_view encoded_alias_key, std::string_view value, AliasValue* out) {
   if (value.size() <= kAliasHeaderSize) return DataLoss("alias value too short");
   if (value.substr(0, 3) != kAliasMagic) return DataLoss("alias magic mismatch");
-  if (value[3] != kAliasFormatVersion) return DataLoss("unsupported alias format version");
-  const std::string_view key = value.substr(kAliasHeaderSize);
-  if (value.substr(4, kAliasCheckSize) != AliasCheck(encoded_alias_key, key)) {
-    return DataLoss("alias check mismatch");
+  const std::string_view check = value.substr(4, kAliasCheckSize);
+  std::string_view rest = value.substr(kAliasHeaderSize);
+  if (value[3] == kAliasFormatVersion) {
+    if (check != AliasCheck(encoded_alias_key, rest)) return DataLoss("alias check mismatch");
+    out->key.assign(rest);
+    out->manifest.clear();
+    return Status::Ok();
   }
-  out->assign(key);
+  if (value[3] != kAliasManifestFormatVersion) return DataLoss("unsupported alias format version");
+  if (rest.size() < 4) return DataLoss("alias value too short");
+  std::uint32_t length = 0;
+  for (int i = 0; i < 4; ++i) length = (length << 8) | static_cast<std::uint8_t>(rest[i]);
+  rest.remove_prefix(4);
+  if (length == 0 || length > rest.size()) return DataLoss("alias value is malformed");
+  const std::string_view key = rest.substr(0, length);
+  const std::string_view manifest = rest.substr(length);
+  if (check != AliasCheck(encoded_alias_key, key, manifest)) return DataLoss("alias check mismatch");
+  out->key.assign(key);
+  out->manifest.assign(manifest);
+  return Status::Ok();
+}
+
+Status DecodeAliasValue(std::string_view encoded_alias_key, std::string_view value, ArtifactKey* out) {
+  AliasValue decoded;
+  QDC_RETURN_IF_ERROR(DecodeAliasValue(encoded_alias_key, value, &decoded));
+  *out = std::move(decoded.key);
   return Status::Ok();
 }
 

@@ -28,9 +28,15 @@
 // Alias key   = for tenant, ns, target and fast_key: a u32 big-endian
 //               length followed by the bytes. Tenant first keeps one tenant's
 //               aliases contiguous. (Schema 2 had a u32 uid as the tenant.)
-// Alias value = magic "QDA" + version byte + first 8 bytes of
-//               SHA-256(alias key || artifact key) + artifact key. The check
-//               ties the value to the alias key it was written under.
+// Alias value = magic "QDA" + version byte + first 8 bytes of a SHA-256
+//               that ties the value to the alias key it was written under:
+//   version 1 (no manifest): check over (alias key || artifact key), then
+//               the artifact key;
+//   version 2 (a manifest):  check over (alias key || artifact key ||
+//               manifest), each length-prefixed, then the artifact key as a
+//               u32 big-endian length and its bytes, then the manifest.
+//               An alias without a manifest is still written as version 1,
+//               which daemons before manifests read too.
 #pragma once
 
 #include <cstdint>
@@ -83,9 +89,12 @@ inline constexpr std::size_t kStageHeaderSize = 4 + 4 + 32;
                                                const std::optional<std::string>& ns);
 // Inverse of EncodeAliasKey; false when `encoded` is not one.
 [[nodiscard]] bool DecodeAliasKey(std::string_view encoded, AliasKey* out);
-[[nodiscard]] std::string EncodeAliasValue(std::string_view encoded_alias_key,
-                                           const ArtifactKey& key);
-// DataLoss when the value is malformed or was not written for this alias key.
+[[nodiscard]] std::string EncodeAliasValue(std::string_view encoded_alias_key, const AliasValue& value);
+// DataLoss when the stored value is malformed or was not written for this alias key.
+[[nodiscard]] Status DecodeAliasValue(std::string_view encoded_alias_key, std::string_view value,
+                                      AliasValue* out);
+// The same, for an alias without a manifest / reading the artifact key alone.
+[[nodiscard]] std::string EncodeAliasValue(std::string_view encoded_alias_key, const ArtifactKey& key);
 [[nodiscard]] Status DecodeAliasValue(std::string_view encoded_alias_key, std::string_view value,
                                       ArtifactKey* out);
 

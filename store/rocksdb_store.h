@@ -71,8 +71,8 @@ class RocksDbStore final : public ArtifactStore, private EvictionIndex {
   [[nodiscard]] Expected<std::shared_ptr<const ArtifactRecord>> GetShared(const ArtifactKey& key) override;
   [[nodiscard]] Status Put(const ArtifactRecord& record,
                            const std::optional<AliasKey>& alias) override;
-  [[nodiscard]] Expected<std::optional<ArtifactKey>> GetAlias(const AliasKey& alias) override;
-  [[nodiscard]] Status PutAlias(const AliasKey& alias, const ArtifactKey& key) override;
+  [[nodiscard]] Expected<std::optional<AliasValue>> GetAliasValue(const AliasKey& alias) override;
+  [[nodiscard]] Status PutAliasValue(const AliasKey& alias, const AliasValue& value) override;
   [[nodiscard]] Status Delete(const ArtifactKey& key) override;
   [[nodiscard]] Expected<std::optional<std::string>> GetStage(const std::string& key) override;
   [[nodiscard]] Status PutStage(const std::string& key, std::string_view value) override;

@@ -179,25 +179,25 @@ Status RocksDbStore::PutStage(const std::string& key, std::string_view value) {
   return Status::Ok();
 }
 
-Expected<std::optional<ArtifactKey>> RocksDbStore::GetAlias(const AliasKey& alias) {
+Expected<std::optional<AliasValue>> RocksDbStore::GetAliasValue(const AliasKey& alias) {
   const std::string alias_key = EncodeAliasKey(alias);
   rocksdb::PinnableSlice value;
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), aliases_, alias_key, &value);
-  if (s.IsNotFound()) return std::optional<ArtifactKey>();
+  if (s.IsNotFound()) return std::optional<AliasValue>();
   QDC_RETURN_IF_ERROR(FromRocks(s, "reading alias"));
-  ArtifactKey key;
-  Status check = DecodeAliasValue(alias_key, value.ToStringView(), &key);
+  AliasValue decoded;
+  Status check = DecodeAliasValue(alias_key, value.ToStringView(), &decoded);
   if (!check.ok()) {
     DropCorruptAlias(alias_key, value.ToString(), check.message());
-    return std::optional<ArtifactKey>();
+    return std::optional<AliasValue>();
   }
-  return std::optional<ArtifactKey>(std::move(key));
+  return std::optional<AliasValue>(std::move(decoded));
 }
 
-Status RocksDbStore::PutAlias(const AliasKey& alias, const ArtifactKey& key) {
-  if (key.empty()) return InvalidArgument("alias target key is empty");
+Status RocksDbStore::PutAliasValue(const AliasKey& alias, const AliasValue& target) {
+  if (target.key.empty()) return InvalidArgument("alias target key is empty");
   const std::string alias_key = EncodeAliasKey(alias);
-  const std::string value = EncodeAliasValue(alias_key, key);
+  const std::string value = EncodeAliasValue(alias_key, target);
 
   std::lock_guard<std::mutex> lock(write_mu_);
   QDC_ASSIGN_OR_RETURN(bool exists, AliasExistsLocked(alias_key));

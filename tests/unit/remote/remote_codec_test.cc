@@ -109,6 +109,18 @@ TEST_CASE("an alias value holds its alias fields and artifact key", "[remote][co
   CHECK(DecodeAliasValue(EncodeAliasValue(kAlias, "k"), kAlias, &out).code() == Code::kDataLoss);
 }
 
+TEST_CASE("an alias value carries its manifest, and one without reads as before", "[remote][codec]") {
+  const std::string key = DigestBytes(Sha256("k"));
+  const store::AliasValue with{key, "manifest bytes"};
+  store::AliasValue out;
+  REQUIRE(DecodeAliasValue(EncodeAliasValue(kAlias, with), kAlias, &out).ok());
+  CHECK(out == with);
+  // Without a manifest the value is the layout daemons before manifests wrote.
+  CHECK(EncodeAliasValue(kAlias, store::AliasValue{key, {}}) == EncodeAliasValue(kAlias, key));
+  REQUIRE(DecodeAliasValue(EncodeAliasValue(kAlias, key), kAlias, &out).ok());
+  CHECK(out == store::AliasValue{key, {}});
+}
+
 TEST_CASE("redis keys are prefixed, versioned and distinct per kind", "[remote][codec]") {
   const std::string key = DigestBytes(Sha256("k"));
   CHECK(ArtifactRedisKey("p:", key) == "p:v1:a:" + ToHex(key));

@@ -53,14 +53,14 @@ TEST_CASE("what one tier writes, the tier reads back and counts", "[remote][tier
   Fixture f;
   const store::ArtifactRecord r = Record("a");
   REQUIRE(f.tier->PutArtifact(r).ok());
-  REQUIRE(f.tier->PutAlias(kAlias, r.key).ok());
+  REQUIRE(f.tier->PutAlias(kAlias, {r.key, {}}).ok());
   auto got = f.tier->GetArtifact(r.key);
   REQUIRE(got.ok());
   REQUIRE(got->has_value());
   CHECK((*got)->payload == r.payload);
   auto alias = f.tier->GetAlias(kAlias);
   REQUIRE(alias.ok());
-  CHECK(**alias == r.key);
+  CHECK((*alias)->key == r.key);
   auto missing = f.tier->GetArtifact(Record("b").key);
   REQUIRE(missing.ok());
   CHECK_FALSE(missing->has_value());
@@ -76,7 +76,7 @@ TEST_CASE("the tier stores the remote_codec keys and envelopes every daemon vers
   Fixture f;
   const store::ArtifactRecord r = Record("a");
   REQUIRE(f.tier->PutArtifact(r).ok());
-  REQUIRE(f.tier->PutAlias(kAlias, r.key).ok());
+  REQUIRE(f.tier->PutAlias(kAlias, {r.key, {}}).ok());
   CHECK(f.backend->size() == 2);
   CHECK(f.backend->Value(ArtifactRedisKey("qdcache:", r.key)) == EncodeArtifactValue(r));
   CHECK(f.backend->Value(AliasRedisKey("qdcache:", kAlias)) == EncodeAliasValue(kAlias, r.key));
@@ -144,7 +144,7 @@ TEST_CASE("a batch read that fails counts every key, and opens the breaker as an
 TEST_CASE("a read-only tier never writes", "[remote][tier]") {
   Fixture f(/*read_only=*/true);
   REQUIRE(f.tier->PutArtifact(Record("a")).ok());
-  REQUIRE(f.tier->PutAlias(kAlias, Record("a").key).ok());
+  REQUIRE(f.tier->PutAlias(kAlias, {Record("a").key, {}}).ok());
   CHECK(f.backend->calls() == 0);
   CHECK(f.tier->Stats().writes == 0);
 }
@@ -152,7 +152,7 @@ TEST_CASE("a read-only tier never writes", "[remote][tier]") {
 TEST_CASE("written keys carry the TTL when one is set", "[remote][tier]") {
   Fixture f(false, 3600s);
   REQUIRE(f.tier->PutArtifact(Record("a")).ok());
-  REQUIRE(f.tier->PutAlias(kAlias, Record("a").key).ok());
+  REQUIRE(f.tier->PutAlias(kAlias, {Record("a").key, {}}).ok());
   CHECK(f.backend->TtlSeconds(ArtifactRedisKey("qdcache:", Record("a").key)) == 3600);
   CHECK(f.backend->TtlSeconds(AliasRedisKey("qdcache:", kAlias)) == 3600);
 }

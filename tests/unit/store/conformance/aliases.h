@@ -20,6 +20,33 @@ TEMPLATE_TEST_CASE("an alias resolves to the key it was written with",
   CHECK(store->Stats().aliases == 1);
 }
 
+TEMPLATE_TEST_CASE("an alias keeps its manifest, and a later value replaces both", "[store][conformance][alias]",
+                   QDCACHE_STORE_CONFORMANCE_FACTORIES) {
+  TestType factory;
+  auto store = factory.Make({});
+  const AliasKey alias = MakeAlias(1000, "quadrants", "cuda:sm_90", "fast-1");
+  const AliasValue with{KeyFor("a"), std::string("deps\0bytes", 10)};
+  REQUIRE(store->PutAliasValue(alias, with).ok());
+  auto got = store->GetAliasValue(alias);
+  REQUIRE(got.ok());
+  REQUIRE(got->has_value());
+  CHECK(**got == with);
+  CHECK(GetAliasOrFail(*store, alias) == KeyFor("a"));
+  REQUIRE(store->PutAlias(alias, KeyFor("b")).ok());  // no manifest now
+  got = store->GetAliasValue(alias);
+  REQUIRE(got.ok());
+  CHECK(**got == AliasValue{KeyFor("b"), ""});
+  CHECK(store->Stats().aliases == 1);
+  // A snapshot's walk carries it too.
+  REQUIRE(store->PutAliasValue(alias, with).ok());
+  auto snapshot = store->OpenSnapshot({});
+  REQUIRE(snapshot.ok());
+  auto walked = (*snapshot)->NextAlias();
+  REQUIRE(walked.ok());
+  REQUIRE(walked->has_value());
+  CHECK((*walked)->manifest == with.manifest);
+}
+
 TEMPLATE_TEST_CASE("aliases are isolated by tenant, namespace, target and fast key",
                    "[store][conformance][alias]", QDCACHE_STORE_CONFORMANCE_FACTORIES) {
   TestType factory;
