@@ -65,8 +65,13 @@ Expected<compiler::CompileOutput> DecodeStage(std::string_view bytes) {
 
 store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::string& target,
                                  const std::string& toolchain, compiler::CompileOutput output,
-                                 double total_seconds) {
+                                 double total_seconds, const std::vector<KeyComponent>& components) {
   internal::RecordMetadata meta;
+  for (const KeyComponent& c : components) {
+    internal::CachedComponent* kept = meta.add_components();
+    kept->set_name(c.name);
+    kept->set_value(c.value);
+  }
   AddEntries(output.entries, meta.mutable_entries());
   AddLoweredNames(output.lowered_names, meta.mutable_lowered_names());
   internal::CachedTimings* t = meta.mutable_timings();
@@ -92,6 +97,16 @@ store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::str
           std::chrono::system_clock::now().time_since_epoch())
           .count());
   return r;
+}
+
+std::optional<std::vector<KeyComponent>> StoredComponents(const store::ArtifactRecord& record) {
+  internal::RecordMetadata meta;
+  if (!meta.ParseFromString(record.metadata) || meta.components().empty()) return std::nullopt;
+  std::vector<KeyComponent> out;
+  out.reserve(static_cast<std::size_t>(meta.components_size()));
+  for (const internal::CachedComponent& c : meta.components()) out.push_back({c.name(), c.value()});
+  if (DigestBytes(KeyFromComponents("artifact", out)) != record.key) return std::nullopt;
+  return out;
 }
 
 namespace {

@@ -4,18 +4,29 @@
 // (cached_output.proto), not the public protocol's.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/expected.h"
 #include "compiler/compiler.h"
+#include "engine/artifact_key.h"
 #include "qdcache/v1/qdcache.pb.h"
 #include "store/record.h"
 
 namespace qdcache::engine {
 
+// `components`: what `artifact_key` was computed from (KeyFromComponents),
+// kept in the record so that explain works from the key alone.
 [[nodiscard]] store::ArtifactRecord MakeRecord(const std::string& artifact_key, const std::string& target,
                                                const std::string& toolchain,
-                                               compiler::CompileOutput output, double total_seconds);
+                                               compiler::CompileOutput output, double total_seconds,
+                                               const std::vector<KeyComponent>& components = {});
+
+// The key components a record keeps, when they are there and hash to its
+// key (an older daemon's record has none; a record whose components do not
+// match its key is not believed). Nullopt otherwise.
+[[nodiscard]] std::optional<std::vector<KeyComponent>> StoredComponents(const store::ArtifactRecord& record);
 
 // Fills `out` from a verified record, copying its payload (and its PTX only
 // with include_ptx). Returns DATA_LOSS if the metadata blob cannot be

@@ -17,6 +17,7 @@ v1::BundleEntry AliasEntry(const store::StoredAlias& stored) {
   a->set_namespace_(stored.alias.ns);
   a->set_target(stored.alias.target);
   a->set_fast_key(stored.alias.fast_key);
+  a->set_manifest(stored.manifest);
   a->set_artifact_key(stored.key);
   return e;
 }

@@ -7,6 +7,7 @@
 #include "common/digest.h"
 #include "engine/artifact_key.h"
 #include "engine/artifact_record.h"
+#include "engine/manifest.h"
 
 namespace qdcache::engine {
 namespace {
@@ -104,6 +105,8 @@ Status BundleImporter::AddAlias(const v1::BundleAlias& alias) {
                             "\" is not uid:N, token:NAME or cert:CN");
   } else {
     check = CheckFastKey(alias.fast_key(), alias.namespace_(), options_.limits);
+    google::protobuf::RepeatedPtrField<v1::Dependency> dependencies;
+    if (check.ok()) check = DecodeManifest(alias.manifest(), &dependencies);
   }
   if (!check.ok()) {
     Refuse(what, check);
@@ -119,7 +122,8 @@ Status BundleImporter::AddAlias(const v1::BundleAlias& alias) {
   }
   const store::AliasKey key{options_.keep_tenants ? alias.tenant() : options_.tenant,
                             alias.namespace_(), alias.target(), alias.fast_key()};
-  QDC_RETURN_IF_ERROR(store_.PutAlias(key, alias.artifact_key()).WithContext("storing " + what));
+  QDC_RETURN_IF_ERROR(
+      store_.PutAliasValue(key, {alias.artifact_key(), alias.manifest()}).WithContext("storing " + what));
   response_.set_aliases(response_.aliases() + 1);
   return Status::Ok();
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "compiler/cuda_program.h"
+#include "engine/manifest.h"
 
 namespace qdcache::engine {
 namespace {
@@ -166,6 +167,17 @@ Expected<DecodedKernel> DecodeKernel(const v1::KernelDescriptor& d, const Descri
   if (!d.namespace_().empty() && d.fast_key().empty()) {
     return InvalidArgument("namespace given without a fast_key");
   }
+  // Dependencies and the alias policy are about the alias: both need one.
+  if (d.fast_key().empty() && d.dependencies_size() > 0) {
+    return InvalidArgument("dependencies given without a fast_key (they are kept with its alias)");
+  }
+  if (d.fast_key().empty() && d.alias_policy() != v1::ALIAS_POLICY_UNSPECIFIED) {
+    return InvalidArgument("alias_policy given without a fast_key (it is about its alias)");
+  }
+  if (!v1::AliasPolicy_IsValid(d.alias_policy())) {
+    return InvalidArgument("unknown alias_policy " + std::to_string(d.alias_policy()));
+  }
+  QDC_ASSIGN_OR_RETURN(k.manifest, EncodeManifest(d.dependencies()));
 
   if (static_cast<std::size_t>(d.key_extras_size()) > limits.max_key_extras) {
     return InvalidArgument("too many key_extras (limit " + std::to_string(limits.max_key_extras) + ")");

@@ -40,6 +40,8 @@ struct DecodedKernel {
   // one encoding (compiler::EncodeCudaProgram), which the kind's canonical
   // form is made from. Empty for every other kind.
   std::string program;
+  // The dependencies' manifest (engine/manifest.h); "" for none.
+  std::string manifest;
 };
 
 [[nodiscard]] Expected<compiler::Target> DecodeTarget(const v1::Target& target);

@@ -9,6 +9,8 @@
 #include "compiler/ptx_text.h"
 #include "engine/artifact_key.h"
 #include "engine/artifact_record.h"
+#include "engine/component_diff.h"
+#include "engine/manifest.h"
 
 namespace qdcache::engine {
 namespace {
@@ -167,7 +169,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
       spdlog::warn("store read failed for {}: {} (compiling instead)", ShortKey(key),
                    got.status().ToString());
     } else if (*got != nullptr) {
-      v1::CompileResult result = Serve(**got, waiter, v1::CACHE_STATUS_HIT);
+      v1::CompileResult result = Serve(**got, waiter, v1::CACHE_STATUS_HIT, keyed->components);
       if (result.status() == v1::CACHE_STATUS_HIT) {
         ++hits_;
         CountSaved((*got)->compile_micros);
@@ -437,7 +439,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
       ++hits_;  // the leader's; the others were counted as coalesced
       CountSaved((*got)->compile_micros);
       std::vector<Waiter> waiters = take_waiters();
-      for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT));
+      for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT, keyed.components));
       return;
     }
   }
@@ -472,8 +474,10 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
 
   ++compiles_;
   if (stage_hit) ++stage_hits_;
+  std::vector<std::string> kernels;
+  for (const compiler::EntryInfo& e : output->entries) kernels.push_back(e.name);
   store::ArtifactRecord record =
-      MakeRecord(key, keyed.target, toolchain_, std::move(output).value(), seconds);
+      MakeRecord(key, keyed.target, toolchain_, std::move(output).value(), seconds, keyed.components);
   spdlog::info("{} {} {} in {:.3f}s ({} bytes)", stage_hit ? "stage-hit" : "compiled", ShortKey(key),
                keyed.target, seconds, record.payload.size());
   if (store_result) {
@@ -485,34 +489,38 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
     }
   }
   std::vector<Waiter> waiters = take_waiters();
+  // Every waiter's miss reason before any is served: serving one makes this
+  // artifact the latest of its lineage.
+  std::vector<std::optional<v1::MissReason>> reasons;
+  for (const Waiter& w : waiters) reasons.push_back(MissReasonFor(w, keyed, kernels));
   const v1::CacheStatus first = stage_hit ? v1::CACHE_STATUS_STAGE_HIT : v1::CACHE_STATUS_COMPILED;
   for (std::size_t i = 0; i < waiters.size(); ++i) {
-    waiters[i].done(Serve(record, waiters[i], i == 0 ? first : v1::CACHE_STATUS_COALESCED));
+    v1::CompileResult result =
+        Serve(record, waiters[i], i == 0 ? first : v1::CACHE_STATUS_COALESCED, keyed.components);
+    if (reasons[i] && result.status() != v1::CACHE_STATUS_ERROR) *result.mutable_miss_reason() = std::move(*reasons[i]);
+    waiters[i].done(std::move(result));
   }
 }
 
-v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waiter& waiter,
-                                v1::CacheStatus status) {
+v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waiter& waiter, v1::CacheStatus status,
+                                const std::vector<KeyComponent>& components) {
   v1::CompileResult result;
   result.set_status(status);
   Status s = ToWireArtifact(record, waiter.include_ptx, result.mutable_artifact());
   if (s.ok()) s = CheckEntryPoints(result.artifact(), waiter.descriptor->entry_points());
   if (!s.ok()) return Fail(s);
-  RecordAlias(waiter, record.target, record.key);
-  return result;
-}
-
-void Engine::RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key) {
-  const v1::KernelDescriptor& d = *waiter.descriptor;
-  if (d.fast_key().empty() || d.no_store() || !waiter.peer.may_write) return;
-  store::AliasKey alias{waiter.peer.tenant, d.namespace_(), target, d.fast_key()};
-  Expected<std::optional<store::ArtifactKey>> existing = store_.GetAlias(alias);
-  if (existing.ok() && existing->has_value() && **existing == key) return;
-  Status put = store_.PutAlias(alias, key);
-  if (!put.ok()) {
-    ++store_errors_;
-    spdlog::error("alias write failed: {}", put.ToString());
+  if (std::optional<v1::AliasConflict> conflict = RecordAlias(waiter, record, components)) {
+    *result.mutable_alias_conflict() = std::move(*conflict);
   }
+  // What a read peer compiles is not stored: it is no kernel's latest artifact.
+  if (!waiter.descriptor->no_store() && waiter.peer.may_write) {
+    std::vector<std::string> kernels;
+    for (const v1::EntryMetadata& e : result.artifact().entries()) kernels.push_back(e.name());
+    if (auto [id, basis] = LineageOf(waiter, record.target, kernels); !id.empty()) {
+      lineage_.Remember(id, record.key, components);
+    }
+  }
+  return result;
 }
 
 v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx) {
@@ -525,14 +533,15 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
   if (!target.ok()) return Fail(target.status());
 
   store::AliasKey alias{peer.tenant, query.namespace_(), target->ToString(), query.fast_key()};
-  Expected<std::optional<store::ArtifactKey>> key = store_.GetAlias(alias);
-  if (!key.ok()) {
+  Expected<std::optional<store::AliasValue>> named = store_.GetAliasValue(alias);
+  if (!named.ok()) {
     ++store_errors_;
-    return Fail(key.status().WithContext("alias lookup"));
+    return Fail(named.status().WithContext("alias lookup"));
   }
   v1::CompileResult result;
-  if (key->has_value()) {
-    Expected<std::shared_ptr<const store::ArtifactRecord>> record = store_.GetShared(**key);
+  // A manifest that does not decode was not written by this code: no alias.
+  if (named->has_value() && DecodeManifest((*named)->manifest, result.mutable_dependencies()).ok()) {
+    Expected<std::shared_ptr<const store::ArtifactRecord>> record = store_.GetShared((*named)->key);
     if (!record.ok()) {
       ++store_errors_;
       return Fail(record.status().WithContext("artifact read"));
@@ -549,6 +558,7 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
     }
   }
   ++misses_;
+  result.Clear();
   result.set_status(v1::CACHE_STATUS_MISS);
   return result;
 }
@@ -564,11 +574,7 @@ v1::Explanation Engine::Explain(const v1::KernelDescriptor& descriptor, const Pe
     return out;
   }
   out.set_artifact_key(keyed->key);
-  for (const KeyComponent& c : keyed->components) {
-    v1::KeyComponent* wire = out.add_components();
-    wire->set_name(c.name);
-    wire->set_value(c.value);
-  }
+  ToWire(keyed->components, out.mutable_components());
   return out;
 }
 
@@ -590,6 +596,8 @@ EngineStats Engine::Stats() {
   s.queue_rejections = queue_rejections_;
   s.peer_worker_failures = budget_.charged();
   s.peer_failure_refusals = budget_refusals_;
+  s.alias_conflicts = alias_conflicts_;
+  s.alias_stale = alias_stale_;
   s.compile_seconds = static_cast<double>(compile_micros_.load()) / 1e6;
   s.compile_seconds_saved = static_cast<double>(compile_micros_saved_.load()) / 1e6;
   s.workers = pool_.size();

@@ -28,6 +28,7 @@
 #include "engine/failure_budget.h"
 #include "engine/failure_memory.h"
 #include "engine/ir_digest_memo.h"
+#include "engine/key_memory.h"
 #include "engine/thread_pool.h"
 #include "qdcache/v1/qdcache.pb.h"
 #include "store/artifact_store.h"
@@ -42,6 +43,12 @@ struct CompileEvent {
   std::string_view target;
   double seconds = 0;  // wall time of the compile (all its stages)
   bool ok = false;     // false: it failed or was cancelled
+};
+
+// A fast-key alias event, for EngineConfig::on_alias_event (metrics).
+enum class AliasEvent {
+  kConflict,  // the alias named a different artifact of the same dependencies
+  kStale,     // the alias was rebound because its dependencies had changed
 };
 
 struct EngineConfig {
@@ -62,6 +69,14 @@ struct EngineConfig {
   std::function<void(const CompileEvent&)> on_compile;
   // Worker failures each tenant may cause (failure_budget.h).
   FailureBudgetOptions failure_budget;
+  // The weakest alias policy a request gets (KernelDescriptor.alias_policy):
+  // OFF lets clients choose; REBIND keeps conflicts counted; STRICT makes
+  // every conflict keep the alias where it was.
+  v1::AliasPolicy alias_policy_floor = v1::ALIAS_POLICY_OFF;
+  // Called once per alias event with the alias's namespace, on the calling
+  // thread: keep it cheap and thread-safe. The namespace is the client's:
+  // bound what you key by it. May be empty.
+  std::function<void(std::string_view ns, AliasEvent event)> on_alias_event;
 };
 
 // Identity of the caller; aliases are never shared across tenants.
@@ -111,6 +126,12 @@ class Engine {
   // The artifact key of a descriptor and every component that went into it.
   // Keying may need a compile worker: it is charged to `peer` as compiles are.
   [[nodiscard]] v1::Explanation Explain(const v1::KernelDescriptor& descriptor, const Peer& peer);
+
+  // Stored artifacts explained from their keys (the components their records
+  // keep), two compared; or `tenant`'s alias, what it names and the
+  // conflicts remembered for it. INVALID_ARGUMENT for a malformed request.
+  [[nodiscard]] Expected<v1::ExplainStoredResponse> ExplainStored(const v1::ExplainStoredRequest& request,
+                                                                  const std::string& tenant);
 
   // Store administration (see ArtifactStore).
   // Artifacts (or, with request.aliases, `tenant`'s aliases) matching the
@@ -190,10 +211,29 @@ class Engine {
   // EngineConfig::compile_timeout) so that a bogus value cannot wrap the sum.
   void CountSaved(std::uint64_t compile_micros);
 
-  // Serves `record` to a waiter: entry-point check, alias upkeep, wire artifact.
-  v1::CompileResult Serve(const store::ArtifactRecord& record, const Waiter& waiter,
-                          v1::CacheStatus status);
-  void RecordAlias(const Waiter& waiter, const std::string& target, const std::string& key);
+  // Serves `record` (keyed from `components`) to a waiter: entry-point
+  // check, alias upkeep (a conflict goes in the result), wire artifact.
+  v1::CompileResult Serve(const store::ArtifactRecord& record, const Waiter& waiter, v1::CacheStatus status,
+                          const std::vector<KeyComponent>& components);
+  // Points the waiter's fast key at `record` unless its policy says
+  // otherwise; the conflict, when the alias named another artifact
+  // (engine_aliases.cc).
+  std::optional<v1::AliasConflict> RecordAlias(const Waiter& waiter, const store::ArtifactRecord& record,
+                                               const std::vector<KeyComponent>& components);
+  std::optional<v1::AliasConflict> Conflict(const store::AliasKey& alias, const std::string& previous_key,
+                                            const store::ArtifactRecord& record,
+                                            const std::vector<KeyComponent>& components, v1::AliasPolicy policy);
+  [[nodiscard]] v1::AliasPolicy EffectivePolicy(v1::AliasPolicy requested) const;
+  // Why the waiter's kernel missed, from the latest artifact of its lineage
+  // (key_memory.h); `kernels`: the compiled artifact's kernel names.
+  std::optional<v1::MissReason> MissReasonFor(const Waiter& waiter, const Keyed& keyed,
+                                              const std::vector<std::string>& kernels);
+  // The lineage of the waiter's kernel, and its id; empty when it has none.
+  std::pair<std::string, std::string> LineageOf(const Waiter& waiter, std::string_view target,
+                                                const std::vector<std::string>& kernels) const;
+  void Notify(std::string_view ns, AliasEvent event);
+  // Fills `out` from the stored record under `key`; its components when known.
+  std::optional<std::vector<KeyComponent>> DescribeStored(const std::string& key, v1::StoredExplanation* out);
   void RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result);
   v1::CompileResult Fail(const Status& status);
   // Removes `flight` from in_flight_ if it is still the entry for its key. Needs mu_.
@@ -206,6 +246,8 @@ class Engine {
   const std::chrono::steady_clock::time_point started_;
 
   IrDigestMemo ir_digests_{8192};
+  KernelLineage lineage_{8192};
+  AliasHistory alias_history_{1024};
   FailureMemory failures_;
   FailureBudget budget_;
   DelayedAnswers tarpit_;  // budget refusals, held back
@@ -216,7 +258,7 @@ class Engine {
   std::atomic<std::uint64_t> compiles_{0}, hits_{0}, alias_hits_{0}, misses_{0}, coalesced_{0},
       errors_{0}, requests_{0}, store_errors_{0}, compile_micros_{0}, stage_hits_{0},
       cancelled_{0}, remembered_failures_{0}, queue_rejections_{0}, artifact_misses_{0}, stage_misses_{0},
-      compile_micros_saved_{0}, budget_refusals_{0};
+      compile_micros_saved_{0}, budget_refusals_{0}, alias_conflicts_{0}, alias_stale_{0};
 
   ThreadPool pool_;  // last: destroyed (drained) first
 };

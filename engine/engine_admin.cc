@@ -170,7 +170,8 @@ void Engine::ResetStats() {
   for (std::atomic<std::uint64_t>* counter :
        {&compiles_, &hits_, &alias_hits_, &misses_, &coalesced_, &errors_, &requests_, &store_errors_,
         &compile_micros_, &stage_hits_, &cancelled_, &remembered_failures_, &queue_rejections_,
-        &artifact_misses_, &stage_misses_, &compile_micros_saved_, &budget_refusals_}) {
+        &artifact_misses_, &stage_misses_, &compile_micros_saved_, &budget_refusals_, &alias_conflicts_,
+        &alias_stale_}) {
     counter->store(0);
   }
   budget_.ResetStats();

@@ -25,6 +25,8 @@ struct EngineStats {
   std::uint64_t queue_rejections = 0;
   std::uint64_t peer_worker_failures = 0;   // workers used up, charged to tenants
   std::uint64_t peer_failure_refusals = 0;  // items refused by the failure budget
+  std::uint64_t alias_conflicts = 0;  // fast keys whose alias named another artifact
+  std::uint64_t alias_stale = 0;      // aliases rebound because their dependencies changed
   double compile_seconds = 0;
   double compile_seconds_saved = 0;
   unsigned workers = 0;             // compiles that may run at once

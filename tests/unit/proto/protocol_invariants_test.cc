@@ -55,6 +55,11 @@ TEST_CASE("no request of the service can carry artifact bytes", "[proto]") {
       "qdcache.v1.InspectRequest.artifact_key",
       // A CUDA C++ header: source the daemon compiles and keys, like `ir`.
       "qdcache.v1.SourceFile.content",
+      // Keys of stored artifacts to explain, as InspectRequest's.
+      "qdcache.v1.ExplainStoredRequest.artifact_keys",
+      // The client's digest of a file it read, kept with its own alias and
+      // given back to it: never an artifact's bytes, nor in any key.
+      "qdcache.v1.Dependency.digest",
   };
   CHECK(bytes_fields == allowed);
 }
