@@ -53,6 +53,7 @@ struct DaemonOptions {
   std::string token_file;          // TCP: bearer tokens, lines "NAME ROLE TOKEN"
   std::string tls_client_role = "write";  // role of a client-certificate peer without a token
   std::string read_compile = "serve";     // a read peer's Compile: serve (nothing stored) | refuse
+  std::string alias_policy_floor = "off";  // weakest fast-key alias policy a request gets: off | rebind | strict
   // Remote cache tier (DESIGN §5; remote/remote_tier.h); off while remote_url is empty.
   // URL syntax in remote/redis_url.h; checked by ParseDaemonFlags.
   std::string remote_url;            // redis://HOST:PORT[/PREFIX] | redis-cluster://HOST:PORT[,...][/PREFIX]

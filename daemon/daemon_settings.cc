@@ -84,6 +84,10 @@ std::vector<Setting> MakeSettings() {
   s.push_back(MillisSetting("peer-failure-refill",
                             "How often one used-up worker is forgiven a tenant, ms/s suffix",
                             &O::peer_failure_refill, false));
+  s.push_back(ChoiceSetting("alias-policy-floor",
+                            "Weakest fast-key conflict policy a request gets: off (clients choose), rebind (conflicts "
+                            "always counted) or strict (a conflicting compile never moves an alias)",
+                            &O::alias_policy_floor, {"off", "rebind", "strict"}));
   // Security (DESIGN §7): see docs/protocol.md for identities and roles.
   s.push_back(StringSetting("socket-group", "Group of the unix socket: its members may connect (empty: the daemon's)",
                             &O::socket_group));

@@ -57,8 +57,14 @@ engine::EngineConfig MakeEngineConfig(const DaemonOptions& options, metrics::Dae
   c.compile_timeout = options.compile_timeout;
   c.failure_budget = engine::FailureBudgetOptions{options.peer_failure_burst, options.peer_failure_refill};
   c.daemon_version = kVersion;
+  c.alias_policy_floor = options.alias_policy_floor == "strict"   ? v1::ALIAS_POLICY_STRICT
+                         : options.alias_policy_floor == "rebind" ? v1::ALIAS_POLICY_REBIND
+                                                                  : v1::ALIAS_POLICY_OFF;
   if (metrics != nullptr) {
     c.on_compile = [metrics](const engine::CompileEvent& e) { metrics->compiles().Observe(e.target, e.seconds, e.ok); };
+    c.on_alias_event = [metrics](std::string_view ns, engine::AliasEvent e) {
+      metrics->compiles().CountAliasEvent(ns, e == engine::AliasEvent::kConflict);
+    };
   }
   return c;
 }

@@ -188,6 +188,16 @@ grpc::ServerUnaryReactor* CompileCacheService::Explain(grpc::CallbackServerConte
   });
 }
 
+// Reads stored records (and the caller's alias): the role that may inspect.
+grpc::ServerUnaryReactor* CompileCacheService::ExplainStored(grpc::CallbackServerContext* context,
+                                                             const v1::ExplainStoredRequest* request,
+                                                             v1::ExplainStoredResponse* response) {
+  return Answer(context, auth::Operation::kInspect, *request, [&](const engine::Peer& peer) -> Status {
+    QDC_ASSIGN_OR_RETURN(*response, engine_.ExplainStored(*request, peer.tenant));
+    return Status::Ok();
+  });
+}
+
 grpc::ServerUnaryReactor* CompileCacheService::List(grpc::CallbackServerContext* context,
                                                     const v1::ListRequest* request,
                                                     v1::ListResponse* response) {

@@ -56,6 +56,9 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   grpc::ServerUnaryReactor* Explain(grpc::CallbackServerContext* context,
                                     const v1::ExplainRequest* request,
                                     v1::ExplainResponse* response) override;
+  grpc::ServerUnaryReactor* ExplainStored(grpc::CallbackServerContext* context,
+                                          const v1::ExplainStoredRequest* request,
+                                          v1::ExplainStoredResponse* response) override;
   grpc::ServerUnaryReactor* List(grpc::CallbackServerContext* context, const v1::ListRequest* request,
                                  v1::ListResponse* response) override;
   grpc::ServerUnaryReactor* Inspect(grpc::CallbackServerContext* context,

@@ -23,6 +23,8 @@ v1::Stats StatsReport(const StatsParts& p) {
   s.set_queue_rejections(e.queue_rejections);
   s.set_peer_worker_failures(e.peer_worker_failures);
   s.set_peer_failure_refusals(e.peer_failure_refusals);
+  s.set_alias_conflicts(e.alias_conflicts);
+  s.set_alias_stale(e.alias_stale);
   s.set_compile_seconds(e.compile_seconds);
   s.set_compile_seconds_saved(e.compile_seconds_saved);
   s.set_workers(e.workers);
