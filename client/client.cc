@@ -176,6 +176,10 @@ Expected<v1::ExplainResponse> Client::Explain(v1::ExplainRequest request) {
   return Call<v1::ExplainResponse>(&v1::CompileCache::Stub::Explain, std::move(request));
 }
 
+Expected<v1::ExplainStoredResponse> Client::ExplainStored(v1::ExplainStoredRequest request) {
+  return Call<v1::ExplainStoredResponse>(&v1::CompileCache::Stub::ExplainStored, std::move(request));
+}
+
 Expected<v1::ListResponse> Client::List(v1::ListRequest request) {
   return Call<v1::ListResponse>(&v1::CompileCache::Stub::List, std::move(request));
 }

@@ -81,6 +81,9 @@ class Client {
   // With `reset`, the daemon zeroes its counters after reading them (admin).
   [[nodiscard]] Expected<v1::Stats> Stats(bool reset = false);
   [[nodiscard]] Expected<v1::ExplainResponse> Explain(v1::ExplainRequest request);
+  // Stored artifacts (by hex key or unique prefix) or an alias, explained
+  // from their keys alone.
+  [[nodiscard]] Expected<v1::ExplainStoredResponse> ExplainStored(v1::ExplainStoredRequest request);
   [[nodiscard]] Expected<v1::ListResponse> List(v1::ListRequest request);
   // NOT_FOUND when the key is not stored.
   [[nodiscard]] Expected<v1::InspectResponse> Inspect(v1::InspectRequest request);

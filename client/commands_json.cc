@@ -7,7 +7,9 @@
 #include <map>
 #include <set>
 
+#include "client/fast_key.h"
 #include "client/json_views.h"
+#include "client/wire_target.h"
 #include "common/digest.h"
 #include "common/units.h"
 
@@ -94,6 +96,22 @@ Expected<nlohmann::json> Inspect(Client& client, const Args& a) {
   return j;
 }
 
+// Stored artifacts by key, or an alias, explained (qdcache explain --key /
+// --fast-key).
+Expected<nlohmann::json> ExplainStored(Client& client, const Args& a) {
+  std::vector<std::string> keys;
+  for (const char* name : {"key", "other"}) {
+    QDC_ASSIGN_OR_RETURN(std::string key, a.Text(name));
+    if (!key.empty()) keys.push_back(std::move(key));
+  }
+  QDC_ASSIGN_OR_RETURN(const std::string fast_key, a.Text("fast_key"));
+  QDC_ASSIGN_OR_RETURN(const std::string ns, a.Text("namespace"));
+  QDC_ASSIGN_OR_RETURN(const std::string target, a.Text("target"));
+  QDC_ASSIGN_OR_RETURN(v1::ExplainStoredRequest request, ExplainStoredRequestOf(client, keys, fast_key, ns, target));
+  QDC_ASSIGN_OR_RETURN(v1::ExplainStoredResponse response, client.ExplainStored(std::move(request)));
+  return ExplainStoredJson(response);
+}
+
 // evict, trim and clear: one Evict call each, by its policy.
 Expected<nlohmann::json> Evict(Client& client, const Args& a, std::string_view policy) {
   v1::EvictRequest request;
@@ -141,6 +159,7 @@ const std::map<std::string, Command, std::less<>>& Commands() {
       {"ping", {{}, Ping}},
       {"ls", {{"limit", "target", "namespace", "aliases", "key_prefix"}, List}},
       {"inspect", {{"key", "include_ptx"}, Inspect}},
+      {"explain", {{"key", "other", "fast_key", "namespace", "target"}, ExplainStored}},
       {"evict", {{"older_than", "dry_run"}, [](Client& c, const Args& a) { return Evict(c, a, "evict"); }}},
       {"trim", {{"max_size", "dry_run"}, [](Client& c, const Args& a) { return Evict(c, a, "trim"); }}},
       {"clear", {{"dry_run"}, [](Client& c, const Args& a) { return Evict(c, a, "clear"); }}},
@@ -163,6 +182,29 @@ Expected<nlohmann::json> RunCommandJson(Client& client, std::string_view command
   const Args a(command, args);
   QDC_RETURN_IF_ERROR(a.Check(found->second.args));
   return found->second.run(client, a);
+}
+
+Expected<v1::ExplainStoredRequest> ExplainStoredRequestOf(Client& client, const std::vector<std::string>& keys,
+                                                          const std::string& fast_key_hex, const std::string& ns,
+                                                          const std::string& target) {
+  v1::ExplainStoredRequest request;
+  if (keys.size() > 2) return InvalidArgument("explain compares at most two artifact keys");
+  if (keys.empty() == fast_key_hex.empty()) {
+    return InvalidArgument("explain takes one or two artifact keys, or a fast key (with its target and namespace)");
+  }
+  for (const std::string& key : keys) {
+    QDC_ASSIGN_OR_RETURN(*request.add_artifact_keys(), ResolveArtifactKey(client, key));
+  }
+  if (!fast_key_hex.empty()) {
+    if (target.empty()) return InvalidArgument("explaining a fast key needs its target");
+    v1::FastKeyQuery* alias = request.mutable_alias();
+    QDC_ASSIGN_OR_RETURN(*alias->mutable_fast_key(), FastKeyFromHex(fast_key_hex));
+    alias->set_namespace_(ns);
+    QDC_ASSIGN_OR_RETURN(*alias->mutable_target(), ParseWireTarget(target));
+  } else if (!ns.empty() || !target.empty()) {
+    return InvalidArgument("a namespace and a target go with a fast key, not with artifact keys");
+  }
+  return request;
 }
 
 Expected<std::string> ResolveArtifactKey(Client& client, std::string_view text) {

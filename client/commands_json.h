@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "client/client.h"
 #include "common/expected.h"
@@ -24,10 +25,23 @@ namespace qdcache::client {
 //   verify    {}
 //   shutdown  {}                                      -> {"stopping": true, "pid"}
 //   targets   {}
+//   explain   {"key", "other" (artifact keys, hex or unique prefixes)} or
+//             {"fast_key" (hex), "namespace", "target"}: stored artifacts or
+//             an alias explained from keys alone (ExplainStoredJson)
 // INVALID_ARGUMENT for an unknown command, an unknown argument or one of
 // the wrong type; otherwise what the call answers.
 [[nodiscard]] Expected<nlohmann::json> RunCommandJson(Client& client, std::string_view command,
                                                       const nlohmann::json& args);
+
+// The ExplainStored request of `qdcache explain --key ... | --fast-key ...`:
+// one or two artifact keys (hex, or unique prefixes resolved with the
+// daemon), or a fast key (hex) with its namespace and target.
+// INVALID_ARGUMENT for neither or both, or a bad key, fast key or target.
+[[nodiscard]] Expected<v1::ExplainStoredRequest> ExplainStoredRequestOf(Client& client,
+                                                                        const std::vector<std::string>& keys,
+                                                                        const std::string& fast_key_hex,
+                                                                        const std::string& ns,
+                                                                        const std::string& target);
 
 // The raw 32-byte artifact key that `text` names: 64 hex digits, or a
 // unique prefix of at least 4 (asked of the daemon, like git's short

@@ -77,6 +77,41 @@ void AddArtifact(const v1::Artifact& a, nlohmann::json& j) {
 
 }  // namespace
 
+std::string AliasPolicyName(v1::AliasPolicy policy) {
+  switch (policy) {
+    case v1::ALIAS_POLICY_REBIND: return "rebind";
+    case v1::ALIAS_POLICY_STRICT: return "strict";
+    case v1::ALIAS_POLICY_OFF: return "off";
+    default: return "unspecified";
+  }
+}
+
+nlohmann::json ChangesJson(const google::protobuf::RepeatedPtrField<v1::ComponentChange>& changes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const v1::ComponentChange& c : changes) {
+    out.push_back({{"name", c.name()},
+                   {"before", c.has_before() ? nlohmann::json(c.before()) : nlohmann::json(nullptr)},
+                   {"after", c.has_after() ? nlohmann::json(c.after()) : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
+namespace {
+
+nlohmann::json DependenciesJson(const google::protobuf::RepeatedPtrField<v1::Dependency>& dependencies) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const v1::Dependency& d : dependencies) out.push_back({{"name", d.name()}, {"digest", ToHex(d.digest())}});
+  return out;
+}
+
+nlohmann::json ComponentsJson(const google::protobuf::RepeatedPtrField<v1::KeyComponent>& components) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const v1::KeyComponent& c : components) out[c.name()] = c.value();
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json ResultJson(const v1::CompileResult& r) {
   nlohmann::json j;
   j["status"] = CacheStatusName(r.status());
@@ -84,7 +119,56 @@ nlohmann::json ResultJson(const v1::CompileResult& r) {
     j["error"] = ErrorJson(Status(static_cast<Code>(r.error().code()), r.error().message()));
   }
   if (r.has_artifact()) AddArtifact(r.artifact(), j);
+  if (r.has_alias_conflict()) {
+    const v1::AliasConflict& c = r.alias_conflict();
+    j["alias_conflict"] = {{"previous_artifact_key", ToHex(c.previous_artifact_key())},
+                           {"policy", AliasPolicyName(c.policy())},
+                           {"rebound", c.rebound()},
+                           {"components_unknown", c.components_unknown()},
+                           {"changes", ChangesJson(c.changes())},
+                           {"message", c.message()}};
+  }
+  if (r.has_miss_reason()) {
+    const v1::MissReason& m = r.miss_reason();
+    j["miss_reason"] = {{"previous_artifact_key", ToHex(m.previous_artifact_key())},
+                        {"basis", m.basis()},
+                        {"changes", ChangesJson(m.changes())},
+                        {"message", m.message()}};
+  }
+  if (r.dependencies_size() > 0) j["dependencies"] = DependenciesJson(r.dependencies());
   return j;
+}
+
+nlohmann::json ExplainStoredJson(const v1::ExplainStoredResponse& response) {
+  nlohmann::json artifacts = nlohmann::json::array();
+  for (const v1::StoredExplanation& e : response.artifacts()) {
+    nlohmann::json a{{"artifact_key", ToHex(e.artifact_key())}, {"stored", e.stored()},
+                     {"components_known", e.components_known()}, {"components", ComponentsJson(e.components())}};
+    if (e.stored()) {
+      a["target"] = e.target();
+      a["toolchain"] = e.toolchain();
+      a["created"] = IsoTime(e.created_unix_ms());
+    }
+    artifacts.push_back(std::move(a));
+  }
+  nlohmann::json out{{"artifacts", std::move(artifacts)}, {"differences", ChangesJson(response.differences())}};
+  if (response.has_alias()) {
+    const v1::AliasExplanation& alias = response.alias();
+    nlohmann::json conflicts = nlohmann::json::array();
+    for (const v1::AliasConflictEvent& e : alias.conflicts()) {
+      conflicts.push_back({{"time", IsoTime(e.unix_ms())},
+                           {"previous_artifact_key", ToHex(e.previous_artifact_key())},
+                           {"artifact_key", ToHex(e.artifact_key())},
+                           {"differing", std::vector<std::string>(e.differing().begin(), e.differing().end())},
+                           {"policy", AliasPolicyName(e.policy())},
+                           {"rebound", e.rebound()}});
+    }
+    out["alias"] = {{"found", alias.found()},
+                    {"artifact_key", alias.found() ? nlohmann::json(ToHex(alias.artifact_key())) : nlohmann::json(nullptr)},
+                    {"dependencies", DependenciesJson(alias.dependencies())},
+                    {"conflicts", std::move(conflicts)}};
+  }
+  return out;
 }
 
 nlohmann::json ArtifactJson(const v1::Artifact& artifact) {

@@ -27,6 +27,10 @@ namespace qdcache::client {
 // "payload_digest", "target", "toolchain", "compile_seconds", "entries":
 // [{"name", "registers"?, ...}], "lowered_names"?, "compile_log"?} or
 // {"status": "error", "error": {...}}.
+// With "alias_conflict" {"previous_artifact_key", "policy", "rebound",
+// "components_unknown", "changes", "message"}, "miss_reason"
+// {"previous_artifact_key", "basis", "changes", "message"} and
+// "dependencies" [{"name", "digest"}] when the result has them.
 [[nodiscard]] nlohmann::json ResultJson(const v1::CompileResult& result);
 // One stored artifact (inspect): ResultJson's fields without "status", plus "created".
 [[nodiscard]] nlohmann::json ArtifactJson(const v1::Artifact& artifact);
@@ -60,6 +64,15 @@ struct CacheLevel {
 [[nodiscard]] nlohmann::json VerifyJson(const v1::VerifyResponse& response);
 // {"explanations": [{"artifact_key", "components": {name: value}, "error"?}], "differing": [...]}
 [[nodiscard]] nlohmann::json ExplainJson(const v1::ExplainResponse& response);
+// Stored artifacts or an alias explained from keys (qdcache explain --key /
+// --fast-key): {"artifacts": [{"artifact_key", "stored", "components_known",
+// "components": {name: value}, "target", "toolchain", "created"}],
+// "differences": [{"name", "before", "after"}], "alias"?: {"found",
+// "artifact_key", "dependencies": [{"name", "digest"}], "conflicts": [...]}}
+[[nodiscard]] nlohmann::json ExplainStoredJson(const v1::ExplainStoredResponse& response);
+// Component changes: [{"name", "before", "after"}], null for a side that has none.
+[[nodiscard]] nlohmann::json ChangesJson(const google::protobuf::RepeatedPtrField<v1::ComponentChange>& changes);
+[[nodiscard]] std::string AliasPolicyName(v1::AliasPolicy policy);
 // {"families": [{"family", "syntax", "available", "processors", "features"}]}
 [[nodiscard]] nlohmann::json TargetsJson(const v1::TargetsResponse& response);
 

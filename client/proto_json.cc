@@ -69,8 +69,8 @@ nlohmann::json ProtoToJson(const Message& message, const std::vector<std::string
       nlohmann::json list = nlohmann::json::array();
       for (int k = 0; k < r->FieldSize(message, field); ++k) list.push_back(Value(message, field, k));
       out[field->name()] = std::move(list);
-    } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !r->HasField(message, field)) {
-      out[field->name()] = nullptr;  // an unset message (a oneof not taken)
+    } else if (field->has_presence() && !r->HasField(message, field)) {
+      out[field->name()] = nullptr;  // an unset message, oneof member or optional scalar
     } else {
       out[field->name()] = Value(message, field, -1);
     }

@@ -2,7 +2,8 @@
 // metadata): field names as in the .proto, integers as JSON numbers (64-bit
 // ones exact, unlike protobuf's own JSON mapping, which quotes them), bytes
 // as lowercase hex, enums by name, every field present (unset scalars as
-// their defaults) so a reader need not know which were set.
+// their defaults, unset messages and `optional` scalars as null) so a reader
+// need not know which were set.
 #pragma once
 
 #include <google/protobuf/message.h>

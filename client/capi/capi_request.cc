@@ -1,9 +1,11 @@
 // Building compile requests, compiling and looking up, for the C ABI.
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "client/capi/capi_internal.h"
+#include "client/dependencies.h"
 #include "client/fast_key.h"
 #include "client/json_views.h"
 #include "client/wire_kind.h"
@@ -62,6 +64,18 @@ Status SetKernelOption(v1::KernelDescriptor& k, std::string_view name, std::stri
   if (name == "fast-key" || name == "fast_key") {
     // Text is hex, as everywhere a fast key is written (client/fast_key.h).
     QDC_ASSIGN_OR_RETURN(*k.mutable_fast_key(), client::FastKeyFromHex(value));
+    return Status::Ok();
+  }
+  if (name == "alias-policy" || name == "alias_policy") {
+    if (value == "rebind") {
+      k.set_alias_policy(v1::ALIAS_POLICY_REBIND);
+    } else if (value == "strict") {
+      k.set_alias_policy(v1::ALIAS_POLICY_STRICT);
+    } else if (value == "off") {
+      k.set_alias_policy(v1::ALIAS_POLICY_OFF);
+    } else {
+      return InvalidArgument("alias-policy is rebind, strict or off, not \"" + ValidUtf8(value) + "\"");
+    }
     return Status::Ok();
   }
   if (name == "recache") {
@@ -141,6 +155,7 @@ qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const
     changed.set_recache((*kernel)->recache());
     changed.set_kind((*kernel)->kind());
     changed.set_fast_key((*kernel)->fast_key());
+    changed.set_alias_policy((*kernel)->alias_policy());
     Status status = qdcache::capi::SetKernelOption(changed, name, value);
     if (!status.ok()) return qdcache::InvalidArgument("option " + std::string(name) + ": " + status.message());
     *(*kernel)->mutable_options() = changed.options();
@@ -149,6 +164,7 @@ qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const
     (*kernel)->set_recache(changed.recache());
     (*kernel)->set_kind(changed.kind());
     (*kernel)->set_fast_key(changed.fast_key());
+    (*kernel)->set_alias_policy(changed.alias_policy());
     return Status::Ok();
   });
 }
@@ -185,6 +201,31 @@ qdcache_status qdcache_request_add_key_extra(qdcache_request* request, size_t in
     auto kernel = KernelAt(request, index);
     if (!kernel.ok()) return kernel.status();
     (*(*kernel)->mutable_key_extras())[name] = value;
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_request_add_dependency(qdcache_request* request, size_t index, const char* name,
+                                              const void* digest, size_t digest_size) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(name, "name"));
+    if (digest == nullptr && digest_size > 0) return qdcache::InvalidArgument("digest is NULL");
+    QDC_RETURN_IF_ERROR(qdcache::capi::Utf8(name, "dependency name"));
+    auto kernel = KernelAt(request, index);
+    if (!kernel.ok()) return kernel.status();
+    qdcache::v1::Dependency* d = (*kernel)->add_dependencies();
+    d->set_name(name);
+    d->set_digest(static_cast<const char*>(digest), digest_size);
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_file_sha256(const char* path, unsigned char digest[32]) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(path, "path"));
+    QDC_RETURN_IF_ERROR(Required(digest, "digest"));
+    QDC_ASSIGN_OR_RETURN(qdcache::v1::Dependency d, qdcache::client::FileDependency(path));
+    std::memcpy(digest, d.digest().data(), d.digest().size());
     return Status::Ok();
   });
 }

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "client/capi/capi_internal.h"
+#include "client/dependencies.h"
 #include "client/proto_json.h"
 #include "common/digest.h"
 
@@ -146,11 +147,72 @@ qdcache_status qdcache_result_json(const qdcache_results* results, size_t index,
       }
     }
     if (item->has_error()) out["error"] = qdcache::client::ProtoToJson(item->error());
+    // Since ABI 1.5: fast-key conflict, miss reason, dependencies (null / [] when none).
+    out["alias_conflict"] =
+        item->has_alias_conflict() ? qdcache::client::ProtoToJson(item->alias_conflict()) : nlohmann::json(nullptr);
+    out["miss_reason"] =
+        item->has_miss_reason() ? qdcache::client::ProtoToJson(item->miss_reason()) : nlohmann::json(nullptr);
+    out["dependencies"] = nlohmann::json::array();
+    for (const qdcache::v1::Dependency& d : item->dependencies()) {
+      out["dependencies"].push_back(qdcache::client::ProtoToJson(d));
+    }
     *json = qdcache::capi::NewCString(qdcache::capi::Dump(out));
     return Status::Ok();
   });
 }
 
 void qdcache_results_free(qdcache_results* results) { delete results; }
+
+size_t qdcache_result_dependency_count(const qdcache_results* results, size_t index) {
+  const qdcache::v1::CompileResult* item = At(results, index);
+  return item == nullptr ? 0 : static_cast<size_t>(item->dependencies_size());
+}
+
+qdcache_status qdcache_result_dependency(const qdcache_results* results, size_t index, size_t i, const char** name,
+                                         const void** digest, size_t* digest_size) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(name, "name"));
+    QDC_RETURN_IF_ERROR(Required(digest, "digest"));
+    QDC_RETURN_IF_ERROR(Required(digest_size, "digest_size"));
+    const qdcache::v1::CompileResult* item = At(results, index);
+    if (item == nullptr) return qdcache::capi::OutOfRange(results, index);
+    if (i >= static_cast<size_t>(item->dependencies_size())) {
+      return Status(qdcache::Code::kOutOfRange, "no dependency " + std::to_string(i) + " in item " +
+                                                    std::to_string(index) + " (it has " +
+                                                    std::to_string(item->dependencies_size()) + ")");
+    }
+    const qdcache::v1::Dependency& d = item->dependencies(static_cast<int>(i));
+    *name = d.name().c_str();
+    *digest = d.digest().data();
+    *digest_size = d.digest().size();
+    return Status::Ok();
+  });
+}
+
+int qdcache_dependency_file_unchanged(void* /*user*/, const char* name, const void* digest, size_t digest_size) {
+  if (name == nullptr || digest == nullptr) return 0;
+  return qdcache::client::FileUnchanged(name, std::string(static_cast<const char*>(digest), digest_size)) ? 1 : 0;
+}
+
+qdcache_status qdcache_results_check_dependencies(qdcache_results* results, qdcache_dependency_check check,
+                                                  void* user, size_t* stale) {
+  return Guard([&] {
+    if (results == nullptr) return qdcache::InvalidArgument("results is NULL");
+    if (check == nullptr) return qdcache::InvalidArgument("check is NULL");
+    std::size_t dropped = 0;
+    for (std::size_t i = 0; i < results->items.size(); ++i) {
+      const bool was_stale =
+          qdcache::client::DropIfStale(&results->items[i], [&](const std::string& name, const std::string& digest) {
+            return check(user, name.c_str(), digest.data(), digest.size()) != 0;
+          });
+      if (was_stale) {
+        results->key_hex[i].clear();
+        ++dropped;
+      }
+    }
+    if (stale != nullptr) *stale = dropped;
+    return Status::Ok();
+  });
+}
 
 }  // extern "C"

@@ -23,10 +23,10 @@ namespace {
 
 // The options that shape a kernel's compile, shared by compile and explain:
 // one flag per row of the option catalogue, then the descriptor's own.
-void AddKernelOptions(CLI::App* app, CompileArgs& c) {
+void AddKernelOptions(CLI::App* app, CompileArgs& c, bool target_required = true) {
   KernelOptions& k = c.kernel;
   app->add_option("--target", k.target, "cuda:sm_XX or cpu:NAME[+feature...] (qdcache targets lists them)")
-      ->required();
+      ->required(target_required);
   app->add_option("--kind", k.kind,
                   "What the file holds: " + client::SourceKindNames() +
                       " (default: by its extension: .ptx, .nvvm, .cu/.cuh (cuda); anything else LLVM IR)");
@@ -134,13 +134,32 @@ int Main(int argc, const char* const* argv) {
   compile->add_option("--ptx-out", c.ptx_output, "CUDA: write the PTX here (- for stdout)");
   compile->add_flag("--no-store", c.no_store, "Compile without reading or writing the cache");
   compile->add_flag("--recache", c.recache, "Compile and overwrite the cached artifact");
+  compile->add_option("--dep", c.dependency_files,
+                      "A file the kernel was made from, kept with its fast key's alias with the file's SHA-256 "
+                      "(repeatable; lookup --check-deps treats the alias as stale once one changes)");
+  compile->add_option("--alias-policy", c.alias_policy,
+                      "When the fast key's alias names a different artifact (a fast-key conflict): rebind "
+                      "(default: move it), strict (keep it, warn, exit 1) or off")
+      ->check(CLI::IsMember({"rebind", "strict", "off"}));
+  compile->add_flag("--explain-miss", c.explain_miss,
+                    "On a miss, say what changed since this kernel's earlier artifact");
 
   CompileArgs x;
   std::string second_file;
-  CLI::App* explain = app.add_subcommand("explain", "Show what goes into the artifact key (two files: what differs)");
-  explain->add_option("file", x.file, "LLVM IR file (.ll or .bc)")->required();
-  explain->add_option("other", second_file, "A second IR file to compare with");
-  AddKernelOptions(explain, x);
+  std::vector<std::string> explain_keys;
+  CLI::App* explain = app.add_subcommand(
+      "explain",
+      "Show what goes into the artifact key of a file (two files: what differs), of stored artifacts "
+      "(--key, twice: what differs) or of a fast key's alias (--fast-key: what it names, its conflicts)");
+  explain->add_option("file", x.file, "LLVM IR file (.ll or .bc), PTX, NVVM IR or CUDA C++");
+  explain->add_option("other", second_file, "A second file to compare with");
+  AddKernelOptions(explain, x, /*target_required=*/false);
+  explain->add_option("--key", explain_keys,
+                      "A stored artifact's key, or a unique prefix of 4+ hex digits (twice: compare two)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  explain->add_option("--fast-key", x.kernel.fast_key_hex, "A fast key (hex): explain its alias");
+  explain->add_option("--namespace", x.kernel.ns, "Namespace of --fast-key");
 
   LookupArgs l;
   CLI::App* lookup = app.add_subcommand("lookup", "Fetch artifacts by fast key, without IR (exit 3 on a miss)");
@@ -149,6 +168,8 @@ int Main(int argc, const char* const* argv) {
   lookup->add_option("--fast-keys", l.fast_keys_file, "File with one hex fast key per line (- for stdin)");
   lookup->add_option("--namespace", l.ns, "Namespace of the fast keys");
   lookup->add_option("--target", l.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
+  lookup->add_flag("--check-deps", l.check_deps,
+                   "Treat a hit as a miss (exit 3) when a dependency file its compile declared (--dep) has changed");
   lookup->add_option("-o,--output", l.output, "File (one key; - for stdout) or directory (several keys)");
   lookup->add_flag("--json", l.json,
                    "Print JSON (one key: its result; several: {\"results\": [...]})");
@@ -289,7 +310,20 @@ int Main(int argc, const char* const* argv) {
 
     if (*compile) return RunCompile(**client, c);
     if (*lookup) return RunLookup(**client, l);
-    if (*explain) return RunExplain(**client, x, second_file);
+    if (*explain) {
+      if (!explain_keys.empty() || !x.kernel.fast_key_hex.empty()) {
+        if (!x.file.empty()) {
+          return PrintError(InvalidArgument("explain takes a file, or --key / --fast-key, not both")), kExitUsage;
+        }
+        return RunExplainStored(**client, explain_keys, x.kernel, x.json);
+      }
+      if (x.file.empty() || x.kernel.target.empty()) {
+        return PrintError(InvalidArgument("explain needs a file and --target, or --key KEY, or --fast-key KEY "
+                                          "--target T")),
+               kExitUsage;
+      }
+      return RunExplain(**client, x, second_file);
+    }
     if (*ls) {
       if (ls_ns_option->count() > 0) ls_args.ns = ls_ns;
       return RunList(**client, ls_args);

@@ -31,6 +31,9 @@ struct CompileArgs {
   bool json = false;
   bool no_store = false;
   bool recache = false;
+  std::vector<std::string> dependency_files;  // --dep FILE
+  std::string alias_policy;                   // --alias-policy; empty: the daemon's default
+  bool explain_miss = false;                  // --explain-miss
 };
 
 struct LookupArgs {
@@ -41,6 +44,7 @@ struct LookupArgs {
   std::string target;
   std::string output;  // file (one key) or directory (several)
   bool json = false;
+  bool check_deps = false;  // --check-deps: a hit whose dependency files changed is a miss
 };
 
 struct ExportArgs {
@@ -62,6 +66,11 @@ struct ImportArgs {
 // compiled with the same options), marking those that differ.
 [[nodiscard]] int RunExplain(client::Client& client, const CompileArgs& args,
                              const std::string& second_file);
+// Stored artifacts (`keys`: hex or unique prefixes; two: what differs) or,
+// without keys, the alias of kernel.fast_key_hex in kernel.ns for
+// kernel.target, explained from keys alone.
+[[nodiscard]] int RunExplainStored(client::Client& client, const std::vector<std::string>& keys,
+                                   const KernelOptions& kernel, bool json);
 [[nodiscard]] int RunLookup(client::Client& client, const LookupArgs& args);
 // With `zero`, the daemon zeroes its counters after reading them (admin);
 // what is printed is the counters up to then.

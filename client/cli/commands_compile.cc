@@ -6,6 +6,7 @@
 #include "client/cli/commands.h"
 #include "client/cli/cuda_headers.h"
 #include "client/cli/output.h"
+#include "client/dependencies.h"
 #include "client/fast_key.h"
 #include "client/wire_target.h"
 #include "common/digest.h"
@@ -26,6 +27,12 @@ Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a, const std::
   }
   d.set_no_store(a.no_store);
   d.set_recache(a.recache);
+  for (const std::string& path : a.dependency_files) {
+    QDC_ASSIGN_OR_RETURN(*d.add_dependencies(), client::FileDependency(path));
+  }
+  if (a.alias_policy == "rebind") d.set_alias_policy(v1::ALIAS_POLICY_REBIND);
+  if (a.alias_policy == "strict") d.set_alias_policy(v1::ALIAS_POLICY_STRICT);
+  if (a.alias_policy == "off") d.set_alias_policy(v1::ALIAS_POLICY_OFF);
   return d;
 }
 
@@ -33,7 +40,7 @@ Expected<v1::KernelDescriptor> BuildDescriptor(const CompileArgs& a, const std::
 // `json` and `json_results`, the result's JSON goes there instead of stdout
 // (one document for several results).
 int Report(const v1::CompileResult& r, const std::string& output, const std::string& ptx_output,
-           bool json, nlohmann::json* json_results = nullptr) {
+           bool json, nlohmann::json* json_results = nullptr, bool explain_miss = false) {
   if (r.has_artifact()) {
     if (!ptx_output.empty() && r.artifact().ptx().empty()) {
       return PrintError(InvalidArgument("--ptx-out: a " + KindName(r.artifact().kind()) + " has no PTX")),
@@ -62,10 +69,19 @@ int Report(const v1::CompileResult& r, const std::string& output, const std::str
     const bool to_stdout = output == "-" || ptx_output == "-";
     (to_stdout ? std::cerr : std::cout)
         << ResultLine(r) << (output.empty() || !r.has_artifact() ? "" : "  -> " + output) << "\n";
+    if (explain_miss && r.has_miss_reason()) {
+      (to_stdout ? std::cerr : std::cout) << "miss reason: " << r.miss_reason().message() << "\n";
+    }
   }
   if (r.has_error()) {
     PrintError(Status(static_cast<Code>(r.error().code()), r.error().message()));
     return kExitFailure;
+  }
+  // A conflict is said on stderr whatever the format; under strict it fails
+  // the command (the artifact was still written), for CI.
+  if (r.has_alias_conflict()) {
+    std::cerr << "qdcache: warning: " << r.alias_conflict().message() << "\n";
+    if (r.alias_conflict().has_warning()) return kExitFailure;
   }
   return r.status() == v1::CACHE_STATUS_MISS ? kExitMiss : kExitOk;
 }
@@ -89,7 +105,7 @@ int RunCompile(client::Client& client, const CompileArgs& args) {
                                " results for 1 kernel")),
            kExitFailure;
   }
-  return Report(response->results(0), args.output, args.ptx_output, args.json);
+  return Report(response->results(0), args.output, args.ptx_output, args.json, nullptr, args.explain_miss);
 }
 
 int RunExplain(client::Client& client, const CompileArgs& args, const std::string& second_file) {
@@ -175,6 +191,13 @@ int LookupKeys(client::Client& client, const LookupArgs& args, const std::vector
   }
   Expected<v1::LookupResponse> response = client.Lookup(std::move(request));
   if (!response.ok()) return PrintError(response.status()), kExitFailure;
+  if (args.check_deps) {
+    for (v1::CompileResult& r : *response->mutable_results()) {
+      if (client::DropIfStale(&r, client::FileUnchanged) && !args.json) {
+        std::cerr << "qdcache: stale: a dependency file of the alias changed since it was compiled\n";
+      }
+    }
+  }
   if (response->results_size() != static_cast<int>(args.fast_keys_hex.size())) {
     return PrintError(Internal("daemon answered a different number of results")), kExitFailure;
   }

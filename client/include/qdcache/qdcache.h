@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 #define QDCACHE_ABI_VERSION_MAJOR 1
-#define QDCACHE_ABI_VERSION_MINOR 4
+#define QDCACHE_ABI_VERSION_MINOR 5
 #define QDCACHE_ABI_VERSION ((QDCACHE_ABI_VERSION_MAJOR << 16) | QDCACHE_ABI_VERSION_MINOR)
 
 /* ---- Versions, status codes and errors ---- */
@@ -176,7 +176,11 @@ qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* 
  *   fast-key HEX: the fast key written as hex ("c0ffee01": 4 bytes), as the
  *   CLI's --fast-key and Python's str keys read it (since ABI 1.4);
  *   kind: what the kernel's bytes are, "llvm" (the default), "ptx" or
- *   "nvvm" (since ABI 1.2), "cuda" (CUDA C++ source; since ABI 1.3).
+ *   "nvvm" (since ABI 1.2), "cuda" (CUDA C++ source; since ABI 1.3);
+ *   alias-policy: what the daemon does when the fast key's alias names a
+ *   different artifact (a fast-key conflict), "rebind" (the default),
+ *   "strict" (the alias stays; the result's JSON carries "alias_conflict")
+ *   or "off" (since ABI 1.5).
  * Request-wide: index is ignored for include-ptx "1"/"0" (return the PTX a
  * cubin was linked from). */
 qdcache_status qdcache_request_set(qdcache_request* request, size_t index, const char* name,
@@ -204,6 +208,17 @@ qdcache_status qdcache_request_add_header(qdcache_request* request, size_t index
  * or "NAME=VALUE") or "undefine" ("NAME"); repeatable. */
 qdcache_status qdcache_request_add_text(qdcache_request* request, size_t index, const char* what,
                                         const char* value);
+/* Since ABI 1.5. A dependency of kernel `index` (which needs a fast key):
+ * something the frontend read to make it (a source file, a config file),
+ * `name` (UTF-8, opaque to the daemon, unique per kernel) with `digest`
+ * (1 to 64 bytes, copied). Kept with the alias and returned by lookups, so
+ * a lookup can be checked (qdcache_results_check_dependencies). */
+qdcache_status qdcache_request_add_dependency(qdcache_request* request, size_t index, const char* name,
+                                              const void* digest, size_t digest_size);
+/* Since ABI 1.5. The SHA-256 of the file at `path` in digest[32]: the
+ * digest qdcache_dependency_file_unchanged checks. */
+qdcache_status qdcache_file_sha256(const char* path, unsigned char digest[32]);
+
 /* Since ABI 1.4. The artifact key components of the request's one kernel,
  * or of its two and which components differ, as `qdcache explain --json`
  * prints them: {"explanations": [{"artifact_key", "components": {...},
@@ -268,9 +283,32 @@ const char* qdcache_result_target(const qdcache_results* results, size_t index);
  * status, key, target, toolchain, entry points with their resource use
  * (since ABI 1.4 a figure the backend does not know, such as a CPU kernel's
  * register count, is left out instead of being -1), timings, compile log,
- * error. Free with qdcache_string_free. */
+ * error; since ABI 1.5 "alias_conflict" (a fast-key conflict: the alias
+ * named a different artifact; "changes" says which key components differ,
+ * "warning" is set under the strict policy), "miss_reason" (a compile that
+ * missed: what changed since the kernel's earlier artifact) and
+ * "dependencies", each null / [] when absent. Free with qdcache_string_free. */
 qdcache_status qdcache_result_json(const qdcache_results* results, size_t index, char** json);
 void qdcache_results_free(qdcache_results* results);
+
+/* Dependencies (since ABI 1.5). An alias hit carries the dependencies its
+ * compile declared, sorted by name: */
+size_t qdcache_result_dependency_count(const qdcache_results* results, size_t index);
+/* Dependency `i` of item `index`; *name and *digest point into the results. */
+qdcache_status qdcache_result_dependency(const qdcache_results* results, size_t index, size_t i, const char** name,
+                                         const void** digest, size_t* digest_size);
+/* Whether dependency `name` still has `digest`: nonzero when it does. */
+typedef int (*qdcache_dependency_check)(void* user, const char* name, const void* digest, size_t digest_size);
+/* A qdcache_dependency_check for dependencies named by file path with the
+ * file's SHA-256 (qdcache_file_sha256): nonzero while the file has it;
+ * `user` is unused. */
+int qdcache_dependency_file_unchanged(void* user, const char* name, const void* digest, size_t digest_size);
+/* Checks every alias hit's dependencies with `check`; a hit one of whose
+ * dependencies changed becomes a miss (QDCACHE_CACHE_MISS, no artifact), so
+ * the caller compiles it again, which rebinds the alias. *stale (may be
+ * NULL) receives how many did. */
+qdcache_status qdcache_results_check_dependencies(qdcache_results* results, qdcache_dependency_check check,
+                                                  void* user, size_t* stale);
 
 /* ---- CPU: load a shared object from memory ---- */
 
