@@ -8,6 +8,10 @@ for GPU and CPU kernels.
     client.lookup([b"..."], namespace="myfw", target="cpu:x86-64")   # no IR sent
     client.stats()
 
+A fast key that cannot silently go stale: compile with
+dependencies=qdcache.file_dependencies(paths) (the files the frontend read),
+then lookup(..., check=qdcache.files_unchanged) misses once one changed.
+
 Pure Python over libqdcache.so's C ABI (ctypes): no compiled extension.
 Failures raise a QdcacheError subclass per status code (InvalidArgument,
 Unavailable, ...).
@@ -33,6 +37,7 @@ from ._errors import (
     Unknown,
     error_for,
 )
+from ._dependencies import Dependency, file_dependencies, file_digest, files_unchanged
 from ._lib import abi_version
 from ._lib import lib as _lib_handle
 from ._client import Client
@@ -63,6 +68,7 @@ __all__ = [
     "CudaModule",
     "DataLoss",
     "DeadlineExceeded",
+    "Dependency",
     "DeviceBuffer",
     "FailedPrecondition",
     "Internal",
@@ -82,6 +88,9 @@ __all__ = [
     "cuda_available",
     "cuda_compute_capability",
     "error_for",
+    "file_dependencies",
+    "file_digest",
+    "files_unchanged",
     "load_cpu",
     "load_cuda",
     "synchronize",

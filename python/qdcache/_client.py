@@ -8,10 +8,11 @@ import ctypes
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _lib
+from ._dependencies import Dependency
 from ._lib import check, lib, text
 from ._request import KernelSpec, fast_key_bytes, request_of
 from ._results import Artifact, Result, results_of
@@ -157,8 +158,11 @@ class Client:
         protocol, as `qdcache stats --json` prints it): "hits", "misses",
         "requests", "version", ..., and "levels": {"alias" | "artifact" |
         "stage" | "remote": {"hits", "misses", "hit_rate" (a float, or
-        None while there is nothing to divide), "enabled"}}. reset=True
-        zeroes them after reading (admin)."""
+        None while there is nothing to divide), "enabled"}};
+        "alias_conflicts" (compiles whose fast key's alias named another
+        artifact) and "alias_stale" (compiles that rebound an alias whose
+        dependencies had changed). reset=True zeroes them after reading
+        (admin)."""
         return self._json_call("stats", lib.qdcache_stats_json, 1 if reset else 0)
 
     def ls(self, limit: int = 0, target: str | None = None, namespace: str | None = None,
@@ -238,7 +242,9 @@ class Client:
                 key_extras: Mapping[str, Text] | None = None, no_store: bool = False, recache: bool = False,
                 include_ptx: bool = False, kind: str | None = None, headers: Mapping[str, Source] | None = None,
                 name_expressions: Iterable[str] | None = None, defines: Iterable[str] | None = None,
-                undefines: Iterable[str] | None = None) -> Artifact:
+                undefines: Iterable[str] | None = None,
+                dependencies: Iterable[Dependency | tuple[str, bytes]] | None = None,
+                alias_policy: str | None = None) -> Artifact:
         """Compiles one kernel through the cache and returns its Artifact;
         raises the QdcacheError subclass of the failure (InvalidArgument for
         bad IR or an unknown target, ...).
@@ -267,13 +273,25 @@ class Client:
                  compile --fast-key` and the warm manifest spell it
                  ("c0ffee01" is 4 bytes); a str that is not hex digits is a
                  ValueError (pass s.encode() for a string's raw bytes).
+        dependencies: with a fast key: what the frontend read to make `ir`,
+                 (name, digest) pairs (qdcache.file_dependencies(paths) for
+                 files), kept with the alias so that lookup(check=...) can
+                 tell when it went stale. Not part of the artifact key.
+        alias_policy: when the fast key's alias names another artifact and
+                 no declared dependency changed (a fast-key conflict: the
+                 fast key misses an input; see Artifact.alias_conflict):
+                 "rebind" (the default: the alias moves to this artifact),
+                 "strict" (it stays) or "off" (it moves, unreported);
+                 anything else is a ValueError. The daemon may enforce a
+                 stricter one.
         entries: the kernel names to launch (checked to exist).
         key_extras: {name: value} of client-side inputs folded into the key.
         """
         [result] = self.compile_many([KernelSpec(
             ir=ir, target=target, options=options, fast_key=fast_key, namespace=namespace, entries=entries,
             key_extras=key_extras, no_store=no_store, recache=recache, kind=kind, headers=headers,
-            name_expressions=name_expressions, defines=defines, undefines=undefines)], include_ptx=include_ptx)
+            name_expressions=name_expressions, defines=defines, undefines=undefines, dependencies=dependencies,
+            alias_policy=alias_policy)], include_ptx=include_ptx)
         if result.error is not None:
             raise result.error
         assert result.artifact is not None  # a compile's item without error has its artifact
@@ -289,23 +307,59 @@ class Client:
                 check(lib.qdcache_compile(client, request, ctypes.byref(out)), "compile")
         return results_of(out)
 
-    def lookup(self, fast_keys: Iterable[FastKey], namespace: str, target: str,
-               include_ptx: bool = False) -> list[Artifact | None]:
+    def lookup(self, fast_keys: Iterable[FastKey], namespace: str, target: str, include_ptx: bool = False,
+               check: Callable[[Sequence[Dependency]], bool] | None = None) -> list[Artifact | None]:
         """Artifacts by fast key alone, no IR sent: one Artifact, or None for a
         miss, per key, in order. A key is bytes (used as-is) or a str of hex
         digits, as in compile(). Raises the QdcacheError subclass if the call
-        or an item fails."""
+        or an item fails.
+
+        check: called with the dependencies of each hit that has some (those
+               its compile declared); a hit for which it returns False is a
+               miss (None). qdcache.files_unchanged checks file_dependencies().
+               It runs here, after the one call to the daemon. Compile such a
+               kernel again with the same fast key and its fresh
+               dependencies: that rebinds the alias (the daemon counts it in
+               stats()["alias_stale"], not as a conflict).
+        """
         if isinstance(fast_keys, (str, bytes)):
             raise TypeError("fast_keys is a list of keys, not one key")
         keys = [_lib.buffer_pointer(fast_key_bytes(key), "fast key") for key in fast_keys]
         count = len(keys)
         pointers = (ctypes.c_void_p * max(count, 1))(*[k[0] for k in keys])
         sizes = (ctypes.c_size_t * max(count, 1))(*[k[1] for k in keys])
+        if check is not None:
+            _lib.require("qdcache_result_dependency_count")  # else every hit would pass unchecked
         out = ctypes.c_void_p()
         with self._client() as client:
-            check(lib.qdcache_lookup(client, text(namespace, "namespace"), text(target, "target"), pointers, sizes,
-                                     count, 1 if include_ptx else 0, ctypes.byref(out)), "lookup")
-        return [_artifact_or_miss(result) for result in results_of(out)]
+            _lib.check(lib.qdcache_lookup(client, text(namespace, "namespace"), text(target, "target"), pointers,
+                                          sizes, count, 1 if include_ptx else 0, ctypes.byref(out)), "lookup")
+        found = [_artifact_or_miss(result) for result in results_of(out)]
+        if check is None:
+            return found
+        return [_unless_stale(artifact, check) for artifact in found]
+
+    def explain_key(self, key: str, other: str | None = None) -> dict[str, Any]:
+        """What went into a stored artifact's key, from the key alone, as
+        `qdcache explain --key KEY [--key OTHER] --json`; with `other`, which
+        components the two differ in. Keys: 64 hex digits or a unique prefix
+        (as inspect()). Answers {"artifacts": [{"artifact_key", "stored",
+        "components_known", "components": {name: value}, "target"?,
+        "toolchain"?, "created"?}], "differences": [{"name", "before",
+        "after"}]}; "components_known" is False for an artifact stored by an
+        older daemon."""
+        return self._command("explain", {"key": key, "other": other})
+
+    def explain_alias(self, fast_key: FastKey, namespace: str, target: str) -> dict[str, Any]:
+        """A fast key's alias, as `qdcache explain --fast-key ... --json`:
+        explain_key()'s answer for the artifact it names, and "alias":
+        {"found", "artifact_key" (None when not found), "dependencies":
+        [{"name", "digest" (hex)}], "conflicts": [{"time",
+        "previous_artifact_key", "artifact_key", "differing": [names],
+        "policy", "rebound"}]} (the daemon's recent fast-key conflicts of
+        this alias). fast_key: as in compile()."""
+        fast_key_hex = bytes(fast_key_bytes(fast_key)).hex()
+        return self._command("explain", {"fast_key": fast_key_hex, "namespace": namespace, "target": target})
 
 
 def _artifact_or_miss(result: Result) -> Artifact | None:
@@ -313,3 +367,10 @@ def _artifact_or_miss(result: Result) -> Artifact | None:
     if result.error is not None:
         raise result.error
     return result.artifact
+
+
+def _unless_stale(artifact: Artifact | None, check: Callable[[Sequence[Dependency]], bool]) -> Artifact | None:
+    """A lookup's hit, or None (a miss) when `check` says its dependencies changed."""
+    if artifact is None or not artifact.dependencies or check(artifact.dependencies):
+        return artifact
+    return None

@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Optional
 
-from ._errors import INTERNAL, UNIMPLEMENTED, error_for
+from ._errors import INTERNAL, UNIMPLEMENTED, QdcacheError, error_for
 
 if TYPE_CHECKING:
     from ._types import Source, Text
@@ -154,20 +154,50 @@ _SIGNATURES: dict[str, _Signature] = {
     "qdcache_cuda_buffer_read": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
 }
 
-# Since ABI 1.4: declared only when the library loaded has them (an older
-# one still loads; require() then raises Unimplemented).
-_SIGNATURES_SINCE_1_4: dict[str, _Signature] = {
-    "qdcache_command_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, c_void_pp]),
-    "qdcache_explain_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, c_void_pp]),
-    "qdcache_daemon_version": (ctypes.c_int, [ctypes.c_void_p, c_void_pp]),
+# A qdcache_dependency_check: int (*)(void* user, const char* name, const void* digest, size_t digest_size).
+dependency_check = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t)
+
+# By the ABI minor version that added them: declared only when the library
+# loaded has them (an older one still loads; require() then raises
+# Unimplemented).
+_SIGNATURES_SINCE: dict[int, dict[str, _Signature]] = {
+    4: {
+        "qdcache_command_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, c_void_pp]),
+        "qdcache_explain_json": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, c_void_pp]),
+        "qdcache_daemon_version": (ctypes.c_int, [ctypes.c_void_p, c_void_pp]),
+    },
+    5: {
+        "qdcache_request_add_dependency": (
+            ctypes.c_int,
+            [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t],
+        ),
+        "qdcache_file_sha256": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_ubyte)]),
+        "qdcache_result_dependency_count": (ctypes.c_size_t, [ctypes.c_void_p, ctypes.c_size_t]),
+        "qdcache_result_dependency": (
+            ctypes.c_int,
+            [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, c_char_pp, c_void_pp, c_size_p],
+        ),
+        "qdcache_dependency_file_unchanged": (
+            ctypes.c_int,
+            [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t],
+        ),
+        "qdcache_results_check_dependencies": (
+            ctypes.c_int,
+            [ctypes.c_void_p, dependency_check, ctypes.c_void_p, c_size_p],
+        ),
+    },
 }
+
+# The ABI minor version each function of _SIGNATURES_SINCE came with.
+_SINCE_MINOR: dict[str, int] = {name: minor for minor, signatures in _SIGNATURES_SINCE.items() for name in signatures}
 
 
 def _declare(library: ctypes.CDLL) -> None:
     """Gives ctypes the signatures: every one of _SIGNATURES (a missing
-    symbol fails the import), those of _SIGNATURES_SINCE_1_4 the library has."""
-    since_1_4 = {name: signature for name, signature in _SIGNATURES_SINCE_1_4.items() if hasattr(library, name)}
-    for name, (restype, argtypes) in {**_SIGNATURES, **since_1_4}.items():
+    symbol fails the import), those of _SIGNATURES_SINCE the library has."""
+    later = {name: signature for signatures in _SIGNATURES_SINCE.values() for name, signature in signatures.items()
+             if hasattr(library, name)}
+    for name, (restype, argtypes) in {**_SIGNATURES, **later}.items():
         function = getattr(library, name)
         function.restype = restype
         function.argtypes = argtypes
@@ -185,21 +215,33 @@ if abi_version >> 16 != ABI_MAJOR:
 
 
 def has(name: str) -> bool:
-    """Whether the library loaded has `name` of _SIGNATURES_SINCE_1_4."""
-    return name in _SIGNATURES_SINCE_1_4 and hasattr(lib, name)
+    """Whether the library loaded has `name` of _SIGNATURES_SINCE."""
+    return name in _SINCE_MINOR and hasattr(lib, name)
+
+
+def _unimplemented(what: str, minor: int) -> QdcacheError:
+    """Unimplemented: the library loaded lacks `what`, of ABI 1.`minor`."""
+    return error_for(
+        UNIMPLEMENTED,
+        "UNIMPLEMENTED",
+        "the libqdcache loaded (ABI %d.%d) lacks %s, which came with ABI %d.%d; "
+        "install the libqdcache of this package's release (or point QDCACHE_LIBRARY at it)"
+        % (abi_version >> 16, abi_version & 0xFFFF, what, ABI_MAJOR, minor),
+    )
+
+
+def require_abi(minor: int, what: str) -> None:
+    """Raises Unimplemented when the library loaded predates ABI 1.`minor`,
+    which brought `what` (a request option, ...)."""
+    if abi_version & 0xFFFF < minor:
+        raise _unimplemented(what, minor)
 
 
 def require(name: str) -> Callable[..., Any]:
-    """The C function `name` of _SIGNATURES_SINCE_1_4; raises Unimplemented
+    """The C function `name` of _SIGNATURES_SINCE; raises Unimplemented
     when the library loaded predates it."""
     if not has(name):
-        raise error_for(
-            UNIMPLEMENTED,
-            "UNIMPLEMENTED",
-            "the libqdcache loaded (ABI %d.%d) lacks %s, which came with ABI 1.4; "
-            "install the libqdcache of this package's release (or point QDCACHE_LIBRARY at it)"
-            % (abi_version >> 16, abi_version & 0xFFFF, name),
-        )
+        raise _unimplemented(name, _SINCE_MINOR[name])
     function: Callable[..., Any] = getattr(lib, name)
     return function
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import _lib
+from ._dependencies import Dependency
 from ._lib import check, lib, text
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ class KernelSpec(_KernelSource, total=False):
     name_expressions: Iterable[str] | None
     defines: Iterable[str] | None
     undefines: Iterable[str] | None
+    dependencies: Iterable[Dependency | tuple[str, bytes]] | None
+    alias_policy: str | None
 
 
 def _compile_option_names() -> set[str]:
@@ -52,6 +55,10 @@ def _compile_option_names() -> set[str]:
 # Names compile(options=...) takes: the catalogue's, also with "-" for "_",
 # and "opt" for opt_level.
 _OPTION_NAMES = _compile_option_names()
+
+# What a fast-key conflict does (the alias names another artifact), as
+# qdcache_request_set's alias-policy spells it.
+_ALIAS_POLICIES = ("rebind", "strict", "off")
 
 # The text form of a fast key: hex, as `qdcache compile --fast-key` and the
 # warm manifest read it. Checked before bytes.fromhex, which allows spaces.
@@ -82,9 +89,10 @@ def _option_text(value: bool | int) -> str:
 
 
 def _settings(options: Mapping[str, bool | int] | None, kind: str | None, namespace: str | None, no_store: bool,
-              recache: bool) -> list[tuple[str, str]]:
+              recache: bool, alias_policy: str | None) -> list[tuple[str, str]]:
     """The (name, value) pairs of qdcache_request_set for one kernel;
-    ValueError for an option name the catalogue lacks."""
+    ValueError for an option name the catalogue lacks, or an alias policy
+    other than "rebind", "strict" or "off"."""
     settings = []
     for name, value in (options or {}).items():
         if name.replace("-", "_") not in _OPTION_NAMES and name != "opt":
@@ -98,6 +106,11 @@ def _settings(options: Mapping[str, bool | int] | None, kind: str | None, namesp
         settings.append(("no-store", "1"))
     if recache:
         settings.append(("recache", "1"))
+    if alias_policy is not None:
+        if alias_policy not in _ALIAS_POLICIES:
+            raise ValueError("alias_policy is 'rebind', 'strict' or 'off', not %r" % (alias_policy,))
+        _lib.require_abi(5, "the alias-policy option")
+        settings.append(("alias-policy", alias_policy))
     return settings
 
 
@@ -126,6 +139,21 @@ def _add_headers(request: ctypes.c_void_p, i: int, headers: Mapping[str, Source]
         check(lib.qdcache_request_add_header(request, i, text(name, "header name"), data, data_size))
 
 
+def _add_dependencies(request: ctypes.c_void_p, i: int,
+                      dependencies: Iterable[Dependency | tuple[str, bytes]] | None) -> None:
+    """qdcache_request_add_dependency of each (name, digest) pair."""
+    if dependencies is None:
+        return
+    if isinstance(dependencies, (str, bytes, Dependency)):
+        raise TypeError("dependencies: a list of (name, digest) pairs, not one")
+    add = _lib.require("qdcache_request_add_dependency")
+    for name, digest in dependencies:
+        if isinstance(digest, str):
+            raise TypeError("the digest of dependency %r is str: pass the raw digest as bytes" % name)
+        data, data_size, _digest_alive = _lib.buffer_pointer(digest, "digest of " + str(name))
+        check(add(request, i, text(name, "dependency name"), data, data_size), "dependency " + str(name))
+
+
 def _add_texts(request: ctypes.c_void_p, i: int, what: str, values: Iterable[str] | None) -> None:
     """qdcache_request_add_text of each value ("name-expression", "define", "undefine")."""
     if isinstance(values, (str, bytes)):
@@ -139,10 +167,12 @@ def _add_kernel(request: ctypes.c_void_p, ir: Source, target: str, options: Mapp
                 key_extras: Mapping[str, Text] | None = None, no_store: bool = False, recache: bool = False,
                 kind: str | None = None, headers: Mapping[str, Source] | None = None,
                 name_expressions: Iterable[str] | None = None, defines: Iterable[str] | None = None,
-                undefines: Iterable[str] | None = None) -> None:
+                undefines: Iterable[str] | None = None,
+                dependencies: Iterable[Dependency | tuple[str, bytes]] | None = None,
+                alias_policy: str | None = None) -> None:
     """Appends one kernel, given as compile()'s keyword arguments, to `request`."""
     i = _append_source(request, ir, target)
-    for name, value in _settings(options, kind, namespace, no_store, recache):
+    for name, value in _settings(options, kind, namespace, no_store, recache, alias_policy):
         check(lib.qdcache_request_set(request, i, text(name, "option"), text(value, name)), "option " + name)
     if fast_key is not None:
         _set_fast_key(request, i, fast_key)
@@ -153,6 +183,7 @@ def _add_kernel(request: ctypes.c_void_p, ir: Source, target: str, options: Mapp
     _add_texts(request, i, "name-expression", name_expressions)
     _add_texts(request, i, "define", defines)
     _add_texts(request, i, "undefine", undefines)
+    _add_dependencies(request, i, dependencies)
 
 
 @contextlib.contextmanager
