@@ -245,3 +245,24 @@ TEST_CASE("a method the daemon does not serve is counted as other, never by its 
                       {{"service", "grpc.reflection.v1alpha.ServerReflection"},
                        {"method", "ServerReflectionInfo"}}) == 1);
 }
+
+TEST_CASE("the metrics endpoint counts fast-key conflicts and stale aliases per namespace",
+          "[integration][metrics][fast-key]") {
+  REQUIRE_PROMETHEUS_PARSER(python);
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--metrics-listen", "127.0.0.1:0"});
+  daemon.Start();
+  auto client = daemon.Connect();
+  // The same fast key with two IRs: a frontend that left an input out of it.
+  for (int n : {128, 256}) {
+    v1::KernelDescriptor d = Descriptor("cpu/saxpy.ll", "cpu:x86-64");
+    d.set_ir("define i64 @block() {\n  ret i64 " + std::to_string(n) + "\n}\n");
+    d.set_fast_key("tile");
+    d.set_namespace_("buggy");
+    REQUIRE(CompileOne(*client, d).status() == v1::CACHE_STATUS_COMPILED);
+  }
+  Samples after(python, Scrape(daemon.MetricsAddress()), dir);
+  CHECK(after.Type("qdcache_alias_conflicts") == "counter");
+  CHECK(after.Value("qdcache_alias_conflicts_total", {{"namespace", "buggy"}}) == 1);
+  CHECK_FALSE(after.Value("qdcache_alias_stale_total", {{"namespace", "buggy"}}).has_value());
+}
