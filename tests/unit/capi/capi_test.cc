@@ -369,3 +369,61 @@ TEST_CASE("ABI 1.4: a hex fast-key option, commands and explain as JSON, the dae
   CHECK(std::string(version) == qdcache_version());
   qdcache_string_free(version);
 }
+
+TEST_CASE("dependencies through the C ABI: declared, returned by lookups, checked against files",
+          "[capi][integration]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  Connection c(daemon);
+  const std::string file = dir.path() + "/kernel.py";
+  qdcache::testing::WriteFileOrDie(file, "BLOCK = 128\n");
+  unsigned char digest[32];
+  REQUIRE(qdcache_file_sha256(file.c_str(), digest) == QDCACHE_OK);
+  CHECK(qdcache_file_sha256((dir.path() + "/missing").c_str(), digest) == QDCACHE_NOT_FOUND);
+
+  qdcache_request* request = nullptr;
+  REQUIRE(qdcache_request_create(&request) == QDCACHE_OK);
+  const std::string ir = "define i64 @block() {\n  ret i64 128\n}\n";
+  REQUIRE(qdcache_request_add_kernel(request, ir.data(), ir.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
+  REQUIRE(qdcache_request_set_fast_key(request, 0, "fk", 2) == QDCACHE_OK);
+  REQUIRE(qdcache_request_set(request, 0, "alias-policy", "strict") == QDCACHE_OK);
+  CHECK(qdcache_request_set(request, 0, "alias-policy", "lenient") == QDCACHE_INVALID_ARGUMENT);
+  REQUIRE(qdcache_request_add_dependency(request, 0, file.c_str(), digest, sizeof digest) == QDCACHE_OK);
+  qdcache_results* compiled = nullptr;
+  REQUIRE(qdcache_compile(c.client, request, &compiled) == QDCACHE_OK);
+  REQUIRE(qdcache_result_cache_status(compiled, 0) == QDCACHE_CACHE_COMPILED);
+  qdcache_results_free(compiled);
+  qdcache_request_free(request);
+
+  auto lookup = [&] {
+    const void* keys[] = {"fk"};
+    const size_t sizes[] = {2};
+    qdcache_results* out = nullptr;
+    REQUIRE(qdcache_lookup(c.client, "", "cpu:x86-64", keys, sizes, 1, 0, &out) == QDCACHE_OK);
+    return out;
+  };
+  qdcache_results* hit = lookup();
+  REQUIRE(qdcache_result_dependency_count(hit, 0) == 1);
+  const char* name = nullptr;
+  const void* stored = nullptr;
+  size_t size = 0;
+  REQUIRE(qdcache_result_dependency(hit, 0, 0, &name, &stored, &size) == QDCACHE_OK);
+  CHECK(std::string(name) == file);
+  CHECK(std::string(static_cast<const char*>(stored), size) == std::string(reinterpret_cast<char*>(digest), 32));
+  CHECK(qdcache_result_dependency(hit, 0, 1, &name, &stored, &size) == QDCACHE_OUT_OF_RANGE);
+  size_t stale = 99;
+  REQUIRE(qdcache_results_check_dependencies(hit, qdcache_dependency_file_unchanged, nullptr, &stale) == QDCACHE_OK);
+  CHECK(stale == 0);
+  CHECK(qdcache_result_cache_status(hit, 0) == QDCACHE_CACHE_ALIAS_HIT);
+  qdcache_results_free(hit);
+
+  qdcache::testing::WriteFileOrDie(file, "BLOCK = 256\n");
+  qdcache_results* changed = lookup();
+  REQUIRE(qdcache_results_check_dependencies(changed, qdcache_dependency_file_unchanged, nullptr, &stale) ==
+          QDCACHE_OK);
+  CHECK(stale == 1);
+  CHECK(qdcache_result_cache_status(changed, 0) == QDCACHE_CACHE_MISS);
+  CHECK(std::string(qdcache_result_key(changed, 0)).empty());
+  qdcache_results_free(changed);
+}
