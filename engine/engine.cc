@@ -160,7 +160,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
   // A read-only peer may hit the store but leads no storing flight.
   const bool store_result = !no_store && peer.may_write;
   keyed->read_only = !peer.may_write;
-  Waiter waiter{std::move(done), &descriptor, peer, include_ptx, call};
+  Waiter waiter{std::move(done), &descriptor, peer, include_ptx, call, std::move(keyed->kernel.manifest)};
 
   if (!no_store && !keyed->kernel.recache) {
     Expected<std::shared_ptr<const store::ArtifactRecord>> got = store_.GetShared(key);
@@ -491,19 +491,23 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   std::vector<Waiter> waiters = take_waiters();
   // Every waiter's miss reason before any is served: serving one makes this
   // artifact the latest of its lineage.
+  std::vector<std::pair<std::string, std::string>> lineages;
   std::vector<std::optional<v1::MissReason>> reasons;
-  for (const Waiter& w : waiters) reasons.push_back(MissReasonFor(w, keyed, kernels));
+  for (const Waiter& w : waiters) {
+    lineages.push_back(LineageOf(w, keyed.target, kernels));
+    reasons.push_back(MissReasonFor(w, keyed, lineages.back()));
+  }
   const v1::CacheStatus first = stage_hit ? v1::CACHE_STATUS_STAGE_HIT : v1::CACHE_STATUS_COMPILED;
   for (std::size_t i = 0; i < waiters.size(); ++i) {
-    v1::CompileResult result =
-        Serve(record, waiters[i], i == 0 ? first : v1::CACHE_STATUS_COALESCED, keyed.components);
+    v1::CompileResult result = Serve(record, waiters[i], i == 0 ? first : v1::CACHE_STATUS_COALESCED,
+                                     keyed.components, lineages[i].first);
     if (reasons[i] && result.status() != v1::CACHE_STATUS_ERROR) *result.mutable_miss_reason() = std::move(*reasons[i]);
     waiters[i].done(std::move(result));
   }
 }
 
 v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waiter& waiter, v1::CacheStatus status,
-                                const std::vector<KeyComponent>& components) {
+                                const std::vector<KeyComponent>& components, const std::string& lineage) {
   v1::CompileResult result;
   result.set_status(status);
   Status s = ToWireArtifact(record, waiter.include_ptx, result.mutable_artifact());
@@ -514,11 +518,13 @@ v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waite
   }
   // What a read peer compiles is not stored: it is no kernel's latest artifact.
   if (!waiter.descriptor->no_store() && waiter.peer.may_write) {
-    std::vector<std::string> kernels;
-    for (const v1::EntryMetadata& e : result.artifact().entries()) kernels.push_back(e.name());
-    if (auto [id, basis] = LineageOf(waiter, record.target, kernels); !id.empty()) {
-      lineage_.Remember(id, record.key, components);
+    std::string id = lineage;
+    if (id.empty()) {
+      std::vector<std::string> kernels;
+      for (const v1::EntryMetadata& e : result.artifact().entries()) kernels.push_back(e.name());
+      id = LineageOf(waiter, record.target, kernels).first;
     }
+    if (!id.empty()) lineage_.Remember(id, record.key, components);
   }
   return result;
 }

@@ -165,6 +165,7 @@ class Engine {
     Peer peer;
     bool include_ptx;
     std::shared_ptr<Call> call;  // may be null
+    std::string manifest;        // its dependencies' (DecodedKernel::manifest)
   };
   struct Flight {
     Flight(std::string k, std::string leader) : key(std::move(k)), leader_tenant(std::move(leader)) {}
@@ -212,9 +213,11 @@ class Engine {
   void CountSaved(std::uint64_t compile_micros);
 
   // Serves `record` (keyed from `components`) to a waiter: entry-point
-  // check, alias upkeep (a conflict goes in the result), wire artifact.
+  // check, alias upkeep (a conflict goes in the result), wire artifact; and
+  // makes it the latest artifact of the waiter's kernel lineage (`lineage`:
+  // its id when the caller has it, else found from the artifact's kernels).
   v1::CompileResult Serve(const store::ArtifactRecord& record, const Waiter& waiter, v1::CacheStatus status,
-                          const std::vector<KeyComponent>& components);
+                          const std::vector<KeyComponent>& components, const std::string& lineage = {});
   // Points the waiter's fast key at `record` unless its policy says
   // otherwise; the conflict, when the alias named another artifact
   // (engine_aliases.cc).
@@ -224,13 +227,14 @@ class Engine {
                                             const store::ArtifactRecord& record,
                                             const std::vector<KeyComponent>& components, v1::AliasPolicy policy);
   [[nodiscard]] v1::AliasPolicy EffectivePolicy(v1::AliasPolicy requested) const;
-  // Why the waiter's kernel missed, from the latest artifact of its lineage
-  // (key_memory.h); `kernels`: the compiled artifact's kernel names.
-  std::optional<v1::MissReason> MissReasonFor(const Waiter& waiter, const Keyed& keyed,
-                                              const std::vector<std::string>& kernels);
-  // The lineage of the waiter's kernel, and its id; empty when it has none.
+  // The id of the waiter's kernel lineage (key_memory.h) and its basis
+  // ("fast_key", "entry_points"); empty when it has none. `kernels`: the
+  // artifact's kernel names.
   std::pair<std::string, std::string> LineageOf(const Waiter& waiter, std::string_view target,
                                                 const std::vector<std::string>& kernels) const;
+  // Why the waiter's kernel missed, from the latest artifact of `lineage`.
+  std::optional<v1::MissReason> MissReasonFor(const Waiter& waiter, const Keyed& keyed,
+                                              const std::pair<std::string, std::string>& lineage);
   void Notify(std::string_view ns, AliasEvent event);
   // Fills `out` from the stored record under `key`; its components when known.
   std::optional<std::vector<KeyComponent>> DescribeStored(const std::string& key, v1::StoredExplanation* out);

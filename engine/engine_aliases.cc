@@ -10,7 +10,6 @@
 #include "engine/artifact_record.h"
 #include "engine/component_diff.h"
 #include "engine/engine.h"
-#include "engine/manifest.h"
 #include "store/record_codec.h"
 
 namespace qdcache::engine {
@@ -50,10 +49,8 @@ std::optional<v1::AliasConflict> Engine::RecordAlias(const Waiter& waiter, const
                                                      const std::vector<KeyComponent>& components) {
   const v1::KernelDescriptor& d = *waiter.descriptor;
   if (d.fast_key().empty() || d.no_store() || !waiter.peer.may_write) return std::nullopt;
-  Expected<std::string> manifest = EncodeManifest(d.dependencies());
-  if (!manifest.ok()) return std::nullopt;  // refused when the descriptor was decoded
   const store::AliasKey alias{waiter.peer.tenant, d.namespace_(), record.target, d.fast_key()};
-  const store::AliasValue wanted{record.key, std::move(manifest).value()};
+  const store::AliasValue wanted{record.key, waiter.manifest};
   Expected<std::optional<store::AliasValue>> existing = store_.GetAliasValue(alias);
   std::optional<v1::AliasConflict> conflict;
   const v1::AliasPolicy policy = EffectivePolicy(d.alias_policy());
@@ -139,9 +136,9 @@ std::pair<std::string, std::string> Engine::LineageOf(const Waiter& waiter, std:
 }
 
 std::optional<v1::MissReason> Engine::MissReasonFor(const Waiter& waiter, const Keyed& keyed,
-                                                    const std::vector<std::string>& kernels) {
+                                                    const std::pair<std::string, std::string>& lineage) {
   if (keyed.kernel.no_store || keyed.kernel.recache) return std::nullopt;  // it was asked not to hit
-  auto [id, basis] = LineageOf(waiter, keyed.target, kernels);
+  const auto& [id, basis] = lineage;
   if (id.empty()) return std::nullopt;
   std::optional<KernelLineage::Previous> previous = lineage_.Find(id);
   const v1::KernelDescriptor& d = *waiter.descriptor;

@@ -129,10 +129,9 @@ struct StoredArtifact {
 };
 
 // One alias as stored.
-struct StoredAlias {
+// What it names (key, which may be gone: a dangling alias) and its manifest.
+struct StoredAlias : AliasValue {
   AliasKey alias;
-  ArtifactKey key;  // the artifact it names (which may be gone: a dangling alias)
-  std::string manifest;  // AliasValue::manifest
 };
 
 // Which aliases a snapshot's alias walk visits; an unset field matches all.

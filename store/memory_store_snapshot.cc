@@ -28,13 +28,10 @@ class MemorySnapshot final : public StoreSnapshot {
       StoredAlias out;
       if (!DecodeAliasKey(encoded, &out.alias)) continue;  // not written by this code
       if (scope_.ns && out.alias.ns != *scope_.ns) continue;
-      AliasValue target;
-      if (Status check = DecodeAliasValue(encoded, value, &target); !check.ok()) {
+      if (Status check = DecodeAliasValue(encoded, value, static_cast<AliasValue*>(&out)); !check.ok()) {
         store_.DropCorruptAlias(encoded, value, check.message());
         continue;
       }
-      out.key = std::move(target.key);
-      out.manifest = std::move(target.manifest);
       return std::optional<StoredAlias>(std::move(out));
     }
     return std::optional<StoredAlias>();

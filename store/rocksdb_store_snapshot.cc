@@ -58,14 +58,11 @@ class RocksDbSnapshot final : public StoreSnapshot {
       if (!DecodeAliasKey(encoded, &out.alias))
         continue;  // not written by this code; Verify's business
       if (scope_.ns && out.alias.ns != *scope_.ns) continue;
-      AliasValue target;
-      Status check = DecodeAliasValue(encoded, aliases_->value().ToStringView(), &target);
+      Status check = DecodeAliasValue(encoded, aliases_->value().ToStringView(), static_cast<AliasValue*>(&out));
       if (!check.ok()) {
         store_.DropCorruptAlias(encoded, aliases_->value().ToString(), check.message());
         continue;
       }
-      out.key = std::move(target.key);
-      out.manifest = std::move(target.manifest);
       return std::optional<StoredAlias>(std::move(out));
     }
     QDC_RETURN_IF_ERROR(FromRocks(aliases_->status(), "walking aliases"));
