@@ -51,15 +51,19 @@ Status ResolveCredentials(ClientOptions& o, const EndpointSources& s) {
     return Status::Ok();
   }
   if (std::optional<std::string> file = s.getenv("QDCACHE_TOKEN_FILE")) {
-    Expected<std::string> text = ReadSmallFile(*file, "QDCACHE_TOKEN_FILE " + *file, 64 << 10);
-    if (!text.ok()) return text.status();
-    o.token = FirstLineTrimmed(*text);
-    if (o.token.empty()) return InvalidArgument("QDCACHE_TOKEN_FILE: " + *file + " holds no token on its first line");
+    QDC_ASSIGN_OR_RETURN(o.token, ReadTokenFile(*file, "QDCACHE_TOKEN_FILE " + *file));
   }
   return Status::Ok();
 }
 
 }  // namespace
+
+Expected<std::string> ReadTokenFile(const std::string& path, const std::string& what) {
+  QDC_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, what, 64 << 10));
+  std::string token = FirstLineTrimmed(text);
+  if (token.empty()) return InvalidArgument(what + " holds no token on its first line");
+  return token;
+}
 
 Status ResolveEndpoint(ClientOptions& options, EndpointSources given) {
   const EndpointSources s = WithDefaults(std::move(given));

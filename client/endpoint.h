@@ -36,6 +36,13 @@ struct EndpointSources {
 // (and the caller set neither), or QDCACHE_TOKEN_FILE cannot be used.
 [[nodiscard]] Status ResolveEndpoint(ClientOptions& options, EndpointSources sources = {});
 
+// The bearer token in the file at `path`: its first line, surrounding
+// blanks removed; read bounded, never blocking on a FIFO. Errors name the
+// file as `what` ("--token-file f", "QDCACHE_TOKEN_FILE f"): NOT_FOUND or
+// PERMISSION_DENIED when it cannot be read, INVALID_ARGUMENT when it holds
+// no token.
+[[nodiscard]] Expected<std::string> ReadTokenFile(const std::string& path, const std::string& what);
+
 // The message for "nobody serves the unix socket `socket`": names it, says
 // whether a stale socket file is there, and how to start a daemon.
 [[nodiscard]] std::string NoDaemonMessage(const std::string& socket, bool stale);

@@ -42,6 +42,23 @@ nlohmann::json ErrorJson(const Status& status) {
   return {{"code", std::string(CodeName(status.code()))}, {"message", status.message()}};
 }
 
+nlohmann::json EntriesJson(const google::protobuf::RepeatedPtrField<v1::EntryMetadata>& entries) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const v1::EntryMetadata& e : entries) {
+    nlohmann::json entry{{"name", e.name()}};
+    // Negative: the backend does not know (CPU kernels); left out.
+    auto known = [&entry](const char* name, std::int32_t value) {
+      if (value >= 0) entry[name] = value;
+    };
+    known("registers", e.registers());
+    known("shared_bytes", e.shared_bytes());
+    known("local_bytes", e.local_bytes());
+    known("max_threads_per_block", e.max_threads_per_block());
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 namespace {
 
 // The artifact's fields shared by a compile result and an inspected entry.
@@ -53,20 +70,7 @@ void AddArtifact(const v1::Artifact& a, nlohmann::json& j) {
   j["target"] = a.target();
   j["toolchain"] = a.toolchain();
   j["compile_seconds"] = a.timings().total_seconds();
-  nlohmann::json entries = nlohmann::json::array();
-  for (const v1::EntryMetadata& e : a.entries()) {
-    nlohmann::json entry{{"name", e.name()}};
-    // Negative: the backend does not know (CPU kernels); left out.
-    auto known = [&entry](const char* name, std::int32_t value) {
-      if (value >= 0) entry[name] = value;
-    };
-    known("registers", e.registers());
-    known("shared_bytes", e.shared_bytes());
-    known("local_bytes", e.local_bytes());
-    known("max_threads_per_block", e.max_threads_per_block());
-    entries.push_back(std::move(entry));
-  }
-  j["entries"] = std::move(entries);
+  j["entries"] = EntriesJson(a.entries());
   if (a.lowered_names_size() > 0) {
     nlohmann::json names = nlohmann::json::object();
     for (const v1::LoweredName& n : a.lowered_names()) names[n.expression()] = n.name();

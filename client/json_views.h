@@ -32,6 +32,9 @@ namespace qdcache::client {
 // {"previous_artifact_key", "basis", "changes", "message"} and
 // "dependencies" [{"name", "digest"}] when the result has them.
 [[nodiscard]] nlohmann::json ResultJson(const v1::CompileResult& result);
+// An artifact's kernels: [{"name", "registers", "shared_bytes", "local_bytes",
+// "max_threads_per_block"}], a figure the backend does not know left out.
+[[nodiscard]] nlohmann::json EntriesJson(const google::protobuf::RepeatedPtrField<v1::EntryMetadata>& entries);
 // One stored artifact (inspect): ResultJson's fields without "status", plus "created".
 [[nodiscard]] nlohmann::json ArtifactJson(const v1::Artifact& artifact);
 

@@ -23,13 +23,18 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::optional<std::string> NearestName(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   const std::string* best = nullptr;
   std::size_t best_distance = 0;
   for (const std::string& c : candidates) {
+    // The distance is at least the difference in length: a candidate that
+    // far off costs nothing, so a huge word costs no more than a short one.
+    const std::size_t apart = c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+    if (apart > limit) continue;
     const std::size_t d = EditDistance(word, c);
     if (best == nullptr || d < best_distance) best = &c, best_distance = d;
   }
-  if (best == nullptr || best_distance > std::max<std::size_t>(2, word.size() / 3)) return std::nullopt;
+  if (best == nullptr || best_distance > limit) return std::nullopt;
   return *best;
 }
 

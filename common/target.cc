@@ -69,7 +69,19 @@ Expected<Target> ParseCpu(std::string_view rest) {
 }
 
 Expected<Target> NormalizeCpu(Target target) {
+  // Far above any real name or list, so that a request cannot make the
+  // checks and messages downstream (did-you-mean) work on megabytes.
+  constexpr std::size_t kMaxName = 128;
+  constexpr std::size_t kMaxFeatures = 512;
   if (target.cpu.empty()) return InvalidArgument("CPU target has an empty CPU name");
+  if (target.cpu.size() > kMaxName) {
+    return InvalidArgument("CPU name is " + std::to_string(target.cpu.size()) + " bytes, longer than any CPU (limit " +
+                           std::to_string(kMaxName) + ")");
+  }
+  if (target.features.size() > kMaxFeatures) {
+    return InvalidArgument("CPU target has " + std::to_string(target.features.size()) + " features (limit " +
+                           std::to_string(kMaxFeatures) + ")");
+  }
   if (!target.sm.empty()) return InvalidArgument("CPU target must not carry an SM");
   // The canonical text (ToString) must read back as this very target: keys,
   // aliases and `qdcache ls` show targets by it.
@@ -82,6 +94,10 @@ Expected<Target> NormalizeCpu(Target target) {
                            "' has a character other than letters, digits, '_', '-' and '.'");
   }
   for (const std::string& f : target.features) {
+    if (f.size() > kMaxName + 1) {
+      return InvalidArgument("CPU feature name is " + std::to_string(f.size() - 1) +
+                             " bytes, longer than any feature (limit " + std::to_string(kMaxName) + ")");
+    }
     if (f.size() < 2 || (f.front() != '+' && f.front() != '-')) {
       return InvalidArgument("CPU feature must be '+name' or '-name', got '" + f + "'");
     }

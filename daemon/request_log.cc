@@ -3,11 +3,21 @@
 #include <spdlog/spdlog.h>
 
 #include "common/digest.h"
+#include "common/utf8.h"
 
 namespace qdcache::daemon {
 
 std::string Who(const engine::Peer& peer, const v1::RequestHeader& header) {
-  return header.client().empty() ? peer.tenant : peer.tenant + " (" + header.client() + ")";
+  if (header.client().empty()) return peer.tenant;
+  // The sender's own word: cut short, and no control character that could
+  // start a forged log line.
+  constexpr std::size_t kMaxClientName = 64;
+  std::string client = header.client().substr(0, kMaxClientName);
+  for (char& c : client) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  if (header.client().size() > kMaxClientName) client += "...";
+  return peer.tenant + " (" + ValidUtf8(client) + ")";
 }
 
 void LogHit(const v1::CompileResult& result, const std::string& who) {

@@ -10,7 +10,8 @@
 namespace qdcache::daemon {
 
 // "uid:1000 (quadrants/1.2)": the authenticated tenant, and the header's
-// client name beside it (the sender's own word, never shown alone).
+// client name beside it (the sender's own word, never shown alone: at most
+// 64 bytes of it, control characters as '?').
 [[nodiscard]] std::string Who(const engine::Peer& peer, const v1::RequestHeader& header);
 
 // At trace level: a hit or alias hit, with the artifact's short key and

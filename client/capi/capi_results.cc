@@ -3,6 +3,7 @@
 
 #include "client/capi/capi_internal.h"
 #include "client/dependencies.h"
+#include "client/json_views.h"
 #include "client/proto_json.h"
 #include "common/digest.h"
 
@@ -140,11 +141,7 @@ qdcache_status qdcache_result_json(const qdcache_results* results, size_t index,
       out["artifact"] = qdcache::client::ProtoToJson(item->artifact(), {"payload", "ptx"});
       out["artifact"]["payload_size"] = item->artifact().payload().size();
       // What the backend does not know (a CPU kernel's registers: -1) is left out.
-      for (nlohmann::json& entry : out["artifact"]["entries"]) {
-        for (auto field = entry.begin(); field != entry.end();) {
-          field = field->is_number_integer() && field->get<std::int64_t>() < 0 ? entry.erase(field) : std::next(field);
-        }
-      }
+      out["artifact"]["entries"] = qdcache::client::EntriesJson(item->artifact().entries());
     }
     if (item->has_error()) out["error"] = qdcache::client::ProtoToJson(item->error());
     // Since ABI 1.5: fast-key conflict, miss reason, dependencies (null / [] when none).

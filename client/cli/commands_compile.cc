@@ -86,7 +86,8 @@ int Report(const v1::CompileResult& r, const std::string& output, const std::str
   return r.status() == v1::CACHE_STATUS_MISS ? kExitMiss : kExitOk;
 }
 
-// Looks up args.fast_keys_hex in one round trip; prints and writes results.
+// Looks up `keys` (raw bytes) in one round trip; prints and writes results,
+// naming each key by its hex spelling.
 int LookupKeys(client::Client& client, const LookupArgs& args, const std::vector<std::string>& keys,
                const v1::Target& target);
 
@@ -155,8 +156,7 @@ int RunLookup(client::Client& client, const LookupArgs& args) {
     if (!read.ok()) return PrintError(read), kExitFailure;
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
-      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-      if (!line.empty()) keys.push_back(line);
+      if (std::string_view key = Trimmed(line); !key.empty()) keys.emplace_back(key);
     }
   }
   // Every key as bytes, named by its hex spelling in output files and JSON.
@@ -172,10 +172,7 @@ int RunLookup(client::Client& client, const LookupArgs& args) {
     return PrintError(InvalidArgument("-o - takes the artifact of one fast key; several go to a directory")),
            kExitUsage;
   }
-  LookupArgs all = args;
-  all.fast_keys_hex.clear();
-  for (const std::string& key : raw) all.fast_keys_hex.push_back(ToHex(key));
-  return LookupKeys(client, all, raw, *target);
+  return LookupKeys(client, args, raw, *target);
 }
 
 namespace {
@@ -198,10 +195,10 @@ int LookupKeys(client::Client& client, const LookupArgs& args, const std::vector
       }
     }
   }
-  if (response->results_size() != static_cast<int>(args.fast_keys_hex.size())) {
+  if (response->results_size() != static_cast<int>(keys.size())) {
     return PrintError(Internal("daemon answered a different number of results")), kExitFailure;
   }
-  const bool many = args.fast_keys_hex.size() > 1;
+  const bool many = keys.size() > 1;
   if (many && !args.output.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(args.output, ec);
@@ -215,12 +212,12 @@ int LookupKeys(client::Client& client, const LookupArgs& args, const std::vector
     const v1::CompileResult& r = response->results(i);
     std::string out = args.output;
     if (many && !out.empty() && r.has_artifact()) {
-      out += "/" + args.fast_keys_hex[i] + "." + KindExtension(r.artifact().kind());
+      out += "/" + ToHex(keys[i]) + "." + KindExtension(r.artifact().kind());
     }
-    if (!args.json && many) std::cout << args.fast_keys_hex[i] << "  ";
+    if (!args.json && many) std::cout << ToHex(keys[i]) << "  ";
     const std::size_t reported = results.size();
     int rc = Report(r, out, "", args.json, many ? &results : nullptr);
-    if (results.size() > reported) results.back()["fast_key"] = args.fast_keys_hex[i];
+    if (results.size() > reported) results.back()["fast_key"] = ToHex(keys[i]);
     if (!args.json && r.status() == v1::CACHE_STATUS_MISS && !many) std::cerr << "qdcache: miss\n";
     // A failure outranks a miss: scripts must not read an error as "not cached".
     if (rc == kExitFailure || worst == kExitOk) worst = rc;

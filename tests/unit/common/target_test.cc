@@ -53,3 +53,21 @@ TEST_CASE("every target family is found by its name and prints targets that pars
   }
   CHECK_THAT(ParseTarget("gpu:x").status().message(), Catch::Contains("cuda:sm_XX[a|f] or cpu:NAME"));
 }
+
+TEST_CASE("cpu names, feature names and feature lists longer than any real one are refused", "[common]") {
+  auto normalized = [](const std::string& spec) {
+    Expected<Target> t = ParseTarget(spec);
+    return t.ok() ? NormalizeTarget(*t) : t;
+  };
+  CHECK(normalized("cpu:" + std::string(128, 'a')).ok());  // the syntax allows it; backends know CPUs
+  const Status long_cpu = normalized("cpu:" + std::string(129, 'a')).status();
+  CHECK(long_cpu.code() == Code::kInvalidArgument);
+  CHECK(long_cpu.message().find("longer than any CPU") != std::string::npos);
+  CHECK(long_cpu.message().size() < 200);  // the name is not echoed back
+  CHECK(normalized("cpu:x86-64+" + std::string(129, 'f')).status().message().find("longer than any feature") !=
+        std::string::npos);
+  std::string many = "cpu:x86-64";
+  for (int i = 0; i < 513; ++i) many += "+f" + std::to_string(i);
+  CHECK(normalized(many).status().message().find("features (limit 512)") != std::string::npos);
+  CHECK(normalized("cpu:x86-64+avx2").ok());
+}
