@@ -52,16 +52,16 @@ std::optional<v1::AliasConflict> Engine::RecordAlias(const Waiter& waiter, const
   const store::AliasKey alias{waiter.peer.tenant, d.namespace_(), record.target, d.fast_key()};
   const store::AliasValue wanted{record.key, waiter.manifest};
   Expected<std::optional<store::AliasValue>> existing = store_.GetAliasValue(alias);
+  const store::AliasValue* named = existing.ok() && existing->has_value() ? &**existing : nullptr;
+  if (named != nullptr && *named == wanted) return std::nullopt;
   std::optional<v1::AliasConflict> conflict;
   const v1::AliasPolicy policy = EffectivePolicy(d.alias_policy());
-  if (existing.ok() && existing->has_value() && **existing == wanted) return std::nullopt;
-  if (existing.ok() && existing->has_value() && policy != v1::ALIAS_POLICY_OFF) {
-    const store::AliasValue& named = **existing;
-    if (!named.manifest.empty() && named.manifest != wanted.manifest) {
+  if (named != nullptr && policy != v1::ALIAS_POLICY_OFF) {
+    if (!named->manifest.empty() && named->manifest != wanted.manifest) {
       // A declared dependency changed: the new artifact is expected.
       Notify(d.namespace_(), AliasEvent::kStale);
-    } else if (named.key != record.key) {
-      conflict = Conflict(alias, named.key, record, components, policy);
+    } else if (named->key != record.key) {
+      conflict = Conflict(alias, named->key, record, components, policy);
       if (conflict && !conflict->rebound()) return conflict;
     }
   }
