@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -124,8 +125,9 @@ struct CudaDriverLoader {
       return Unavailable(std::string(kDriverLibrary) +
                          " not found (no NVIDIA driver): " + (e ? e : "dlopen failed"));
     }
-    // Never dlclosed and never freed: the driver stays for the process.
-    auto* api = new CudaDriverApi{};
+    // Never dlclosed, and once the driver holds it never freed: the driver
+    // stays for the process. Freed when loading fails (no device).
+    auto api = std::make_unique<CudaDriverApi>();
     Status missing;
     auto resolve = [&](auto& fn, const char* symbol) {
       void* address = ::dlsym(lib, symbol);
@@ -163,9 +165,10 @@ struct CudaDriverLoader {
       return Unavailable("CUDA driver failed to initialize: cuInit: " + ErrorText(*api, r));
 
     auto* driver = new CudaDriver();
-    driver->api_ = api;
-    (void)api->cuDriverGetVersion(&driver->driver_version_);
-    r = api->cuDeviceGetCount(&driver->device_count_);
+    driver->api_ = api.release();
+    const CudaDriverApi* loaded = driver->api_;
+    (void)loaded->cuDriverGetVersion(&driver->driver_version_);
+    r = loaded->cuDeviceGetCount(&driver->device_count_);
     if (r != kSuccess) driver->device_count_ = 0;
     driver->contexts_ = new CudaDriver::Contexts();
     driver->contexts_->primary.assign(static_cast<std::size_t>(driver->device_count_), nullptr);
