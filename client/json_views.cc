@@ -25,6 +25,7 @@ std::string KindName(v1::ArtifactKind kind) {
   switch (kind) {
     case v1::ARTIFACT_KIND_CUBIN: return "cubin";
     case v1::ARTIFACT_KIND_SHARED_OBJECT: return "shared_object";
+    case v1::ARTIFACT_KIND_HSA_CODE_OBJECT: return "hsa_code_object";
     default: return "unknown";
   }
 }
@@ -54,6 +55,14 @@ nlohmann::json EntriesJson(const google::protobuf::RepeatedPtrField<v1::EntryMet
     known("shared_bytes", e.shared_bytes());
     known("local_bytes", e.local_bytes());
     known("max_threads_per_block", e.max_threads_per_block());
+    // AMDGPU: from the code object's metadata (0 for other families).
+    if (e.wavefront_size() > 0) {
+      entry["sgprs"] = e.sgprs();
+      entry["vgprs"] = e.vgprs();
+      entry["agprs"] = e.agprs();
+      entry["wavefront_size"] = e.wavefront_size();
+      entry["kernarg_bytes"] = e.kernarg_bytes();
+    }
     out.push_back(std::move(entry));
   }
   return out;

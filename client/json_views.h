@@ -17,7 +17,7 @@
 namespace qdcache::client {
 
 [[nodiscard]] std::string CacheStatusName(v1::CacheStatus status);  // "compiled", "hit", ...
-[[nodiscard]] std::string KindName(v1::ArtifactKind kind);          // "cubin", "shared_object"
+[[nodiscard]] std::string KindName(v1::ArtifactKind kind);          // "cubin", "shared_object", "hsa_code_object"
 // "2026-11-26T23:06:14Z"
 [[nodiscard]] std::string IsoTime(std::uint64_t unix_ms);
 

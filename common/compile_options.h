@@ -36,6 +36,9 @@ struct CompileOptions {
   bool default_device = false;      // CUDA C++: -default-device
   bool relocatable_device_code = false;     // CUDA C++: -rdc=true
   bool link_cudadevrt = false;      // CUDA: link libcudadevrt (device runtime calls) with nvJitLink
+  bool link_device_libs = false;    // AMDGPU: link needed ROCm device-library functions (ocml, ockl)
+  std::uint32_t code_object_version = 0;  // AMDGPU: 4, 5, 6; 0 = LLVM's default (5)
+  std::uint32_t wavefront_size = 0;       // AMDGPU: 32, 64; 0 = the processor's
 
   friend bool operator==(const CompileOptions&, const CompileOptions&) = default;
 };
@@ -48,6 +51,7 @@ enum class OptionType {
 // Target families, as bits (OptionSpec::families).
 inline constexpr unsigned kFamilyCuda = 1;
 inline constexpr unsigned kFamilyCpu = 2;
+inline constexpr unsigned kFamilyAmdgpu = 4;
 
 // Compile stages, as bits (OptionSpec::stages): what a stage's cache key
 // holds and what the stage is given (StageOptions).
@@ -65,7 +69,7 @@ struct OptionSpec {
   // (a bool whose default is off sets it), "--no-fmad" (one whose default is
   // on clears it).
   std::string_view flag;
-  unsigned families = kFamilyCuda | kFamilyCpu;  // others collapse it to its default
+  unsigned families = kFamilyCuda | kFamilyCpu | kFamilyAmdgpu;  // others collapse it to its default
   unsigned stages = kStageCodegen;
   std::string_view help;  // one line
   std::uint32_t (*get)(const CompileOptions&);

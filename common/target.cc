@@ -128,12 +128,96 @@ std::string PrintCpu(const Target& t) {
   return out;
 }
 
+// ---- amdgpu:gfxNNN[:feature+|:feature-...]
+
+// Names far above any real one (see NormalizeCpu); AMD target ids have two
+// features today.
+constexpr std::size_t kMaxAmdgpuName = 64;
+constexpr std::size_t kMaxAmdgpuFeatures = 16;
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  return out;
+}
+
+std::string_view AmdgpuFeatureName(std::string_view feature) { return feature.substr(0, feature.size() - 1); }
+
+Expected<Target> ParseAmdgpu(std::string_view rest) {
+  Target t;
+  t.kind = TargetKind::kAmdgpu;
+  std::size_t colon = rest.find(':');
+  t.cpu = std::string(rest.substr(0, colon));
+  if (t.cpu.empty()) return InvalidArgument("AMDGPU processor is empty (e.g. gfx942)");
+  while (colon != std::string_view::npos) {
+    const std::size_t next = rest.find(':', colon + 1);
+    t.features.emplace_back(rest.substr(colon + 1, next == std::string_view::npos ? next : next - colon - 1));
+    colon = next;
+  }
+  return t;
+}
+
+Expected<Target> NormalizeAmdgpu(Target target) {
+  if (!target.sm.empty()) return InvalidArgument("AMDGPU target must not carry an SM");
+  target.cpu = Lower(target.cpu);
+  if (target.cpu.empty()) return InvalidArgument("AMDGPU target has an empty processor (e.g. gfx942)");
+  if (target.cpu.size() > kMaxAmdgpuName) {
+    return InvalidArgument("AMDGPU processor name is " + std::to_string(target.cpu.size()) +
+                           " bytes, longer than any processor (limit " + std::to_string(kMaxAmdgpuName) + ")");
+  }
+  if (target.cpu == "native") {
+    return InvalidArgument(
+        "AMDGPU processor 'native' is not allowed: name a concrete one (the daemon may run on another machine)");
+  }
+  if (!IsName(target.cpu)) {
+    return InvalidArgument("AMDGPU processor '" + target.cpu +
+                           "' has a character other than letters, digits, '_', '-' and '.'");
+  }
+  if (target.features.size() > kMaxAmdgpuFeatures) {
+    return InvalidArgument("AMDGPU target has " + std::to_string(target.features.size()) + " features (limit " +
+                           std::to_string(kMaxAmdgpuFeatures) + ")");
+  }
+  for (std::string& f : target.features) {
+    f = Lower(f);
+    if (f.size() > kMaxAmdgpuName + 1) {
+      return InvalidArgument("AMDGPU feature is " + std::to_string(f.size()) + " bytes, longer than any feature");
+    }
+    if (f.size() < 2 || (f.back() != '+' && f.back() != '-')) {
+      return InvalidArgument("AMDGPU feature must be 'name+' or 'name-' (e.g. xnack+), got '" + f + "'");
+    }
+    const std::string_view name = AmdgpuFeatureName(f);
+    if (!std::all_of(name.begin(), name.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; })) {
+      return InvalidArgument("AMDGPU feature '" + f + "' must be a name of letters and digits followed by + or -");
+    }
+  }
+  std::sort(target.features.begin(), target.features.end(), [](const std::string& a, const std::string& b) {
+    return std::pair(AmdgpuFeatureName(a), a.back()) < std::pair(AmdgpuFeatureName(b), b.back());
+  });
+  target.features.erase(std::unique(target.features.begin(), target.features.end()), target.features.end());
+  for (size_t i = 1; i < target.features.size(); ++i) {
+    if (AmdgpuFeatureName(target.features[i]) == AmdgpuFeatureName(target.features[i - 1])) {
+      return InvalidArgument("AMDGPU feature '" + std::string(AmdgpuFeatureName(target.features[i])) +
+                             "' is both on (+) and off (-)");
+    }
+  }
+  return target;
+}
+
+std::string PrintAmdgpu(const Target& t) {
+  std::string out = t.cpu;
+  for (const std::string& f : t.features) out += ":" + f;
+  return out;
+}
+
 // The registry, in TargetKind order.
 constexpr std::array kFamilies = {
     TargetFamily{TargetKind::kCuda, "cuda", "cuda:sm_XX[a|f]", kFamilyCuda, ArtifactKind::kCubin, ParseCuda,
                  NormalizeCuda, PrintCuda},
     TargetFamily{TargetKind::kCpu, "cpu", "cpu:NAME[+feature...]", kFamilyCpu, ArtifactKind::kSharedObject,
                  ParseCpu, NormalizeCpu, PrintCpu},
+    TargetFamily{TargetKind::kAmdgpu, "amdgpu", "amdgpu:gfxNNN[:xnack+|-][:sramecc+|-]", kFamilyAmdgpu,
+                 ArtifactKind::kHsaCodeObject, ParseAmdgpu, NormalizeAmdgpu, PrintAmdgpu},
 };
 
 std::string Grammars() {

@@ -18,10 +18,10 @@
 
 namespace qdcache {
 
-enum class TargetKind { kCuda, kCpu };
+enum class TargetKind { kCuda, kCpu, kAmdgpu };
 
 // What a compile yields. The numbers are the store's and the wire's.
-enum class ArtifactKind { kCubin = 1, kSharedObject = 2 };
+enum class ArtifactKind { kCubin = 1, kSharedObject = 2, kHsaCodeObject = 3 };
 
 struct Target {
   TargetKind kind = TargetKind::kCuda;
@@ -29,10 +29,13 @@ struct Target {
   std::string sm;
   // kCpu: LLVM CPU name ("x86-64", "skylake-avx512", ...) and features, each
   // "+name" or "-name", sorted and de-duplicated by NormalizeTarget().
+  // kAmdgpu: the processor ("gfx942", lower case) and AMD target-id
+  // features, each "name+" or "name-" ("xnack+"), sorted by name.
   std::string cpu;
   std::vector<std::string> features;
 
-  // "cuda:sm_90" or "cpu:x86-64" / "cpu:x86-64+avx2,+fma" (features joined by ',').
+  // "cuda:sm_90", "cpu:x86-64" / "cpu:x86-64+avx2,+fma" (features joined by
+  // ','), "amdgpu:gfx90a" / "amdgpu:gfx90a:sramecc+:xnack-".
   [[nodiscard]] std::string ToString() const;
   friend bool operator==(const Target&, const Target&) = default;
 };
@@ -41,7 +44,7 @@ struct TargetFamily {
   TargetKind kind;
   std::string_view name;     // "cuda": the prefix before ':'
   std::string_view grammar;  // "cuda:sm_XX[a|f]", for messages and docs
-  unsigned option_family;    // kFamilyCuda / kFamilyCpu (common/compile_options.h)
+  unsigned option_family;    // kFamilyCuda / kFamilyCpu / kFamilyAmdgpu (common/compile_options.h)
   ArtifactKind artifact;
   // The target from what follows "name:"; syntax only.
   Expected<Target> (*parse)(std::string_view rest);
@@ -58,14 +61,16 @@ struct TargetFamily {
 // The family named `name` ("cuda"), or null.
 [[nodiscard]] const TargetFamily* FindTargetFamily(std::string_view name);
 
-// Parses "FAMILY:REST" ("cuda:sm_90", "cpu:x86-64+avx2,-fma"): CPU features
-// follow the name as "+f" / "-f" tokens, optionally separated by ','.
+// Parses "FAMILY:REST" ("cuda:sm_90", "cpu:x86-64+avx2,-fma",
+// "amdgpu:gfx942:xnack+"): CPU features follow the name as "+f" / "-f"
+// tokens, optionally separated by ','; AMDGPU features as ":f+" / ":f-".
 // INVALID_ARGUMENT naming the target and the expected grammar.
 [[nodiscard]] Expected<Target> ParseTarget(std::string_view spec);
 
 // Sorts and de-duplicates features; a feature given both as +f and -f, CPU
 // "native", or a CPU or feature name with a character the target syntax has
-// no place for (IsTargetNameChar), is an INVALID_ARGUMENT. The result's
+// no place for (IsTargetNameChar), is an INVALID_ARGUMENT. AMDGPU processor
+// and feature names are lower-cased. The result's
 // ToString() parses back to it.
 [[nodiscard]] Expected<Target> NormalizeTarget(Target target);
 

@@ -44,7 +44,14 @@ struct EntryInfo {
   int registers = -1;          // CUDA: from the nvJitLink/ptxas info log
   int shared_bytes = -1;       // CUDA: static shared memory
   int local_bytes = -1;        // CUDA: local (stack/spill) memory
-  int max_threads_per_block = -1;  // CUDA: from maxntid / launch bounds, if given
+  int max_threads_per_block = -1;  // CUDA: from maxntid / launch bounds, if given; AMDGPU: max flat workgroup size
+  // AMDGPU, from the code object's AMDHSA metadata (registers = VGPRs +
+  // AGPRs, shared_bytes = LDS, local_bytes = private segment); 0 elsewhere.
+  int sgprs = 0;
+  int vgprs = 0;
+  int agprs = 0;
+  int wavefront_size = 0;
+  int kernarg_bytes = 0;
 };
 
 struct StageTimings {
@@ -120,6 +127,9 @@ struct ToolchainInfo {
   // statically (half and bfloat conversions, 128-bit integer arithmetic), or
   // "none".
   std::string compiler_rt_builtins_digest = {};
+  // hex SHA-256 over ROCm's device libraries (every .bc of the directory
+  // found at build time or configured), "none" when there are none.
+  std::string device_libs_digest = {};
 
   friend bool operator==(const ToolchainInfo&, const ToolchainInfo&) = default;
 };

@@ -114,6 +114,7 @@ Expected<std::string> ReadFrame(int fd, const CallControl& control, std::uint64_
 
 void ToWire(const Target& t, worker::v1::Target* w) {
   w->set_cuda(t.kind == TargetKind::kCuda);
+  w->set_amdgpu(t.kind == TargetKind::kAmdgpu);
   w->set_sm(t.sm);
   w->set_cpu(t.cpu);
   for (const std::string& f : t.features) w->add_features(f);
@@ -121,7 +122,7 @@ void ToWire(const Target& t, worker::v1::Target* w) {
 
 Target FromWire(const worker::v1::Target& w) {
   Target t;
-  t.kind = w.cuda() ? TargetKind::kCuda : TargetKind::kCpu;
+  t.kind = w.cuda() ? TargetKind::kCuda : w.amdgpu() ? TargetKind::kAmdgpu : TargetKind::kCpu;
   t.sm = w.sm();
   t.cpu = w.cpu();
   t.features.assign(w.features().begin(), w.features().end());
@@ -154,6 +155,11 @@ void ToWire(const EntryInfo& e, worker::v1::Entry* w) {
   w->set_shared_bytes(e.shared_bytes);
   w->set_local_bytes(e.local_bytes);
   w->set_max_threads_per_block(e.max_threads_per_block);
+  w->set_sgprs(e.sgprs);
+  w->set_vgprs(e.vgprs);
+  w->set_agprs(e.agprs);
+  w->set_wavefront_size(e.wavefront_size);
+  w->set_kernarg_bytes(e.kernarg_bytes);
 }
 
 EntryInfo FromWire(const worker::v1::Entry& w) {
@@ -163,6 +169,11 @@ EntryInfo FromWire(const worker::v1::Entry& w) {
   e.shared_bytes = w.shared_bytes();
   e.local_bytes = w.local_bytes();
   e.max_threads_per_block = w.max_threads_per_block();
+  e.sgprs = w.sgprs();
+  e.vgprs = w.vgprs();
+  e.agprs = w.agprs();
+  e.wavefront_size = w.wavefront_size();
+  e.kernarg_bytes = w.kernarg_bytes();
   return e;
 }
 
@@ -185,8 +196,16 @@ void ToWire(const CompileOutput& o, worker::v1::Output* w) {
 
 CompileOutput FromWire(const worker::v1::Output& w) {
   CompileOutput o;
-  o.kind = w.kind() == static_cast<int>(ArtifactKind::kSharedObject) ? ArtifactKind::kSharedObject
-                                                                      : ArtifactKind::kCubin;
+  switch (w.kind()) {
+    case static_cast<int>(ArtifactKind::kSharedObject):
+      o.kind = ArtifactKind::kSharedObject;
+      break;
+    case static_cast<int>(ArtifactKind::kHsaCodeObject):
+      o.kind = ArtifactKind::kHsaCodeObject;
+      break;
+    default:
+      o.kind = ArtifactKind::kCubin;
+  }
   o.payload = w.payload();
   o.ptx = w.ptx();
   for (const worker::v1::Entry& e : w.entries()) o.entries.push_back(FromWire(e));
@@ -213,6 +232,7 @@ void ToWire(const ToolchainInfo& t, worker::v1::Hello* w) {
   w->set_nvrtc_version(t.nvrtc_version);
   w->set_cuda_headers_digest(t.cuda_headers_digest);
   w->set_cudadevrt_digest(t.cudadevrt_digest);
+  w->set_device_libs_digest(t.device_libs_digest);
   w->set_compiler_rt_builtins_digest(t.compiler_rt_builtins_digest);
 }
 
@@ -231,6 +251,7 @@ ToolchainInfo FromWire(const worker::v1::Hello& w) {
   t.nvrtc_version = w.nvrtc_version();
   t.cuda_headers_digest = w.cuda_headers_digest();
   t.cudadevrt_digest = w.cudadevrt_digest();
+  t.device_libs_digest = w.device_libs_digest();
   t.compiler_rt_builtins_digest = w.compiler_rt_builtins_digest();
   return t;
 }

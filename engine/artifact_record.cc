@@ -21,6 +21,11 @@ void AddEntries(const std::vector<compiler::EntryInfo>& entries,
     m->set_shared_bytes(e.shared_bytes);
     m->set_local_bytes(e.local_bytes);
     m->set_max_threads_per_block(e.max_threads_per_block);
+    m->set_sgprs(e.sgprs);
+    m->set_vgprs(e.vgprs);
+    m->set_agprs(e.agprs);
+    m->set_wavefront_size(e.wavefront_size);
+    m->set_kernarg_bytes(e.kernarg_bytes);
   }
 }
 
@@ -57,7 +62,8 @@ Expected<compiler::CompileOutput> DecodeStage(std::string_view bytes) {
   out.ptx = std::move(*s.mutable_ptx());
   out.log = std::move(*s.mutable_log());
   for (const CachedEntry& m : s.entries()) {
-    out.entries.push_back({m.name(), m.registers(), m.shared_bytes(), m.local_bytes(), m.max_threads_per_block()});
+    out.entries.push_back({m.name(), m.registers(), m.shared_bytes(), m.local_bytes(), m.max_threads_per_block(),
+                           m.sgprs(), m.vgprs(), m.agprs(), m.wavefront_size(), m.kernarg_bytes()});
   }
   for (const internal::CachedLoweredName& n : s.lowered_names()) out.lowered_names.push_back({n.expression(), n.name()});
   return out;
@@ -122,6 +128,9 @@ Status FillWireMetadata(const store::ArtifactRecord& r, v1::Artifact* out) {
     case static_cast<std::uint32_t>(compiler::ArtifactKind::kSharedObject):
       out->set_kind(v1::ARTIFACT_KIND_SHARED_OBJECT);
       break;
+    case static_cast<std::uint32_t>(compiler::ArtifactKind::kHsaCodeObject):
+      out->set_kind(v1::ARTIFACT_KIND_HSA_CODE_OBJECT);
+      break;
     default:
       return DataLoss("artifact kind " + std::to_string(r.kind) + " is unknown");
   }
@@ -136,6 +145,11 @@ Status FillWireMetadata(const store::ArtifactRecord& r, v1::Artifact* out) {
     m->set_shared_bytes(e.shared_bytes());
     m->set_local_bytes(e.local_bytes());
     m->set_max_threads_per_block(e.max_threads_per_block());
+    m->set_sgprs(e.sgprs());
+    m->set_vgprs(e.vgprs());
+    m->set_agprs(e.agprs());
+    m->set_wavefront_size(e.wavefront_size());
+    m->set_kernarg_bytes(e.kernarg_bytes());
   }
   v1::CompileTimings* t = out->mutable_timings();
   t->set_parse_seconds(meta.timings().parse_seconds());

@@ -93,8 +93,16 @@ Expected<compiler::Target> DecodeTarget(const v1::Target& t) {
       if (target.cpu.empty()) return InvalidArgument("target.cpu.cpu is empty (expected e.g. \"x86-64\")");
       target.features.assign(t.cpu().features().begin(), t.cpu().features().end());
       break;
+    case v1::Target::kAmdgpu:
+      target.kind = compiler::TargetKind::kAmdgpu;
+      target.cpu = t.amdgpu().processor();
+      if (target.cpu.empty()) {
+        return InvalidArgument("target.amdgpu.processor is empty (expected e.g. \"gfx942\")");
+      }
+      target.features.assign(t.amdgpu().features().begin(), t.amdgpu().features().end());
+      break;
     default:
-      return InvalidArgument("target is not set (expected cuda or cpu)");
+      return InvalidArgument("target is not set (expected cuda, cpu or amdgpu)");
   }
   return compiler::NormalizeTarget(std::move(target));
 }
@@ -121,7 +129,7 @@ Expected<compiler::CompileOptions> DecodeOptions(const v1::CompileOptions& o,
     spec.set(out, static_cast<std::uint32_t>(value));
   }
   // Options the target's family never reads cannot split its keys.
-  return ForFamily(out, kind == compiler::TargetKind::kCuda ? kFamilyCuda : kFamilyCpu);
+  return ForFamily(out, FamilyOf(kind).option_family);
 }
 
 Status CheckFastKey(const std::string& fast_key, const std::string& ns, const DescriptorLimits& limits) {

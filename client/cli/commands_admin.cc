@@ -64,7 +64,8 @@ void PrintArtifact(const nlohmann::json& a) {
   for (const nlohmann::json& e : a.at("entries")) {
     std::string line = Text(e, "name");
     // Only what the backend knows: a CPU kernel has no register count.
-    for (const char* field : {"registers", "shared_bytes", "local_bytes", "max_threads_per_block"}) {
+    for (const char* field : {"registers", "shared_bytes", "local_bytes", "max_threads_per_block", "sgprs", "vgprs",
+                              "agprs", "wavefront_size", "kernarg_bytes"}) {
       if (e.contains(field)) line += std::string("  ") + field + "=" + e[field].dump();
     }
     std::printf("%-16s %s\n", "entry", line.c_str());
@@ -165,8 +166,9 @@ int RunTargets(client::Client& client, bool json) {
         }
         std::printf("   %s\n", line.c_str());
       };
-      list(Text(f, "family") == "cuda" ? "SMs" : "CPUs", f.at("processors"));
-      list("features (+name / -name)", f.at("features"));
+      const std::string family = Text(f, "family");
+      list(family == "cuda" ? "SMs" : family == "amdgpu" ? "processors" : "CPUs", f.at("processors"));
+      list(family == "amdgpu" ? "features (:name+ / :name-)" : "features (+name / -name)", f.at("features"));
     }
   });
 }

@@ -18,7 +18,11 @@ namespace qdcache::cli {
 std::string OutputPath(const std::string& path) { return path == "-" ? "/dev/stdout" : path; }
 
 std::string KindExtension(v1::ArtifactKind kind) {
-  return kind == v1::ARTIFACT_KIND_SHARED_OBJECT ? "so" : "cubin";
+  switch (kind) {
+    case v1::ARTIFACT_KIND_SHARED_OBJECT: return "so";
+    case v1::ARTIFACT_KIND_HSA_CODE_OBJECT: return "hsaco";
+    default: return "cubin";
+  }
 }
 
 std::string ResultLine(const v1::CompileResult& r) {

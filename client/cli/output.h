@@ -18,7 +18,7 @@ using client::CacheStatusName;
 using client::ErrorJson;
 using client::KindName;
 using client::ResultJson;
-// "cubin" or "so": the file extension for an artifact kind.
+// "cubin", "so" or "hsaco": the file extension for an artifact kind.
 [[nodiscard]] std::string KindExtension(v1::ArtifactKind kind);
 
 [[nodiscard]] std::string ResultLine(const v1::CompileResult& result);

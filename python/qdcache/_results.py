@@ -13,7 +13,7 @@ from ._lib import check, lib
 
 # qdcache_cache_status values, by name.
 _CACHE_STATUS = {1: "compiled", 2: "hit", 3: "coalesced", 4: "alias_hit", 5: "stage_hit", 6: "miss", 7: "error"}
-_KIND = {1: "cubin", 2: "shared_object"}
+_KIND = {1: "cubin", 2: "shared_object", 3: "hsa_code_object"}
 
 
 class _Results:
