@@ -46,13 +46,13 @@ class HashingOstream final : public llvm::raw_ostream {
 };
 
 // The target's datalayout as Compile's TargetMachine gives it. It depends on
-// the triple only (NVPTX: 64-bit pointers; X86: ELF x86-64), never on the SM,
-// CPU or features, so one TargetMachine per kind and process is enough.
+// the triple only (NVPTX: 64-bit pointers; X86: ELF x86-64; AMDGPU: amdhsa),
+// never on the SM, processor, CPU or features, so one TargetMachine per kind and process is enough.
 llvm::Expected<std::string> TargetDataLayout(const Target& target) {
   static std::mutex mutex;
-  static std::array<std::string, 2> layouts;  // indexed by TargetKind
+  static std::array<std::string, 3> layouts;  // indexed by TargetKind
   std::lock_guard lock(mutex);
-  std::string& layout = layouts[target.kind == TargetKind::kCuda ? 0 : 1];
+  std::string& layout = layouts.at(static_cast<std::size_t>(target.kind));
   if (layout.empty()) {
     auto machine = CreateTargetMachine(target, CompileOptions{});
     if (!machine) return machine.takeError();

@@ -59,7 +59,8 @@ std::string DescribeCandidates(const std::vector<EntryFunction>& entries, llvm::
 llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
     const llvm::Module& module, TargetKind kind, const std::vector<std::string>& requested) {
   const bool cuda = kind == TargetKind::kCuda;
-  const llvm::StringRef what = cuda ? "kernels" : "exported functions";
+  const bool amdgpu = kind == TargetKind::kAmdgpu;
+  const llvm::StringRef what = cuda || amdgpu ? "kernels" : "exported functions";
   const auto annotations =
       cuda ? ReadNvvmAnnotations(module) : decltype(ReadNvvmAnnotations(module)){};
 
@@ -80,12 +81,19 @@ llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
         }
         entry.max_threads_per_block = threads <= 1024 ? static_cast<int>(threads) : -1;
       }
+    } else if (amdgpu) {
+      if (f.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL) continue;
+      // A kernel is a symbol of the code object the runtime looks up.
+      if (!f.hasExternalLinkage()) continue;
     } else if (!IsCpuEntry(f)) {
       continue;
     }
     all.push_back(std::move(entry));
   }
 
+  if (all.empty() && amdgpu) {
+    return BadInput("the module has no kernels (no externally visible amdgpu_kernel function)");
+  }
   if (all.empty()) {
     return BadInput(
         cuda ? "the module has no kernels (no ptx_kernel function and no nvvm.annotations "
@@ -106,8 +114,9 @@ llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
       return BadInput("entry point '" + name + "' is only declared, not defined");
     return BadInput(
         "entry point '" + name + "' is not " +
-        (cuda ? "a kernel (needs the ptx_kernel calling convention or nvvm.annotations \"kernel\")"
-              : "an exported function (needs external linkage and default visibility)") +
+        (cuda     ? "a kernel (needs the ptx_kernel calling convention or nvvm.annotations \"kernel\")"
+         : amdgpu ? "a kernel (needs the amdgpu_kernel calling convention and external linkage)"
+                  : "an exported function (needs external linkage and default visibility)") +
         " (" + DescribeCandidates(all, what) + ")");
   }
   // Every entry, not only the requested ones: the artifact is shared by all
@@ -115,7 +124,7 @@ llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
   return all;
 }
 
-llvm::Error CheckNoUnresolvedDeviceCalls(const llvm::Module& module,
+llvm::Error CheckNoUnresolvedDeviceCalls(const llvm::Module& module, TargetKind kind,
                                          const UnknownIntrinsicOrigins& libdevice_origins) {
   static constexpr llvm::StringRef kPtxSystemCalls[] = {"vprintf", "malloc", "free",
                                                         "__assertfail"};
@@ -132,7 +141,8 @@ llvm::Error CheckNoUnresolvedDeviceCalls(const llvm::Module& module,
       unknown_intrinsics.push_back(std::move(what));
       continue;
     }
-    if (f.isIntrinsic() || llvm::is_contained(kPtxSystemCalls, f.getName())) continue;
+    if (f.isIntrinsic()) continue;
+    if (kind == TargetKind::kCuda && llvm::is_contained(kPtxSystemCalls, f.getName())) continue;
     unresolved.push_back(f.getName().str());
   }
   if (!unknown_intrinsics.empty()) {
@@ -144,6 +154,10 @@ llvm::Error CheckNoUnresolvedDeviceCalls(const llvm::Module& module,
   if (std::any_of(unresolved.begin(), unresolved.end(),
                   [](const std::string& n) { return n.starts_with("__nv_"); })) {
     hint = " (__nv_* functions come from libdevice: set link_libdevice)";
+  }
+  if (std::any_of(unresolved.begin(), unresolved.end(),
+                  [](const std::string& n) { return n.starts_with("__ocml_") || n.starts_with("__ockl_"); })) {
+    hint = " (__ocml_* and __ockl_* functions come from ROCm's device libraries: set link_device_libs)";
   }
   return BadInput("the module calls undefined device functions: " + llvm::join(unresolved, ", ") +
                   hint);

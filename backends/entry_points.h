@@ -19,20 +19,22 @@ struct EntryFunction {
 };
 
 // CUDA entries are defined kernels: `ptx_kernel` calling convention or an
-// !nvvm.annotations "kernel" = 1 entry. CPU entries are defined functions
+// !nvvm.annotations "kernel" = 1 entry. AMDGPU entries are defined
+// `amdgpu_kernel` functions with external linkage. CPU entries are defined functions
 // with external linkage and default visibility. At least one must exist, and
 // each `requested` name must be one. Returns all of them, requested or not.
 [[nodiscard]] llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
     const llvm::Module& module, TargetKind kind, const std::vector<std::string>& requested);
 
-// CUDA: refuses calls to declared, non-intrinsic functions (nothing links
-// them into a cubin) and to llvm.* functions the linked LLVM does not know as
+// CUDA and AMDGPU: refuses calls to declared, non-intrinsic functions
+// (nothing links them into a cubin or code object) and to llvm.* functions the linked LLVM does not know as
 // intrinsics (codegen would emit them as calls to undefined functions, which
 // ptxas rejects without naming them); `libdevice_origins` (from
 // LinkLibdevice) names the __nv_* functions such a call came from. The PTX
 // system calls ptxas resolves itself (vprintf, malloc, free, __assertfail)
-// are allowed.
+// are allowed for CUDA. The message points at link_libdevice for __nv_*
+// calls and at link_device_libs for __ocml_* / __ockl_* ones.
 [[nodiscard]] llvm::Error CheckNoUnresolvedDeviceCalls(
-    const llvm::Module& module, const UnknownIntrinsicOrigins& libdevice_origins = {});
+    const llvm::Module& module, TargetKind kind, const UnknownIntrinsicOrigins& libdevice_origins = {});
 
 }  // namespace qdcache::compiler

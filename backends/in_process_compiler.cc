@@ -5,18 +5,24 @@
 //                        -> cubin (nvjitlink_link)  } LinkCubin
 //               -> CPU:  object (codegen) -> checked imports -> .so (lld_link,
 //                        + compiler-rt builtins as needed) -> checked imports
+//               -> AMDGPU: [+ ROCm device libraries before optimizing]
+//                        object (codegen) -> code object (lld_link) -> kernels
+//                        from its AMDHSA metadata (amdgpu_code_object)
 // Each call owns its LLVMContext and TargetMachine, so compiles run
 // concurrently; the only shared state is read-only (toolchain facts, libdevice
 // bytes) or serialized inside lld_link and canonical_ir's datalayout cache.
 #include <chrono>
 #include <set>
 
+#include "backends/amdgpu_code_object.h"
+#include "backends/amdgpu_processor.h"
 #include "backends/canonical_ir.h"
 #include "backends/codegen.h"
 #include "backends/compile_error.h"
 #include "backends/in_process_compiler.h"
 #include "compiler/compiler.h"
 #include "backends/cuda_support.h"
+#include "backends/device_libs.h"
 #include "backends/diagnostics.h"
 #include "backends/entry_points.h"
 #include "backends/ir_reader.h"
@@ -83,6 +89,7 @@ struct Job {
   std::unique_ptr<llvm::TargetMachine> machine;
   std::vector<EntryFunction> entries;
   UnknownIntrinsicOrigins libdevice_unknown_intrinsics;
+  unsigned code_object_version = 0;  // AMDGPU: the version codegen writes
 };
 
 llvm::Expected<Target> CheckedTarget(const Target& requested, CudaPath path = CudaPath::kFromLlvmIr) {
@@ -139,15 +146,29 @@ class InProcessCompiler final : public Compiler {
       : libdevice_(LoadLibdevice(config.libdevice_path)),
         cudadevrt_(LoadCudadevrt()),
         builtins_(LoadBuiltins()),
-        toolchain_(DescribeToolchain(libdevice_, cudadevrt_, builtins_.file)) {}
+        device_libs_(LoadDeviceLibs(config.device_libs_dir)),
+        toolchain_(DescribeToolchain(libdevice_, cudadevrt_, builtins_.file, device_libs_.digest)) {}
 
   Expected<CompileOutput> Compile(const CompileInput& input, const CallControl& control) override {
     QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
     if (input.target.kind == TargetKind::kCuda) return CompileCuda(input);
     CompileOutput out;
-    if (llvm::Error error = CompileCpuInto(input, out)) return ToStatus(std::move(error));
+    if (llvm::Error error = CompileObjectInto(input, out)) return ToStatus(std::move(error));
     if (out.payload.empty()) return Internal("the compiler produced an empty artifact");
     return out;
+  }
+
+  // The module codegen is handed, as text.
+  Expected<std::string> OptimizedIr(const CompileInput& input) const {
+    InitializeLlvmTargets();
+    auto target = CheckedTarget(input.target);
+    if (!target) return ToStatus(target.takeError());
+    Job job(input, std::move(*target), input.options);
+    if (llvm::Error error = Prepare(job)) return ToStatus(std::move(error));
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    job.module->print(os, nullptr);
+    return text;
   }
 
   Expected<Digest> CanonicalIrDigest(std::string_view ir, const Target& target,
@@ -185,14 +206,16 @@ class InProcessCompiler final : public Compiler {
   llvm::Error LinkCubinInto(std::string ptx, const std::vector<EntryInfo>& entries,
                             const Target& requested, const CompileOptions& options,
                             CompileOutput& out) const;
-  llvm::Error CompileCpuInto(const CompileInput& input, CompileOutput& out) const;
+  llvm::Error CompileObjectInto(const CompileInput& input, CompileOutput& out) const;
   llvm::Error Prepare(Job& job) const;
   llvm::Error EmitCudaPtx(Job& job, PtxOutput& out) const;
   llvm::Error FinishCpu(Job& job, CompileOutput& out) const;
+  llvm::Error FinishAmdgpu(Job& job, CompileOutput& out) const;
 
   const Libdevice libdevice_;
   const Cudadevrt cudadevrt_;
   const Builtins builtins_;
+  const DeviceLibs device_libs_;
   const ToolchainInfo toolchain_;
 };
 
@@ -231,7 +254,8 @@ llvm::Error InProcessCompiler::CompileToPtxInto(const CompileInput& input, PtxOu
   return error;
 }
 
-llvm::Error InProcessCompiler::CompileCpuInto(const CompileInput& input, CompileOutput& out) const {
+// CPU and AMDGPU: one LLVM object, linked by lld.
+llvm::Error InProcessCompiler::CompileObjectInto(const CompileInput& input, CompileOutput& out) const {
   InitializeLlvmTargets();
   auto target = CheckedTarget(input.target);
   if (!target) return target.takeError();
@@ -239,7 +263,7 @@ llvm::Error InProcessCompiler::CompileCpuInto(const CompileInput& input, Compile
 
   Job job(input, std::move(*target), input.options);
   llvm::Error error = Prepare(job);
-  if (!error) error = FinishCpu(job, out);
+  if (!error) error = job.target.kind == TargetKind::kAmdgpu ? FinishAmdgpu(job, out) : FinishCpu(job, out);
   out.log = job.diagnostics.log() + job.log + out.log;
   const double link_seconds = out.timings.link_seconds;
   out.timings = job.timings;
@@ -259,6 +283,9 @@ llvm::Error InProcessCompiler::Prepare(Job& job) const {
     if (llvm::Error error = job.diagnostics.TakeError("parsing")) return error;
   }
   StageTimer timer(job.timings.optimize_seconds);
+  if (job.target.kind == TargetKind::kAmdgpu) {
+    if (llvm::Error error = CheckAmdgpuOptions(job.target, options)) return error;
+  }
   auto machine = CreateTargetMachine(job.target, options);
   if (!machine) return machine.takeError();
   job.machine = std::move(*machine);
@@ -270,6 +297,19 @@ llvm::Error InProcessCompiler::Prepare(Job& job) const {
   if (!entries) return entries.takeError();
   job.entries = std::move(*entries);
 
+  if (job.target.kind == TargetKind::kAmdgpu) {
+    auto version = ApplyCodeObjectVersion(*job.module, options);
+    if (!version) return version.takeError();
+    job.code_object_version = *version;
+    if (options.link_device_libs) {
+      auto unknown = LinkDeviceLibs(*job.module, device_libs_, *FindAmdgpuProcessor(job.target.cpu), options,
+                                    job.code_object_version);
+      if (!unknown) return unknown.takeError();
+      job.libdevice_unknown_intrinsics = std::move(*unknown);
+      RemoveFunctionTargetPins(*job.module);
+      if (llvm::Error error = job.diagnostics.TakeError("device-library linking")) return error;
+    }
+  }
   if (cuda && options.link_libdevice) {
     if (libdevice_.bytes.empty()) {
       return NotAvailable(
@@ -297,7 +337,7 @@ llvm::Error InProcessCompiler::Prepare(Job& job) const {
 
 llvm::Error InProcessCompiler::EmitCudaPtx(Job& job, PtxOutput& out) const {
   if (llvm::Error error =
-          CheckNoUnresolvedDeviceCalls(*job.module, job.libdevice_unknown_intrinsics)) {
+          CheckNoUnresolvedDeviceCalls(*job.module, TargetKind::kCuda, job.libdevice_unknown_intrinsics)) {
     return error;
   }
   {
@@ -436,7 +476,41 @@ llvm::Error InProcessCompiler::FinishCpu(Job& job, CompileOutput& out) const {
   return llvm::Error::success();
 }
 
+llvm::Error InProcessCompiler::FinishAmdgpu(Job& job, CompileOutput& out) const {
+  if (llvm::Error error =
+          CheckNoUnresolvedDeviceCalls(*job.module, TargetKind::kAmdgpu, job.libdevice_unknown_intrinsics)) {
+    return error;
+  }
+  std::string object;
+  {
+    StageTimer timer(job.timings.codegen_seconds);
+    auto emitted = EmitObject(*job.module, *job.machine);
+    if (!emitted) return emitted.takeError();
+    if (llvm::Error error = job.diagnostics.TakeError("AMDGPU codegen")) return error;
+    object = std::move(*emitted);
+  }
+  StageTimer timer(out.timings.link_seconds);
+  LinkInputs inputs;
+  inputs.code_object = true;
+  auto code_object = LinkSharedObject(object, inputs, out.log);
+  if (!code_object) return code_object.takeError();
+  std::vector<std::string> names;
+  for (const EntryFunction& entry : job.entries) names.push_back(entry.name);
+  auto kernels = ReadCodeObjectKernels(*code_object, names);
+  if (!kernels) return kernels.takeError();
+  out.kind = ArtifactKind::kHsaCodeObject;
+  out.payload = std::move(*code_object);
+  out.entries = std::move(*kernels);
+  return llvm::Error::success();
+}
+
 }  // namespace
+
+Expected<std::string> OptimizedIr(const CompileInput& input, const CompilerConfig& config) {
+  InitializeLlvmTargets();
+  if (input.target.kind == TargetKind::kCuda) return InvalidArgument("OptimizedIr covers CPU and AMDGPU targets");
+  return InProcessCompiler(config).OptimizedIr(input);
+}
 
 std::unique_ptr<Compiler> MakeInProcessCompiler(const CompilerConfig& config) {
   InitializeLlvmTargets();

@@ -42,19 +42,11 @@ bool IsUnknownIntrinsic(const llvm::Function& function) {
   return function.isIntrinsic() && function.getIntrinsicID() == llvm::Intrinsic::not_intrinsic;
 }
 
-llvm::Expected<UnknownIntrinsicOrigins> LinkLibdevice(llvm::Module& module,
-                                                      std::string_view libdevice_bitcode) {
-  std::vector<std::string> wanted;  // the __nv_* functions the module itself calls
-  for (const llvm::Function& f : module) {
-    if (f.isDeclaration() && !f.use_empty() && f.getName().starts_with("__nv_"))
-      wanted.push_back(f.getName().str());
-  }
-
-  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
-      llvm::StringRef(libdevice_bitcode.data(), libdevice_bitcode.size()), "libdevice.10.bc");
+llvm::Error LinkBitcodeOnlyNeeded(llvm::Module& module, std::string_view bitcode, llvm::StringRef name) {
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(bitcode.data(), bitcode.size()), name);
   auto library = llvm::parseBitcodeFile(buffer->getMemBufferRef(), module.getContext());
-  if (!library)
-    return ToolchainFailure("cannot read libdevice: " + llvm::toString(library.takeError()));
+  if (!library) return ToolchainFailure("cannot read " + name + ": " + llvm::toString(library.takeError()));
   // libdevice ships with "nvptx64-nvidia-gpulibs" and an older datalayout.
   (*library)->setTargetTriple(module.getTargetTriple());
   (*library)->setDataLayout(module.getDataLayout());
@@ -66,16 +58,34 @@ llvm::Expected<UnknownIntrinsicOrigins> LinkLibdevice(llvm::Module& module,
                                     return !gv.hasName() || !from_library.contains(gv.getName());
                                   });
                                 });
-  if (failed) return BadInput("linking libdevice failed (see the compile log)");
+  if (failed) return BadInput("linking " + name + " failed (see the compile log)");
+  return llvm::Error::success();
+}
 
+std::vector<std::string> CalledDeclarations(const llvm::Module& module, llvm::StringRef prefix) {
+  std::vector<std::string> names;
+  for (const llvm::Function& f : module) {
+    if (f.isDeclaration() && !f.use_empty() && f.getName().starts_with(prefix)) names.push_back(f.getName().str());
+  }
+  return names;
+}
+
+UnknownIntrinsicOrigins UnknownIntrinsicOriginsOf(const llvm::Module& module, const std::vector<std::string>& roots) {
   UnknownIntrinsicOrigins origins;
-  for (const std::string& name : wanted) {
+  for (const std::string& name : roots) {
     const llvm::Function* f = module.getFunction(name);
     if (f == nullptr || f->isDeclaration()) continue;
-    for (const std::string& intrinsic : UnknownIntrinsicsReachedFrom(*f))
-      origins[intrinsic].push_back(name);
+    for (const std::string& intrinsic : UnknownIntrinsicsReachedFrom(*f)) origins[intrinsic].push_back(name);
   }
   return origins;
+}
+
+llvm::Expected<UnknownIntrinsicOrigins> LinkLibdevice(llvm::Module& module,
+                                                      std::string_view libdevice_bitcode) {
+  // The __nv_* functions the module itself calls.
+  const std::vector<std::string> wanted = CalledDeclarations(module, "__nv_");
+  if (llvm::Error error = LinkBitcodeOnlyNeeded(module, libdevice_bitcode, "libdevice")) return error;
+  return UnknownIntrinsicOriginsOf(module, wanted);
 }
 
 }  // namespace qdcache::compiler

@@ -1,4 +1,5 @@
-// Links the functions a CUDA module needs from libdevice.10.bc.
+// Links the functions a module needs from a bitcode library: libdevice.10.bc
+// for CUDA, and the pieces device_libs.h uses for ROCm's device libraries.
 #pragma once
 
 #include <map>
@@ -27,6 +28,18 @@ using UnknownIntrinsicOrigins = std::map<std::string, std::vector<std::string>>;
 // (CheckNoUnresolvedDeviceCalls), which names these origins.
 [[nodiscard]] llvm::Expected<UnknownIntrinsicOrigins> LinkLibdevice(
     llvm::Module& module, std::string_view libdevice_bitcode);
+
+// Parses `bitcode` (called `name` in messages) into the module's context,
+// gives it the module's triple and datalayout, links it with
+// Linker::LinkOnlyNeeded and internalizes what was linked in.
+[[nodiscard]] llvm::Error LinkBitcodeOnlyNeeded(llvm::Module& module, std::string_view bitcode, llvm::StringRef name);
+
+// The functions named `prefix`... that the module declares and calls.
+[[nodiscard]] std::vector<std::string> CalledDeclarations(const llvm::Module& module, llvm::StringRef prefix);
+
+// For the defined functions `roots`: the unknown intrinsics each reaches.
+[[nodiscard]] UnknownIntrinsicOrigins UnknownIntrinsicOriginsOf(const llvm::Module& module,
+                                                                const std::vector<std::string>& roots);
 
 // True for a function named llvm.* that is no intrinsic of the linked LLVM:
 // codegen would emit it as a call to an undefined function.

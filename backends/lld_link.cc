@@ -199,8 +199,13 @@ llvm::Expected<std::string> LinkSharedObject(std::string_view object, const Link
   auto output = PipeOutput::Create();
   if (!output) return output.takeError();
 
-  std::vector<std::string> args = {"ld.lld", "-shared", "-z", "noexecstack", "-z", "relro", "--build-id=none",
-                                   "--exclude-libs=ALL", "-o", output->Path(), input->Path()};
+  // An HSA code object is linked as clang's HIP toolchain links it: a plain
+  // shared object with nothing left undefined.
+  std::vector<std::string> args =
+      inputs.code_object
+          ? std::vector<std::string>{"ld.lld", "-shared", "--no-undefined", "-o", output->Path(), input->Path()}
+          : std::vector<std::string>{"ld.lld",      "-shared",           "-z", "noexecstack", "-z",         "relro",
+                                     "--build-id=none", "--exclude-libs=ALL", "-o", output->Path(), input->Path()};
   std::optional<MemoryFile> builtins;
   if (!inputs.builtins.empty()) {
     auto file = MemoryFile::Create("qdcache-lld-builtins.a");
@@ -232,7 +237,7 @@ llvm::Expected<std::string> LinkSharedObject(std::string_view object, const Link
     err.flush();
     // Name the files, not the descriptors they were read and written through.
     Rename(messages, input->Path(), "kernel.o");
-    Rename(messages, output->Path(), "kernel.so");
+    Rename(messages, output->Path(), inputs.code_object ? "kernel.hsaco" : "kernel.so");
     if (builtins) Rename(messages, builtins->Path(), "libclang_rt.builtins.a");
     if (inputs.libm || builtins) Rename(messages, GetHostLibm().path, "libm.so.6");
     if (!result.canRunAgain) {

@@ -1,4 +1,5 @@
-// Relocatable x86-64 object -> ELF shared object, with lld in-process.
+// Relocatable x86-64 object -> ELF shared object, and relocatable AMDGPU
+// object -> HSA code object, with lld in-process.
 #pragma once
 
 #include <string>
@@ -20,6 +21,9 @@ struct LinkInputs {
   // compiler-rt's builtins archive (its bytes as loaded at start), of which
   // lld links the members the object needs; empty: none.
   std::string_view builtins;
+  // An AMDGPU object to an HSA code object: "ld.lld -shared --no-undefined"
+  // and nothing else (libm and builtins must be unset).
+  bool code_object = false;
 };
 
 // INVALID_ARGUMENT with lld's messages when lld rejects the object (the

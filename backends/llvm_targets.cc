@@ -21,6 +21,11 @@ void InitializeLlvmTargets() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();  // object emission parses inline asm
   });
 }
 
@@ -30,6 +35,18 @@ llvm::Expected<const llvm::Target*> LookupLlvmTarget(llvm::StringRef triple) {
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple.str(), error);
   if (target == nullptr) return ToolchainFailure("LLVM has no target for " + triple + ": " + error);
   return target;
+}
+
+llvm::StringRef TripleOf(TargetKind kind) {
+  switch (kind) {
+    case TargetKind::kCuda:
+      return kCudaTriple;
+    case TargetKind::kAmdgpu:
+      return kAmdgpuTriple;
+    case TargetKind::kCpu:
+      break;
+  }
+  return kCpuTriple;
 }
 
 }  // namespace qdcache::compiler

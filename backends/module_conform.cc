@@ -12,7 +12,9 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstrTypes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Type.h"
 #include "llvm/TargetParser/Triple.h"
@@ -31,6 +33,15 @@ llvm::Error CheckTriple(const llvm::Module& module, const Target& target) {
     }
     if (triple.getArch() != llvm::Triple::nvptx64)
       return BadInput(where + " (expected " + kCudaTriple + ")");
+    return llvm::Error::success();
+  }
+  if (target.kind == TargetKind::kAmdgpu) {
+    if (triple.getArch() != llvm::Triple::amdgcn)
+      return BadInput(where + " (expected " + kAmdgpuTriple + ")");
+    if (triple.getOS() != llvm::Triple::AMDHSA) {
+      return BadInput(where + ": only HSA code objects (" + kAmdgpuTriple + ") are made, not " +
+                      triple.getOSName() + " ones");
+    }
     return llvm::Error::success();
   }
   if (triple.getArch() != llvm::Triple::x86_64)
@@ -101,6 +112,69 @@ llvm::Error CheckCudaFunctionNames(const llvm::Module& module) {
   return llvm::Error::success();
 }
 
+// A '.' that begins a statement (after the start, a space, ':' or ';'),
+// followed by a letter: an assembler directive. "1.0" and "v[0:1]" are not.
+bool HasAssemblerDirective(llvm::StringRef text) {
+  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+    if (text[i] != '.' || !(llvm::isAlpha(text[i + 1]) || text[i + 1] == '_')) continue;
+    if (i == 0 || llvm::isSpace(text[i - 1]) || text[i - 1] == ':' || text[i - 1] == ';') return true;
+  }
+  return false;
+}
+
+// What the AMDGPU backend cannot take, or must not be handed:
+// - calling conventions of other targets (ptx_kernel, x86 ones), on which
+//   codegen aborts;
+// - module-level assembly, and inline assembly with assembler directives
+//   (.incbin and .include would make the daemon read files; .macro can
+//   spell them): AMDGPU kernels use inline assembly for instructions
+//   ("s_waitcnt vmcnt(0)"), which stays accepted;
+// - LDS (addrspace 3) variables with a non-undef initial value and private
+//   (addrspace 5) variables, which codegen cannot place.
+llvm::Error CheckAmdgpuModule(const llvm::Module& module) {
+  if (!module.getModuleInlineAsm().empty()) {
+    return BadInput("module-level inline assembly is not accepted for AMDGPU targets");
+  }
+  for (const llvm::GlobalVariable& g : module.globals()) {
+    const unsigned as = g.getAddressSpace();
+    if (as == 5) {
+      return BadInput("global @" + g.getName().str() +
+                      " is in addrspace(5) (private): AMDGPU has no global private variables");
+    }
+    if (as == 3 && g.hasInitializer() && !llvm::isa<llvm::UndefValue>(g.getInitializer())) {
+      return BadInput("global @" + g.getName().str() +
+                      " in addrspace(3) (LDS) has an initial value; LDS variables can only be undef");
+    }
+  }
+  for (const llvm::Function& f : module) {
+    switch (f.getCallingConv()) {
+      case llvm::CallingConv::C:
+      case llvm::CallingConv::Fast:
+      case llvm::CallingConv::Cold:
+      case llvm::CallingConv::AMDGPU_KERNEL:
+      case llvm::CallingConv::SPIR_KERNEL:
+        break;
+      default:
+        return BadInput("@" + f.getName().str() + " has calling convention " +
+                        llvm::Twine(static_cast<unsigned>(f.getCallingConv())) +
+                        ", which HSA code objects do not use (kernels are amdgpu_kernel, other functions the C "
+                        "convention)");
+    }
+    for (const llvm::BasicBlock& block : f) {
+      for (const llvm::Instruction& inst : block) {
+        const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+        if (call == nullptr || !call->isInlineAsm()) continue;
+        const auto* assembly = llvm::cast<llvm::InlineAsm>(call->getCalledOperand());
+        if (HasAssemblerDirective(assembly->getAsmString())) {
+          return BadInput("inline assembly in @" + f.getName().str() +
+                          " holds an assembler directive; only instructions are accepted for AMDGPU targets");
+        }
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
 // Inputs the backends cannot take that the verifier accepts. Both would end in
 // report_fatal_error (process exit) or in the assembler reading files.
 llvm::Error CheckBackendPreconditions(const llvm::Module& module, const Target& target) {
@@ -126,6 +200,7 @@ llvm::Error CheckBackendPreconditions(const llvm::Module& module, const Target& 
     }
     return llvm::Error::success();
   }
+  if (target.kind == TargetKind::kAmdgpu) return CheckAmdgpuModule(module);
   // CPU: the integrated assembler would honour .incbin/.include and read files
   // of the daemon's choosing on the client's behalf; refuse assembly text.
   if (!module.getModuleInlineAsm().empty()) {
@@ -150,7 +225,7 @@ llvm::Error CheckBackendPreconditions(const llvm::Module& module, const Target& 
 llvm::Error ConformModuleToTarget(llvm::Module& module, const Target& target,
                                   const llvm::DataLayout& target_layout) {
   if (llvm::Error error = CheckTriple(module, target)) return error;
-  module.setTargetTriple(target.kind == TargetKind::kCuda ? kCudaTriple : kCpuTriple);
+  module.setTargetTriple(TripleOf(target.kind));
 
   if (!module.getDataLayoutStr().empty()) {
     if (auto mismatch =

@@ -74,7 +74,8 @@ std::optional<std::uint64_t> AllocaSize(Sizer& sizer, const llvm::AllocaInst& al
   return bytes;
 }
 
-llvm::Error CheckGlobals(const llvm::Module& module, bool cuda, Sizer& sizer) {
+llvm::Error CheckGlobals(const llvm::Module& module, TargetKind kind, Sizer& sizer) {
+  const bool cuda = kind == TargetKind::kCuda;
   std::map<unsigned, std::uint64_t> totals;  // per address space
   for (const llvm::GlobalVariable& g : module.globals()) {
     if (g.isDeclaration() || !g.getValueType()->isSized()) continue;
@@ -84,6 +85,10 @@ llvm::Error CheckGlobals(const llvm::Module& module, bool cuda, Sizer& sizer) {
                       llvm::Twine(kMaxCudaStaticSharedBytes) +
                       " bytes of static shared memory (use dynamic shared memory, an external "
                       "addrspace(3) array, for more)");
+    }
+    if (kind == TargetKind::kAmdgpu && g.getAddressSpace() == 3 && (!size || *size > kMaxAmdgpuLdsBytes)) {
+      return BadInput("LDS variable @" + g.getName() + " is " + Bytes(size) + "; a workgroup has at most " +
+                      llvm::Twine(kMaxAmdgpuLdsBytes) + " bytes of LDS");
     }
     if (!size || *size > kMaxObjectBytes) {
       return BadInput("global @" + g.getName() + " is " + Bytes(size) + "; an object may be at most " +
@@ -101,8 +106,9 @@ llvm::Error CheckGlobals(const llvm::Module& module, bool cuda, Sizer& sizer) {
   return llvm::Error::success();
 }
 
-llvm::Error CheckAllocas(const llvm::Module& module, bool cuda, Sizer& sizer) {
-  const std::uint64_t bound = cuda ? kMaxCudaLocalBytes : kMaxCpuStackObjectBytes;
+llvm::Error CheckAllocas(const llvm::Module& module, TargetKind kind, Sizer& sizer) {
+  const bool gpu = kind != TargetKind::kCpu;
+  const std::uint64_t bound = gpu ? kMaxCudaLocalBytes : kMaxCpuStackObjectBytes;
   for (const llvm::Function& f : module) {
     for (const llvm::BasicBlock& block : f) {
       for (const llvm::Instruction& inst : block) {
@@ -111,9 +117,11 @@ llvm::Error CheckAllocas(const llvm::Module& module, bool cuda, Sizer& sizer) {
         bool dynamic = false;
         const std::optional<std::uint64_t> size = AllocaSize(sizer, *alloca, dynamic);
         if (dynamic || (size && *size <= bound)) continue;
-        if (cuda) {
-          return BadInput("@" + f.getName() + " allocates " + Bytes(size) +
-                          " of local memory in one alloca; a CUDA thread has at most " + llvm::Twine(bound));
+        if (gpu) {
+          return BadInput("@" + f.getName() + " allocates " + Bytes(size) + " of " +
+                          (kind == TargetKind::kCuda ? "local memory in one alloca; a CUDA thread"
+                                                     : "private memory in one alloca; an AMDGPU work-item") +
+                          " has at most " + llvm::Twine(bound));
         }
         return BadInput("@" + f.getName() + " allocates " + Bytes(size) +
                         " on the stack in one alloca; a CPU kernel's stack object may be at most " +
@@ -131,10 +139,9 @@ std::optional<std::uint64_t> AllocSize(const llvm::DataLayout& layout, llvm::Typ
 }
 
 llvm::Error CheckObjectSizes(const llvm::Module& module, const Target& target) {
-  const bool cuda = target.kind == TargetKind::kCuda;
   Sizer sizer(module.getDataLayout());
-  if (llvm::Error error = CheckGlobals(module, cuda, sizer)) return error;
-  return CheckAllocas(module, cuda, sizer);
+  if (llvm::Error error = CheckGlobals(module, target.kind, sizer)) return error;
+  return CheckAllocas(module, target.kind, sizer);
 }
 
 }  // namespace qdcache::compiler

@@ -22,6 +22,9 @@ namespace qdcache::compiler {
 // CUDA, every SM: static shared memory per block, local memory per thread.
 inline constexpr std::uint64_t kMaxCudaStaticSharedBytes = 48 << 10;
 inline constexpr std::uint64_t kMaxCudaLocalBytes = 512 << 10;
+// AMDGPU, every processor LLVM 19 knows: LDS per workgroup; private memory
+// per work-item as for CUDA's local memory (kMaxCudaLocalBytes).
+inline constexpr std::uint64_t kMaxAmdgpuLdsBytes = 64 << 10;
 // CPU: one stack object (an alloca of constant size) of at most 1 GiB; a
 // kernel runs on its caller's thread, whose stack is far smaller (glibc's
 // default is 8 MiB).

@@ -39,7 +39,9 @@ void ApplyFloatingPointOptions(llvm::Module& module, const CompileOptions& optio
     function.addFnAttr("no-infs-fp-math", fast);
     function.addFnAttr("no-signed-zeros-fp-math", fast);
     function.addFnAttr("approx-func-fp-math", fast);
-    if (cuda && options.fast_math)
+    // Fast math flushes single-precision denormals on GPUs (CUDA's ftz; on
+    // AMDGPU also what the device libraries are told: oclc_daz_opt).
+    if (kind != TargetKind::kCpu && options.fast_math)
       function.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
     for (llvm::Instruction& inst : llvm::instructions(function)) {
       if (!llvm::isa<llvm::FPMathOperator>(inst)) continue;

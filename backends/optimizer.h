@@ -12,7 +12,7 @@ namespace qdcache::compiler {
 
 // fast_math: the function attributes the backends read ("unsafe-fp-math",
 // "no-nans-fp-math", ...), fast-math flags on every FP instruction, and on
-// CUDA flush-to-zero for f32 ("denormal-fp-math-f32" and the
+// GPUs flush-to-zero for f32 ("denormal-fp-math-f32"; on CUDA also the
 // "nvvm-reflect-ftz" module flag libdevice branches on). fmad=false: the
 // `contract` flag is removed so nothing fuses a multiply and an add.
 void ApplyFloatingPointOptions(llvm::Module& module, const CompileOptions& options,

@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 
+#include "backends/amdgpu_processor.h"
 #include "backends/cuda_support.h"
 #include "backends/llvm_targets.h"
 #include "common/target.h"
@@ -53,6 +54,15 @@ TargetFamilyInfo CpuFamily(std::string syntax) {
   return info;
 }
 
+TargetFamilyInfo AmdgpuFamily(std::string syntax) {
+  TargetFamilyInfo info{"amdgpu", std::move(syntax), AmdgpuProcessorNames(), AmdgpuFeatureNames(), true, ""};
+  if (auto llvm_target = LookupLlvmTarget(kAmdgpuTriple); !llvm_target) {
+    info.available = false;
+    info.unavailable_reason = llvm::toString(llvm_target.takeError());
+  }
+  return info;
+}
+
 }  // namespace
 
 const std::vector<TargetFamilyInfo>& SupportedTargets() {
@@ -60,7 +70,17 @@ const std::vector<TargetFamilyInfo>& SupportedTargets() {
     std::vector<TargetFamilyInfo> out;
     for (const TargetFamily& family : TargetFamilies()) {
       std::string syntax(family.grammar);
-      out.push_back(family.kind == TargetKind::kCuda ? CudaFamily(syntax) : CpuFamily(syntax));
+      switch (family.kind) {
+        case TargetKind::kCuda:
+          out.push_back(CudaFamily(syntax));
+          break;
+        case TargetKind::kCpu:
+          out.push_back(CpuFamily(syntax));
+          break;
+        case TargetKind::kAmdgpu:
+          out.push_back(AmdgpuFamily(syntax));
+          break;
+      }
     }
     return out;
   }();

@@ -10,10 +10,10 @@
 namespace qdcache::compiler {
 
 struct TargetFamilyInfo {
-  std::string family;                   // "cuda", "cpu"
+  std::string family;                   // "cuda", "cpu", "amdgpu"
   std::string syntax;                   // the family's grammar ("cuda:sm_XX[a|f]")
   std::vector<std::string> processors;  // SMs / CPU names, in the toolchain's order
-  std::vector<std::string> features;    // CPU features (without '+'); empty for CUDA
+  std::vector<std::string> features;    // CPU / AMDGPU target-id features (without '+'); empty for CUDA
   bool available = true;                // false: this build cannot compile for the family
   std::string unavailable_reason;
 };

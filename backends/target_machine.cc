@@ -1,5 +1,6 @@
 #include "backends/target_machine.h"
 
+#include "backends/amdgpu_processor.h"
 #include "backends/compile_error.h"
 #include "backends/cuda_support.h"
 #include "backends/llvm_targets.h"
@@ -38,17 +39,20 @@ llvm::TargetOptions MakeTargetOptions(const CompileOptions& options) {
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(
     const Target& target, const CompileOptions& options) {
-  const bool cuda = target.kind == TargetKind::kCuda;
-  const llvm::StringRef triple = cuda ? kCudaTriple : kCpuTriple;
+  const llvm::StringRef triple = TripleOf(target.kind);
   auto llvm_target = LookupLlvmTarget(triple);
   if (!llvm_target) return llvm_target.takeError();
 
   std::string cpu;
   std::string features;
   std::optional<llvm::Reloc::Model> reloc;
-  if (cuda) {
+  if (target.kind == TargetKind::kCuda) {
     cpu = target.sm;
     features = "+ptx" + std::to_string(GetCudaSupport().ptx_isa);
+  } else if (target.kind == TargetKind::kAmdgpu) {
+    cpu = target.cpu;
+    features = AmdgpuLlvmFeatures(target, options);
+    reloc = llvm::Reloc::PIC_;
   } else {
     cpu = target.cpu;
     features = llvm::join(target.features, ",");

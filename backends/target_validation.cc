@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "backends/amdgpu_processor.h"
 #include "backends/compile_error.h"
 #include "backends/cuda_support.h"
 #include "backends/target_catalogue.h"
@@ -109,7 +110,15 @@ llvm::Error CheckCpu(const Target& target) {
 }  // namespace
 
 llvm::Error CheckTargetSupported(const Target& target, CudaPath path) {
-  return target.kind == TargetKind::kCuda ? CheckCuda(target, path) : CheckCpu(target);
+  switch (target.kind) {
+    case TargetKind::kCuda:
+      return CheckCuda(target, path);
+    case TargetKind::kAmdgpu:
+      return CheckAmdgpuTarget(target);
+    case TargetKind::kCpu:
+      break;
+  }
+  return CheckCpu(target);
 }
 
 Status ValidateTarget(const Target& target) {

@@ -60,7 +60,7 @@ ToolkitFile LoadCompilerRtBuiltins() {
 }
 
 ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cudadevrt,
-                                const ToolkitFile& builtins) {
+                                const ToolkitFile& builtins, const std::string& device_libs_digest) {
   const CudaSupport& cuda = GetCudaSupport();
   ToolchainInfo info;
   info.llvm_version = LLVM_VERSION_STRING;
@@ -76,6 +76,7 @@ ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cud
   info.cuda_headers_digest = cuda.available ? CudaHeadersDigest() : "none";
   info.cudadevrt_digest = cudadevrt.digest;
   info.compiler_rt_builtins_digest = builtins.digest;
+  info.device_libs_digest = device_libs_digest;
   info.cuda_available = cuda.available;
   return info;
 }

@@ -29,7 +29,8 @@ using Cudadevrt = ToolkitFile;
 // at the path CMake found (QDCACHE_COMPILER_RT_BUILTINS_PATH).
 [[nodiscard]] ToolkitFile LoadCompilerRtBuiltins();
 
+// `device_libs_digest`: DeviceLibs::digest (device_libs.h).
 [[nodiscard]] ToolchainInfo DescribeToolchain(const Libdevice& libdevice, const Cudadevrt& cudadevrt,
-                                              const ToolkitFile& builtins);
+                                              const ToolkitFile& builtins, const std::string& device_libs_digest);
 
 }  // namespace qdcache::compiler

@@ -109,6 +109,8 @@ bool ParseArgs(int argc, const char* const* argv, int* fd, std::uint64_t* max_an
       ::setenv("TMPDIR", std::string(arg.substr(scratch_flag.size())).c_str(), 1);
     } else if (arg.substr(0, 12) == "--libdevice=") {
       config->libdevice_path = std::string(arg.substr(12));
+    } else if (arg.substr(0, 14) == "--device-libs=") {
+      config->device_libs_dir = std::string(arg.substr(14));
     } else {
       return false;
     }
@@ -122,7 +124,7 @@ int RunCompileWorkerMain(int argc, const char* const* argv) {
   CompilerConfig config;
   std::uint64_t max_answer = kMaxFrameBytes;
   if (!ParseArgs(argc, argv, &g_fd, &max_answer, &config)) {
-    std::fprintf(stderr, "usage: qdcached %s --fd=N [%sN] [--libdevice=PATH] (started by qdcached)\n",
+    std::fprintf(stderr, "usage: qdcached %s --fd=N [%sN] [--libdevice=PATH] [--device-libs=DIR] (started by qdcached)\n",
                  kCompileWorkerFlag, kMaxAnswerFlag);
     return kWorkerExitUsage;
   }

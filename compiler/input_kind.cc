@@ -13,13 +13,15 @@ namespace {
 bool StartsWith(std::string_view bytes, std::string_view magic) { return bytes.substr(0, magic.size()) == magic; }
 
 // LLVM IR, text or bitcode: through PTX to a cubin for CUDA, to a shared
-// object for a CPU.
+// object for a CPU, to an HSA code object for AMDGPU.
 std::span<const StageId> LlvmStages(TargetKind family) {
   static constexpr std::array kCuda = {StageId::kIrToPtx, StageId::kPtxToCubin};
   static constexpr std::array kCpu = {StageId::kIrToSharedObject};
+  static constexpr std::array kAmdgpu = {StageId::kIrToCodeObject};
   switch (family) {
     case TargetKind::kCuda: return kCuda;
     case TargetKind::kCpu: return kCpu;
+    case TargetKind::kAmdgpu: return kAmdgpu;
   }
   return {};
 }
@@ -75,6 +77,8 @@ constexpr std::array kStages = {
               InputKindId::kLlvmText},
     StageSpec{StageId::kCudaToPtx, "ptx", StageInput::kCanonicalInput, kStageCodegen | kStageSource, true,
               InputKindId::kCuda},
+    StageSpec{StageId::kIrToCodeObject, "code-object", StageInput::kCanonicalInput, kStageCodegen, false,
+              InputKindId::kLlvmText},
 };
 
 }  // namespace

@@ -28,6 +28,7 @@ enum class StageId {
   kPtxToCubin,        // Compiler::LinkCubin: nvJitLink
   kIrToSharedObject,  // Compiler::Compile for a CPU target: optimization, X86 codegen, lld
   kCudaToPtx,         // Compiler::CompileToPtx of a CUDA C++ program: NVRTC
+  kIrToCodeObject,    // Compiler::Compile for an AMDGPU target: optimization, AMDGPU codegen, lld
 };
 
 // What a stage's cache key is made of besides its target and options.

@@ -43,6 +43,10 @@ std::vector<Setting> MakeSettings() {
   s.push_back(std::move(metrics));
   s.push_back(StringSetting("libdevice", "Path of libdevice.10.bc (empty: the one found at build time)",
                             &O::libdevice_path));
+  s.push_back(StringSetting("rocm-device-libs",
+                            "Directory of ROCm's device libraries, ocml.bc, ockl.bc and oclc_*.bc (empty: the one "
+                            "found at build time)",
+                            &O::device_libs_dir));
   // Below 64K one large kernel's artifact (a cubin with its PTX) fills the
   // store alone: every write would evict everything else.
   s.push_back(SizeSetting("max-size",

@@ -88,6 +88,7 @@ Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions
                  reaped == 1 ? "y" : "ies");
   }
   if (!options.libdevice_path.empty()) c.spawn.args.push_back("--libdevice=" + options.libdevice_path);
+  if (!options.device_libs_dir.empty()) c.spawn.args.push_back("--device-libs=" + options.device_libs_dir);
   c.spawn.memory_limit_bytes = kSanitized ? 0 : options.worker_memory_bytes;
   // A worker's answer becomes a response: keep room for its other fields.
   constexpr std::uint64_t kResponseOverhead = 1 << 20;

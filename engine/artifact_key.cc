@@ -18,6 +18,7 @@ std::string ToolchainFingerprint(const compiler::ToolchainInfo& info, std::strin
   h.UpdateField(info.cuda_headers_digest);
   h.UpdateField(info.cudadevrt_digest);
   h.UpdateField(info.compiler_rt_builtins_digest);
+  h.UpdateField(info.device_libs_digest);
   return ToHex(h.Finish());
 }
 

@@ -391,6 +391,7 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
         break;
       }
       case compiler::StageId::kIrToSharedObject:
+      case compiler::StageId::kIrToCodeObject:
         QDC_ASSIGN_OR_RETURN(out, compiler_.Compile(in, control));
         break;
     }
@@ -455,8 +456,11 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   budget_.Charge(flight->leader_tenant, used_up.load());
   compile_micros_ += static_cast<std::uint64_t>(seconds * 1e6);
   if (config_.on_compile) {
-    // The target without CPU features: a bounded label.
-    const std::string target = keyed.target.substr(0, keyed.target.find_first_of("+,"));
+    // The target without CPU or AMDGPU features: a bounded label.
+    std::string target = keyed.target.substr(0, keyed.target.find_first_of("+,"));
+    if (const std::size_t features = target.find(':', target.find(':') + 1); features != std::string::npos) {
+      target.resize(features);
+    }
     config_.on_compile(CompileEvent{target, seconds, output.ok() && !output->payload.empty()});
   }
 
