@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates tests/data/{cuda,cpu}/*.ll from the .cu / .c sources next to them.
+# Regenerates tests/data/{cuda,cpu,amdgpu}/*.ll from the .cu / .c / .hip sources next to them.
 # Needs clang-19 and llvm-as-19 / llvm-dis-19 (Debian: apt-get install clang-19 llvm-19).
 # The IR is emitted at -O1 without unrolling or vectorization, so the compiler
 # under test still has real optimization work to do, then stripped of noise
@@ -17,6 +17,12 @@ for k in saxpy block_reduce stencil2d; do
   clang-19 -x cuda -nocudainc -nocudalib --cuda-device-only --cuda-gpu-arch=sm_75 \
     -Wno-unknown-cuda-version $common "cuda/$k.cu" | strip_noise > "cuda/$k.ll"
   clang-19 --target=x86_64-unknown-linux-gnu -fPIC $common "cpu/$k.c" | strip_noise > "cpu/$k.ll"
+done
+# HIP kernels for AMDGPU, without the HIP headers and device libraries (as a
+# frontend hands IR to qdcached: the daemon links the device libraries).
+for k in saxpy block_reduce math; do
+  clang-19 -x hip --cuda-device-only --offload-arch=gfx90a -nogpuinc -nogpulib $common "amdgpu/$k.hip" |
+    strip_noise > "amdgpu/$k.ll"
 done
 # Kernels whose half, bfloat, 128-bit integer and long double arithmetic
 # becomes calls to compiler-rt's builtins and libm.

@@ -42,6 +42,13 @@ compiler::Target Cuda() {
   return t;
 }
 
+compiler::Target Amdgpu() {
+  compiler::Target t;
+  t.kind = compiler::TargetKind::kAmdgpu;
+  t.cpu = "gfx942";
+  return t;
+}
+
 void CheckDigest(std::string_view ir, const compiler::Target& target, bool keep_debug_info) {
   Expected<qdcache::Digest> digest = TheCompiler().CanonicalIrDigest(ir, target, keep_debug_info);
   if (digest.ok()) {
@@ -69,5 +76,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view ir(reinterpret_cast<const char*>(data), size);
   CheckDigest(ir, Cpu(), false);
   if (TheCompiler().toolchain().cuda_available) CheckDigest(ir, Cuda(), true);
+  CheckDigest(ir, Amdgpu(), false);
   return 0;
 }

@@ -25,7 +25,10 @@ struct Kernel {
 
 std::vector<Kernel> Kernels() {
   std::vector<Kernel> k = {{"cpu/saxpy.ll", "cpu:x86-64"}, {"cpu/stencil2d.ll", "cpu:x86-64+avx2"},
-                           {"cpu/block_reduce.ll", "cpu:skylake"}};
+                           {"cpu/block_reduce.ll", "cpu:skylake"},
+                           {"amdgpu/saxpy.ll", "amdgpu:gfx90a"},
+                           {"amdgpu/block_reduce.ll", "amdgpu:gfx1100"},
+                           {"amdgpu/math.ll", "amdgpu:gfx942:sramecc-:xnack+"}};
   if (CudaBuilt()) {
     k.push_back({"cuda/saxpy.ll", "cuda:sm_90"});
     k.push_back({"cuda/stencil2d.ll", "cuda:sm_80"});
@@ -41,6 +44,8 @@ void ReplaceIr(v1::KernelDescriptor& d, const std::string& pattern, const std::s
 }
 
 bool IsCuda(const v1::KernelDescriptor& d) { return d.target().has_cuda(); }
+bool IsCpu(const v1::KernelDescriptor& d) { return d.target().has_cpu(); }
+bool IsAmdgpu(const v1::KernelDescriptor& d) { return d.target().has_amdgpu(); }
 
 // Renames every instruction result and basic block ("%x = ...", "x:") to
 // "%v_x" / "v_x:", consistently.
@@ -77,20 +82,35 @@ TEST_CASE("inputs that cannot change the artifact leave the key alone", "[integr
          d.mutable_options()->set_fast_math(false);
          d.mutable_options()->set_max_registers(0);
        }},
-      {"cuda-only options on a cpu target", [](auto& d) {
+      {"cuda-only options on a cpu or amdgpu target", [](auto& d) {
          if (!IsCuda(d)) d.mutable_options()->set_max_registers(64);
        }},
+      {"amdgpu-only options on a cuda or cpu target", [](auto& d) {
+         if (!IsAmdgpu(d)) {
+           d.mutable_options()->set_link_device_libs(true);
+           d.mutable_options()->set_code_object_version(4);
+           d.mutable_options()->set_wavefront_size(64);
+         }
+       }},
       {"feature order and duplicates", [](auto& d) {
-         if (!IsCuda(d)) {
+         if (IsCpu(d)) {
            d.mutable_target()->mutable_cpu()->add_features("+fma");
            d.mutable_target()->mutable_cpu()->add_features("+bmi2");
          }
+         if (IsAmdgpu(d) && d.target().amdgpu().features_size() > 0) {
+           v1::AmdgpuTarget* t = d.mutable_target()->mutable_amdgpu();
+           t->clear_features();
+           for (const char* f : {"xnack+", "sramecc-", "xnack+"}) t->add_features(f);
+         }
+       }},
+      {"amdgpu processor spelled in capitals", [](auto& d) {
+         if (IsAmdgpu(d)) d.mutable_target()->mutable_amdgpu()->set_processor("GFX" + d.target().amdgpu().processor().substr(3));
        }},
   };
   for (const Kernel& k : Kernels()) {
     v1::KernelDescriptor base = Descriptor(k.file, k.target);
     v1::KernelDescriptor fma = base;
-    if (!IsCuda(base)) {
+    if (IsCpu(base)) {
       // Compare feature order against a base that names the same features.
       base.mutable_target()->mutable_cpu()->add_features("+bmi2");
       base.mutable_target()->mutable_cpu()->add_features("+fma");
@@ -111,7 +131,7 @@ TEST_CASE("every input that can change the artifact changes the key", "[integrat
   daemon.Start();
   auto client = daemon.Connect();
   const std::vector<std::pair<const char*, Change>> changes = {
-      {"instruction flags", [](auto& d) { ReplaceIr(d, " nsw", ""); }},
+      {"instruction flags", [](auto& d) { ReplaceIr(d, d.ir().find(" nsw") != std::string::npos ? " nsw" : " inbounds", ""); }},
       {"an added function", [](auto& d) { d.mutable_ir()->append("\ndefine internal void @extra() {\n  ret void\n}\n"); }},
       {"opt level", [](auto& d) { d.mutable_options()->set_opt_level(2); }},
       {"fast math", [](auto& d) { d.mutable_options()->set_fast_math(true); }},
@@ -122,27 +142,37 @@ TEST_CASE("every input that can change the artifact changes the key", "[integrat
       {"target", [](auto& d) {
          if (IsCuda(d)) {
            d.mutable_target()->mutable_cuda()->set_sm(d.target().cuda().sm() == "sm_86" ? "sm_89" : "sm_86");
+         } else if (IsAmdgpu(d)) {
+           d.mutable_target()->mutable_amdgpu()->set_processor(d.target().amdgpu().processor() == "gfx1030" ? "gfx1031"
+                                                                                                           : "gfx1030");
+           d.mutable_target()->mutable_amdgpu()->clear_features();
          } else {
            d.mutable_target()->mutable_cpu()->add_features("+avx512f");
          }
        }},
-      {"cpu name or cuda lineinfo", [](auto& d) {
+      {"cpu name, cuda lineinfo or amdgpu code object version", [](auto& d) {
          if (IsCuda(d)) {
            d.mutable_options()->set_lineinfo(true);
+         } else if (IsAmdgpu(d)) {
+           d.mutable_options()->set_code_object_version(6);
          } else {
            d.mutable_target()->mutable_cpu()->set_cpu("znver3");
          }
        }},
-      {"cuda max registers / cpu feature removal", [](auto& d) {
+      {"cuda max registers / cpu feature removal / amdgpu wavefront size", [](auto& d) {
          if (IsCuda(d)) {
            d.mutable_options()->set_max_registers(32);
+         } else if (IsAmdgpu(d)) {
+           d.mutable_options()->set_wavefront_size(64);
          } else {
            d.mutable_target()->mutable_cpu()->add_features("-avx");
          }
        }},
-      {"cuda libdevice / cpu opt level 0", [](auto& d) {
+      {"cuda libdevice / amdgpu device libs / cpu opt level 0", [](auto& d) {
          if (IsCuda(d)) {
            d.mutable_options()->set_link_libdevice(true);
+         } else if (IsAmdgpu(d)) {
+           d.mutable_options()->set_link_device_libs(true);
          } else {
            d.mutable_options()->set_opt_level(0);
          }

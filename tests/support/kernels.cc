@@ -136,4 +136,41 @@ bool IsX86SharedObject(const std::string& elf) {
   return ReadHeader(elf, &h) && h.e_machine == EM_X86_64 && h.e_type == ET_DYN;
 }
 
+std::vector<ElfSymbolInfo> ElfSymbols(const std::string& elf) {
+  Elf64_Ehdr h;
+  if (!ReadHeader(elf, &h)) throw std::runtime_error("not a 64-bit ELF file");
+  auto section = [&](std::size_t i) {
+    const std::size_t at = h.e_shoff + i * sizeof(Elf64_Shdr);
+    if (h.e_shentsize != sizeof(Elf64_Shdr) || i >= h.e_shnum || at + sizeof(Elf64_Shdr) > elf.size()) {
+      throw std::runtime_error("ELF section header " + std::to_string(i) + " is outside the file");
+    }
+    Elf64_Shdr s;
+    std::memcpy(&s, elf.data() + at, sizeof s);
+    if (s.sh_type != SHT_NOBITS && (s.sh_offset > elf.size() || s.sh_size > elf.size() - s.sh_offset)) {
+      throw std::runtime_error("ELF section outside the file");
+    }
+    return s;
+  };
+  std::vector<ElfSymbolInfo> out;
+  for (std::size_t i = 1; i < h.e_shnum; ++i) {
+    const Elf64_Shdr table = section(i);
+    if (table.sh_type != SHT_SYMTAB && table.sh_type != SHT_DYNSYM) continue;
+    const Elf64_Shdr strings = section(table.sh_link);
+    for (std::size_t at = sizeof(Elf64_Sym); at + sizeof(Elf64_Sym) <= table.sh_size; at += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym;
+      std::memcpy(&sym, elf.data() + table.sh_offset + at, sizeof sym);
+      if (sym.st_name == 0 || sym.st_name >= strings.sh_size) continue;
+      out.push_back({std::string(elf.c_str() + strings.sh_offset + sym.st_name), sym.st_shndx == SHN_UNDEF,
+                     table.sh_type == SHT_DYNSYM});
+    }
+  }
+  return out;
+}
+
+std::optional<std::uint32_t> AmdgpuCodeObjectFlags(const std::string& elf) {
+  Elf64_Ehdr h;
+  if (!ReadHeader(elf, &h) || h.e_machine != EM_AMDGPU || h.e_type != ET_DYN) return std::nullopt;
+  return h.e_flags;
+}
+
 }  // namespace qdcache::testing

@@ -4,8 +4,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "client/client.h"
 #include "qdcache/v1/qdcache.pb.h"
@@ -47,5 +49,18 @@ std::map<std::string, std::string> ElfSections(const std::string& elf, std::stri
 
 // True for a 64-bit little-endian x86-64 ELF shared object.
 bool IsX86SharedObject(const std::string& elf);
+
+struct ElfSymbolInfo {
+  std::string name;
+  bool undefined = false;
+  bool dynamic = false;  // from .dynsym rather than .symtab
+};
+// The named symbols of a 64-bit ELF file's .symtab and .dynsym. Throws on
+// bytes that are not such a file.
+std::vector<ElfSymbolInfo> ElfSymbols(const std::string& elf);
+
+// For an AMDGPU HSA code object (a 64-bit ELF shared object, EM_AMDGPU): its
+// e_flags (the processor is e_flags & 0xff, EF_AMDGPU_MACH); else nullopt.
+std::optional<std::uint32_t> AmdgpuCodeObjectFlags(const std::string& elf);
 
 }  // namespace qdcache::testing

@@ -429,6 +429,47 @@ printf '__device__ float twice(float x) { return 2 * x; }\n' > cuda_no_kernel.cu
 : > cuda_empty.cu
 cp cuda_no_kernel.cu cuda_for_cpu.cu
 
+# ------------------------------------------------------------------- AMDGPU
+AMDGPU_TRIPLE='target triple = "amdgcn-amd-amdhsa"'
+sed 's/amdgcn-amd-amdhsa/nvptx64-nvidia-cuda/' "$data/amdgpu/saxpy.ll" > amdgpu_nvptx_triple.ll
+sed 's/amdgcn-amd-amdhsa/amdgcn-amd-amdpal/' "$data/amdgpu/saxpy.ll" > amdgpu_pal_triple.ll
+printf '%s\ndefine ptx_kernel void @k() { ret void }\n' "$AMDGPU_TRIPLE" > amdgpu_ptx_kernel.ll
+printf '%s\ndefine void @f() { ret void }\n' "$AMDGPU_TRIPLE" > amdgpu_no_kernel.ll
+# amdgpu_load_store AS GLOBAL: a kernel that copies @g (GLOBAL, in address space AS) out.
+amdgpu_load_store() {
+  printf '%s\n%s\ndefine amdgpu_kernel void @k(ptr addrspace(1) %%p) {\n' "$AMDGPU_TRIPLE" "$2"
+  printf '  %%v = load i32, ptr addrspace(%s) @g\n  store i32 %%v, ptr addrspace(1) %%p\n  ret void\n}\n' "$1"
+}
+amdgpu_load_store 3 '@g = addrspace(3) global i32 7' > amdgpu_lds_initializer.ll
+amdgpu_load_store 5 '@g = addrspace(5) global i32 0' > amdgpu_private_global.ll
+amdgpu_load_store 3 '@g = addrspace(3) global [20000 x i32] undef' > amdgpu_lds_too_big.ll
+printf '%s\ndefine amdgpu_kernel void @k() {\n  call void asm sideeffect ".incbin \\22/etc/passwd\\22", ""()\n  ret void\n}\n' \
+  "$AMDGPU_TRIPLE" > amdgpu_incbin_asm.ll
+printf '%s\nmodule asm ".include \\22/etc/passwd\\22"\ndefine amdgpu_kernel void @k() { ret void }\n' \
+  "$AMDGPU_TRIPLE" > amdgpu_module_asm.ll
+cp "$data/amdgpu/math.ll" amdgpu_ocml_unlinked.ll
+cp "$data/amdgpu/saxpy.ll" amdgpu_unknown_processor.ll
+cp "$data/amdgpu/saxpy.ll" amdgpu_xnack_on_gfx1100.ll
+cp "$data/amdgpu/block_reduce.ll" amdgpu_good.ll
+cat > amdgpu_mfma_on_gfx1100.ll <<EOF
+$AMDGPU_TRIPLE
+declare <32 x float> @llvm.amdgcn.mfma.f32.32x32x1f32(float, float, <32 x float>, i32, i32, i32)
+define amdgpu_kernel void @k(ptr addrspace(1) %p, float %a) {
+  %v = call <32 x float> @llvm.amdgcn.mfma.f32.32x32x1f32(float %a, float %a, <32 x float> zeroinitializer, i32 0, i32 0, i32 0)
+  store <32 x float> %v, ptr addrspace(1) %p
+  ret void
+}
+EOF
+cat > amdgpu_sdot4_on_gfx900.ll <<EOF
+$AMDGPU_TRIPLE
+declare i32 @llvm.amdgcn.sdot4(i32, i32, i32, i1)
+define amdgpu_kernel void @k(ptr addrspace(1) %p, i32 %a) {
+  %v = call i32 @llvm.amdgcn.sdot4(i32 %a, i32 %a, i32 %a, i1 false)
+  store i32 %v, ptr addrspace(1) %p
+  ret void
+}
+EOF
+
 # Every file MANIFEST names must exist now.
 missing=0
 while read -r file _; do

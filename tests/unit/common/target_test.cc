@@ -41,7 +41,7 @@ TEST_CASE("every target family is found by its name and prints targets that pars
     CHECK(&FamilyOf(family.kind) == &family);
   }
   CHECK(FindTargetFamily("gpu") == nullptr);
-  for (const char* spec : {"cuda:sm_90a", "cpu:x86-64", "cpu:x86-64,-avx2,+fma"}) {
+  for (const char* spec : {"cuda:sm_90a", "cpu:x86-64", "cpu:x86-64,-avx2,+fma", "amdgpu:gfx942:xnack-"}) {
     INFO(spec);
     auto t = ParseTarget(spec);
     REQUIRE(t.ok());
@@ -70,4 +70,45 @@ TEST_CASE("cpu names, feature names and feature lists longer than any real one a
   for (int i = 0; i < 513; ++i) many += "+f" + std::to_string(i);
   CHECK(normalized(many).status().message().find("features (limit 512)") != std::string::npos);
   CHECK(normalized("cpu:x86-64+avx2").ok());
+}
+
+TEST_CASE("amdgpu target specs name a processor and AMD target-id features", "[common]") {
+  auto normalized = [](const std::string& spec) {
+    Expected<Target> t = ParseTarget(spec);
+    return t.ok() ? NormalizeTarget(*t) : t;
+  };
+  Expected<Target> t = normalized("amdgpu:GFX90a:xnack+:sramecc-:xnack+");
+  REQUIRE(t.ok());
+  CHECK(t->kind == TargetKind::kAmdgpu);
+  CHECK(t->cpu == "gfx90a");
+  CHECK(t->features == std::vector<std::string>{"sramecc-", "xnack+"});
+  CHECK(t->ToString() == "amdgpu:gfx90a:sramecc-:xnack+");
+  CHECK(ParseTarget(t->ToString()).ok());
+  CHECK(normalized("amdgpu:gfx1100")->ToString() == "amdgpu:gfx1100");
+  CHECK(FamilyOf(TargetKind::kAmdgpu).artifact == ArtifactKind::kHsaCodeObject);
+
+  const struct {
+    const char* spec;
+    const char* message;
+  } refused[] = {
+      {"amdgpu:", "processor is empty"},
+      {"amdgpu:native", "'native' is not allowed"},
+      {"amdgpu:gfx90a:xnack", "must be 'name+' or 'name-'"},
+      {"amdgpu:gfx90a:+xnack", "must be 'name+' or 'name-'"},
+      {"amdgpu:gfx90a:", "must be 'name+' or 'name-'"},
+      {"amdgpu:gfx90a:xnack+:xnack-", "both on (+) and off (-)"},
+      {"amdgpu:gfx90a:x,y+", "a name of letters and digits"},
+      {"amdgpu:gfx 90a", "a character other than"},
+  };
+  for (const auto& [spec, message] : refused) {
+    INFO(spec);
+    const Status s = normalized(spec).status();
+    CHECK(s.code() == Code::kInvalidArgument);
+    CHECK_THAT(s.message(), Catch::Contains(message));
+  }
+  CHECK(normalized("amdgpu:" + std::string(65, 'g')).status().message().find("longer than any processor") !=
+        std::string::npos);
+  std::string many = "amdgpu:gfx90a";
+  for (int i = 0; i < 17; ++i) many += ":f" + std::string(1, static_cast<char>('a' + i)) + "+";
+  CHECK(normalized(many).status().message().find("features (limit 16)") != std::string::npos);
 }

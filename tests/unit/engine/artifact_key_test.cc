@@ -73,7 +73,7 @@ TEST_CASE("the toolchain fingerprint covers every toolchain fact", "[daemon]") {
         &compiler::ToolchainInfo::ptx_isa_version, &compiler::ToolchainInfo::libdevice_digest,
         &compiler::ToolchainInfo::nvvm_version, &compiler::ToolchainInfo::nvrtc_version,
         &compiler::ToolchainInfo::cuda_headers_digest, &compiler::ToolchainInfo::cudadevrt_digest,
-        &compiler::ToolchainInfo::compiler_rt_builtins_digest}) {
+        &compiler::ToolchainInfo::compiler_rt_builtins_digest, &compiler::ToolchainInfo::device_libs_digest}) {
     compiler::ToolchainInfo changed = info;
     (changed.*field).push_back('x');
     CHECK(ToolchainFingerprint(changed, "0.1.0") != base);
