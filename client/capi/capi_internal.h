@@ -13,6 +13,7 @@
 #include "client/client.h"
 #include "client/launch_cpu.h"
 #include "client/launch_cuda.h"
+#include "client/launch_hip.h"
 #include "common/status.h"
 #include "qdcache/qdcache.h"
 #include "qdcache/v1/qdcache.pb.h"
@@ -46,6 +47,14 @@ struct qdcache_cuda_module {
 
 struct qdcache_cuda_buffer {
   qdcache::client::DeviceBuffer buffer;
+};
+
+struct qdcache_hip_module {
+  qdcache::client::HipModule module;
+};
+
+struct qdcache_hip_buffer {
+  qdcache::client::HipDeviceBuffer buffer;
 };
 
 namespace qdcache::capi {

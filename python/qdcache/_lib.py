@@ -186,6 +186,30 @@ _SIGNATURES_SINCE: dict[int, dict[str, _Signature]] = {
             [ctypes.c_void_p, dependency_check, ctypes.c_void_p, c_size_p],
         ),
     },
+    6: {
+        "qdcache_hip_available": (ctypes.c_int, []),
+        "qdcache_hip_device_count": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int)]),
+        "qdcache_hip_load": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, c_void_pp]),
+        "qdcache_hip_module_free": (None, [ctypes.c_void_p]),
+        "qdcache_hip_launch": (
+            ctypes.c_int,
+            [
+                ctypes.c_void_p,
+                ctypes.c_char_p,
+                ctypes.POINTER(ctypes.c_uint32),
+                ctypes.POINTER(ctypes.c_uint32),
+                ctypes.c_uint32,
+                c_void_pp,
+                ctypes.c_void_p,
+            ],
+        ),
+        "qdcache_hip_synchronize": (ctypes.c_int, [ctypes.c_int]),
+        "qdcache_hip_buffer_create": (ctypes.c_int, [ctypes.c_size_t, ctypes.c_int, c_void_pp]),
+        "qdcache_hip_buffer_free": (None, [ctypes.c_void_p]),
+        "qdcache_hip_buffer_address": (ctypes.c_uint64, [ctypes.c_void_p]),
+        "qdcache_hip_buffer_write": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
+        "qdcache_hip_buffer_read": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
+    },
 }
 
 # The ABI minor version each function of _SIGNATURES_SINCE came with.

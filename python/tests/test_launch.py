@@ -1,7 +1,11 @@
-"""Loading artifacts: CPU always; CUDA launches only where a GPU is."""
+"""Loading artifacts: CPU always; CUDA and HIP launches only where a GPU is."""
 
 import array
 import ctypes
+import os
+import subprocess
+import sys
+import tempfile
 import unittest
 
 import qdcache
@@ -43,6 +47,64 @@ class CudaLaunchTest(unittest.TestCase):
         out = array.array("f")
         out.frombytes(dy.read())
         self.assertEqual(list(out), [ctypes.c_float(0.5 * a + b).value for a, b in zip(x, y)])
+
+
+class HipWithoutGpuTest(unittest.TestCase):
+    """What holds on any machine: refusals before the runtime, and clear
+    reasons without one (no AMD GPU exists where these tests run in CI)."""
+
+    def test_refuses_an_artifact_of_another_kind(self):
+        with Daemon() as daemon, qdcache.Client(socket=daemon.socket) as client:
+            artifact = client.compile(read_data("cpu/saxpy.ll"), target="cpu:x86-64")
+        with self.assertRaises(ValueError) as err:
+            qdcache.load_hip(artifact)
+        self.assertIn("not a hsa_code_object", str(err.exception))
+
+    def test_says_why_there_is_no_amd_gpu(self):
+        available, why = qdcache.hip_available()
+        if available:
+            self.skipTest("an AMD GPU is present")
+        self.assertTrue("no AMD GPU" in why or "no HIP runtime" in why, why)
+
+    def test_without_a_gpu_loads_and_buffers_are_unavailable(self):
+        available, why = qdcache.hip_available()
+        if available:
+            self.skipTest("an AMD GPU is present")
+        with self.assertRaises(qdcache.Unavailable) as err:
+            qdcache.load_hip(b"\x7fELF whatever the bytes")  # the runtime is checked first
+        self.assertEqual(err.exception.message, why)
+        with self.assertRaises(qdcache.Unavailable):
+            qdcache.HipDeviceBuffer(64)
+        with self.assertRaises(qdcache.Unavailable):
+            qdcache.hip_synchronize()
+
+    def test_a_missing_runtime_is_unavailable_naming_it(self):
+        # The runtime is chosen once per process: ask a fresh interpreter.
+        with tempfile.TemporaryDirectory() as scratch:
+            missing = os.path.join(scratch, "no-rocm", "libamdhip64.so")
+            child = subprocess.run(
+                [sys.executable, "-c", "import qdcache; print(qdcache.hip_available())"],
+                env=dict(os.environ, QDCACHE_HIP_LIBRARY=missing), capture_output=True, text=True, timeout=60)
+        self.assertEqual(child.returncode, 0, child.stderr)
+        self.assertIn("(False, ", child.stdout)
+        self.assertIn(missing, child.stdout)
+        self.assertIn("no HIP runtime", child.stdout)
+
+
+class HipLaunchTest(unittest.TestCase):
+    def setUp(self):
+        available, why = qdcache.hip_available()
+        if not available:
+            self.skipTest("no AMD GPU: " + why)
+
+    def test_device_buffers_round_trip(self):
+        data = array.array("f", (float(i) for i in range(1024)))
+        buffer = qdcache.HipDeviceBuffer.from_bytes(data)
+        self.assertNotEqual(buffer.address, 0)
+        out = array.array("f")
+        out.frombytes(buffer.read())
+        self.assertEqual(out, data)
+        qdcache.hip_synchronize()
 
 
 if __name__ == "__main__":

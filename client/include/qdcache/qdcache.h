@@ -3,7 +3,8 @@
  * For kernel frameworks in any language: connect to a qdcached daemon,
  * compile batches of LLVM IR kernels through its cache, look artifacts up by
  * fast key, read its statistics, and load what comes back (an ELF shared
- * object into this process, a cubin into a CUDA context) and launch it.
+ * object into this process, a cubin into a CUDA context, an HSA code object
+ * onto an AMD GPU) and launch it.
  *
  * Conventions
  * - Opaque handles, created by a qdcache_*_create / connect / load function
@@ -29,7 +30,8 @@
  *
  * Versions: the ABI version is MAJOR.MINOR. A new MINOR adds functions or
  * option names and keeps every existing one; a new MAJOR changes the soname
- * (libqdcache.so.MAJOR). Every symbol carries the version node QDCACHE_1.
+ * (libqdcache.so.MAJOR). The symbols of ABI 1.0 to 1.5 carry the version
+ * node QDCACHE_1; those added since, the node of their version (QDCACHE_1.6).
  * Compare qdcache_abi_version() with QDCACHE_ABI_VERSION at startup to check
  * that the library loaded is at least the one compiled against.
  */
@@ -44,7 +46,7 @@ extern "C" {
 #endif
 
 #define QDCACHE_ABI_VERSION_MAJOR 1
-#define QDCACHE_ABI_VERSION_MINOR 5
+#define QDCACHE_ABI_VERSION_MINOR 6
 #define QDCACHE_ABI_VERSION ((QDCACHE_ABI_VERSION_MAJOR << 16) | QDCACHE_ABI_VERSION_MINOR)
 
 /* ---- Versions, status codes and errors ---- */
@@ -256,7 +258,8 @@ typedef enum qdcache_cache_status {
 
 typedef enum qdcache_artifact_kind {
   QDCACHE_ARTIFACT_CUBIN = 1,          /* CUDA ELF for the exact SM */
-  QDCACHE_ARTIFACT_SHARED_OBJECT = 2   /* ELF shared object for the CPU */
+  QDCACHE_ARTIFACT_SHARED_OBJECT = 2,  /* ELF shared object for the CPU */
+  QDCACHE_ARTIFACT_HSA_CODE_OBJECT = 3 /* AMDGPU ELF (since ABI 1.6) */
 } qdcache_artifact_kind;
 
 size_t qdcache_results_count(const qdcache_results* results);
@@ -354,6 +357,41 @@ uint64_t qdcache_cuda_buffer_address(const qdcache_cuda_buffer* buffer);
 /* Synchronous copies of `size` bytes (at most the buffer's) to / from its start. */
 qdcache_status qdcache_cuda_buffer_write(qdcache_cuda_buffer* buffer, const void* host, size_t size);
 qdcache_status qdcache_cuda_buffer_read(const qdcache_cuda_buffer* buffer, void* host, size_t size);
+
+/* ---- AMD GPUs: load an HSA code object and launch (since ABI 1.6) ----
+ * The HIP runtime is opened at run time: $QDCACHE_HIP_LIBRARY (a path) when
+ * set, else libamdhip64.so, libamdhip64.so.6 or libamdhip64.so.5; read once,
+ * at the first qdcache_hip_* call. Without it, or without a GPU, calls fail
+ * UNAVAILABLE naming the library, or saying "no AMD GPU" with HIP's error. */
+
+typedef struct qdcache_hip_module qdcache_hip_module;
+typedef struct qdcache_hip_buffer qdcache_hip_buffer;
+
+/* OK when the runtime loads and a device exists; UNAVAILABLE saying why not. */
+qdcache_status qdcache_hip_available(void);
+qdcache_status qdcache_hip_device_count(int* count);
+/* An HSA code object (QDCACHE_ARTIFACT_HSA_CODE_OBJECT: an AMDGPU ELF) onto
+ * the device; copied. INVALID_ARGUMENT for bytes that are not one (a cubin,
+ * a CPU shared object), once the runtime is there. */
+qdcache_status qdcache_hip_load(const void* image, size_t size, int device, qdcache_hip_module** out);
+void qdcache_hip_module_free(qdcache_hip_module* module);
+/* Enqueues kernel `name` of the module on `stream` (a hipStream_t; NULL: the
+ * null stream). `args` holds one pointer per kernel parameter, pointing at
+ * its value (as hipModuleLaunchKernel's kernelParams). Asynchronous: errors
+ * inside the kernel surface at qdcache_hip_synchronize. NOT_FOUND for no
+ * such kernel. */
+qdcache_status qdcache_hip_launch(const qdcache_hip_module* module, const char* name, const uint32_t grid[3],
+                                  const uint32_t block[3], uint32_t shared_bytes, void** args, void* stream);
+qdcache_status qdcache_hip_synchronize(int device);
+/* Device memory; freed by qdcache_hip_buffer_free. */
+qdcache_status qdcache_hip_buffer_create(size_t size, int device, qdcache_hip_buffer** out);
+void qdcache_hip_buffer_free(qdcache_hip_buffer* buffer);
+/* The device address (a hipDeviceptr_t); pass a pointer to a variable
+ * holding it in a launch's args. */
+uint64_t qdcache_hip_buffer_address(const qdcache_hip_buffer* buffer);
+/* Synchronous copies of `size` bytes (at most the buffer's) to / from its start. */
+qdcache_status qdcache_hip_buffer_write(qdcache_hip_buffer* buffer, const void* host, size_t size);
+qdcache_status qdcache_hip_buffer_read(const qdcache_hip_buffer* buffer, void* host, size_t size);
 
 #ifdef __cplusplus
 } /* extern "C" */

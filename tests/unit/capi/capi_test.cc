@@ -3,8 +3,10 @@
 // lookups, results, stats JSON, the CPU loader, and misuse (NULLs, bad
 // indexes, unknown names) answered with codes rather than crashes.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,11 +78,15 @@ TEST_CASE("every compile option of the catalogue is listed and settable by its n
   CHECK(names == std::vector<std::string>{"opt_level", "fast_math", "fmad", "debug", "lineinfo", "max_registers",
                                           "link_libdevice", "suppress_debug_info", "cuda_std",
                                           "extra_device_vectorization", "default_device", "relocatable_device_code",
-                                          "link_cudadevrt"});
+                                          "link_cudadevrt", "link_device_libs", "code_object_version",
+                                          "wavefront_size"});
+  // Counts that take some values only: a C++ standard, a code object version, a wavefront size.
+  const std::map<std::string, std::string> value = {
+      {"cuda_std", "17"}, {"code_object_version", "5"}, {"wavefront_size", "64"}};
   for (const std::string& name : names) {
     INFO(name);
-    // cuda_std takes a C++ standard's number only.
-    CHECK(qdcache_request_set(request, 0, name.c_str(), name == "cuda_std" ? "17" : "1") == QDCACHE_OK);
+    CHECK(qdcache_request_set(request, 0, name.c_str(), value.contains(name) ? value.at(name).c_str() : "1") ==
+          QDCACHE_OK);
     std::string dashed = name;
     for (char& c : dashed) c = c == '_' ? '-' : c;
     CHECK(qdcache_request_set(request, 0, dashed.c_str(), "0") == QDCACHE_OK);
@@ -89,6 +95,8 @@ TEST_CASE("every compile option of the catalogue is listed and settable by its n
   CHECK(std::string(qdcache_last_error()).find("0..255") != std::string::npos);
   CHECK(qdcache_request_set(request, 0, "cuda_std", "12") == QDCACHE_INVALID_ARGUMENT);
   CHECK(std::string(qdcache_last_error()).find("0, 11, 14, 17 or 20") != std::string::npos);
+  CHECK(qdcache_request_set(request, 0, "wavefront_size", "48") == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(qdcache_last_error()).find("0, 32 or 64") != std::string::npos);
   CHECK(qdcache_request_set(request, 0, "maxregisters", "1") == QDCACHE_INVALID_ARGUMENT);
   CHECK(std::string(qdcache_last_error()).find("known: opt_level") != std::string::npos);
   qdcache_request_free(request);
@@ -426,4 +434,75 @@ TEST_CASE("dependencies through the C ABI: declared, returned by lookups, checke
   CHECK(qdcache_result_cache_status(changed, 0) == QDCACHE_CACHE_MISS);
   CHECK(std::string(qdcache_result_key(changed, 0)).empty());
   qdcache_results_free(changed);
+}
+
+// The HIP launcher (ABI 1.6) as far as this machine goes: with no AMD GPU
+// (or no runtime) every call says so, and misuse is answered before that.
+TEST_CASE("ABI 1.6: HIP calls answer misuse with codes and say why there is no AMD GPU", "[capi]") {
+  CHECK(QDCACHE_ABI_VERSION_MINOR >= 6);
+  CHECK(QDCACHE_ARTIFACT_HSA_CODE_OBJECT == 3);
+  qdcache_hip_module* module = nullptr;
+  CHECK(qdcache_hip_load(nullptr, 4, 0, &module) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(qdcache_last_error()) == "image is NULL");
+  CHECK(qdcache_hip_load("\x7f" "ELF", 4, 0, nullptr) == QDCACHE_INVALID_ARGUMENT);
+  const uint32_t dims[3] = {1, 1, 1};
+  CHECK(qdcache_hip_launch(nullptr, "k", dims, dims, 0, nullptr, nullptr) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_hip_device_count(nullptr) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_hip_buffer_create(64, 0, nullptr) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_hip_buffer_write(nullptr, "x", 1) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_hip_buffer_read(nullptr, nullptr, 0) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_hip_buffer_address(nullptr) == 0);
+  qdcache_hip_module_free(nullptr);
+  qdcache_hip_buffer_free(nullptr);
+
+  const qdcache_status available = qdcache_hip_available();
+  const std::string why = qdcache_last_error();
+  if (available == QDCACHE_OK) {
+    WARN("an AMD GPU is present: the calls below need none");
+    int count = 0;
+    CHECK(qdcache_hip_device_count(&count) == QDCACHE_OK);
+    CHECK(count > 0);
+    return;
+  }
+  CHECK(available == QDCACHE_UNAVAILABLE);
+  INFO(why);
+  CHECK((why.find("no AMD GPU") != std::string::npos || why.find("no HIP runtime") != std::string::npos));
+  // Whatever the bytes (here a truncated ELF header), the runtime comes first, as for CUDA.
+  module = reinterpret_cast<qdcache_hip_module*>(&module);
+  CHECK(qdcache_hip_load("\x7f" "ELF\x02\x01\x01", 7, 0, &module) == QDCACHE_UNAVAILABLE);
+  CHECK(module == nullptr);  // cleared on failure
+  CHECK(std::string(qdcache_last_error()) == why);
+  qdcache_hip_buffer* buffer = nullptr;
+  CHECK(qdcache_hip_buffer_create(64, 0, &buffer) == QDCACHE_UNAVAILABLE);
+  CHECK(buffer == nullptr);
+  CHECK(qdcache_hip_synchronize(0) == QDCACHE_UNAVAILABLE);
+}
+
+// Child side of the next case: $QDCACHE_HIP_LIBRARY names a library that
+// does not exist.
+TEST_CASE("HIP missing-runtime child (run by the case below only)", "[.capi_hip_missing_child]") {
+  const char* library = std::getenv("QDCACHE_HIP_LIBRARY");
+  REQUIRE(library != nullptr);
+  CHECK(qdcache_hip_available() == QDCACHE_UNAVAILABLE);
+  CHECK_THAT(std::string(qdcache_last_error()), Catch::Contains(library));
+  int count = -1;
+  CHECK(qdcache_hip_device_count(&count) == QDCACHE_UNAVAILABLE);
+  CHECK(count == 0);
+  qdcache_hip_module* module = nullptr;
+  CHECK(qdcache_hip_load("not an ELF", 10, 0, &module) == QDCACHE_UNAVAILABLE);
+  CHECK_THAT(std::string(qdcache_last_error()), Catch::Contains(library));
+  qdcache_hip_buffer* buffer = nullptr;
+  CHECK(qdcache_hip_buffer_create(64, 0, &buffer) == QDCACHE_UNAVAILABLE);
+  CHECK_THAT(std::string(qdcache_last_error()), Catch::Contains(library));
+}
+
+TEST_CASE("ABI 1.6: a missing HIP runtime is UNAVAILABLE naming the library", "[capi]") {
+  // The runtime is chosen once per process: a child (this binary on the
+  // hidden case above) gets the variable.
+  TempDir dir;
+  const std::string missing = dir / "no-rocm/libamdhip64.so";
+  const qdcache::testing::RunResult child =
+      qdcache::testing::Run({"/proc/self/exe", "[.capi_hip_missing_child]"}, {"QDCACHE_HIP_LIBRARY=" + missing});
+  INFO(child.out << child.err);
+  CHECK(child.exit_code == 0);
 }
