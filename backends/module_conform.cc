@@ -112,12 +112,21 @@ llvm::Error CheckCudaFunctionNames(const llvm::Module& module) {
   return llvm::Error::success();
 }
 
-// A '.' that begins a statement (after the start, a space, ':' or ';'),
-// followed by a letter: an assembler directive. "1.0" and "v[0:1]" are not.
+// Whether a statement of `text` may be an assembler directive: one that
+// begins with '.' or has a '.' after a ':' (a label, quoted or not, then a
+// directive), blanks skipped. "s_branch .L1", "1.0" and "s[0:1]" are none.
+// Statements end at a newline or ';' (AMDGPU's comment character: splitting
+// there too only checks more text).
 bool HasAssemblerDirective(llvm::StringRef text) {
-  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
-    if (text[i] != '.' || !(llvm::isAlpha(text[i + 1]) || text[i + 1] == '_')) continue;
-    if (i == 0 || llvm::isSpace(text[i - 1]) || text[i - 1] == ':' || text[i - 1] == ';') return true;
+  while (!text.empty()) {
+    const std::size_t end = text.find_first_of("\n;");
+    const llvm::StringRef statement = text.take_front(end);
+    text = end == llvm::StringRef::npos ? llvm::StringRef() : text.drop_front(end + 1);
+    if (statement.ltrim().starts_with(".")) return true;
+    for (std::size_t colon = statement.find(':'); colon != llvm::StringRef::npos;
+         colon = statement.find(':', colon + 1)) {
+      if (statement.drop_front(colon + 1).ltrim().starts_with(".")) return true;
+    }
   }
   return false;
 }

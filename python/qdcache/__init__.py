@@ -48,18 +48,13 @@ from ._launch import (
     CudaKernel,
     CudaModule,
     DeviceBuffer,
-    HipDeviceBuffer,
-    HipKernel,
-    HipModule,
     cuda_available,
     cuda_compute_capability,
-    hip_available,
-    hip_synchronize,
     load_cpu,
     load_cuda,
-    load_hip,
     synchronize,
 )
+from ._launch_hip import HipDeviceBuffer, HipKernel, HipModule, hip_available, hip_synchronize, load_hip
 
 __version__: str = _lib_handle.qdcache_version().decode()
 

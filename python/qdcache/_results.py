@@ -62,15 +62,16 @@ def _payload_view(results: _Results, address: int | None, size: int) -> memoryvi
 
 
 class Artifact:
-    """A compiled kernel: a cubin (kind "cubin") or an ELF shared object
-    (kind "shared_object").
+    """A compiled kernel: a cubin (kind "cubin"), an ELF shared object (kind
+    "shared_object") or an AMDGPU HSA code object (kind "hsa_code_object").
 
     payload: read-only memoryview of the bytes, not a copy (bytes(artifact)
              copies them out); valid as long as the artifact is referenced.
     key: the artifact key (hex); target: canonical target ("cuda:sm_90");
     status: how it was served ("compiled", "hit", "alias_hit", "stage_hit",
             "coalesced"); ptx: the PTX text when include_ptx was asked.
-    metadata: dict with toolchain, entry points (registers, shared memory...),
+    metadata: dict with toolchain, entry points (registers, shared memory...;
+              AMDGPU also sgprs, vgprs, agprs, wavefront_size, kernarg_bytes),
               timings and compile log.
     dependencies: a lookup's: the Dependency list its compile declared
               (sorted by name), for Client.lookup(check=...); [] otherwise.

@@ -60,6 +60,27 @@ class HipWithoutGpuTest(unittest.TestCase):
             qdcache.load_hip(artifact)
         self.assertIn("not a hsa_code_object", str(err.exception))
 
+    def test_an_amdgpu_artifact_carries_its_kernels_and_waits_for_a_gpu(self):
+        with Daemon() as daemon, qdcache.Client(socket=daemon.socket) as client:
+            artifact = client.compile(read_data("amdgpu/block_reduce.ll"), target="amdgpu:GFX942")
+        self.assertEqual(artifact.kind, "hsa_code_object")
+        self.assertEqual(artifact.target, "amdgpu:gfx942")
+        self.assertEqual(bytes(artifact.payload[:4]), b"\x7fELF")
+        entries = {e["name"]: e for e in artifact.metadata["entries"]}
+        self.assertEqual(sorted(entries), ["block_reduce", "scale"])
+        self.assertEqual(entries["block_reduce"]["shared_bytes"], 1024)
+        self.assertEqual(entries["block_reduce"]["max_threads_per_block"], 256)
+        self.assertEqual(entries["block_reduce"]["wavefront_size"], 64)
+        self.assertGreater(entries["block_reduce"]["sgprs"], 0)
+        available, why = qdcache.hip_available()
+        if available:
+            self.assertEqual(qdcache.load_hip(artifact).kernel("scale").name, "scale")
+            return
+        with self.assertRaises(qdcache.Unavailable) as err:
+            qdcache.load_hip(artifact)
+        message = str(err.exception)
+        self.assertTrue("no AMD GPU" in message or "no HIP runtime" in message, message)
+
     def test_says_why_there_is_no_amd_gpu(self):
         available, why = qdcache.hip_available()
         if available:

@@ -137,29 +137,12 @@ TEST_CASE("HIP kernels clang-19 compiles to IR build for three processors", "[in
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
-  // Written here, as a user would: no HIP headers, no device libraries.
-  WriteFileOrDie(dir / "kernels.hip", R"(
-#define __global__ __attribute__((global))
-#define __device__ __attribute__((device))
-#define __shared__ __attribute__((shared))
-struct Pair { float lo, hi; };
-template <typename T> __device__ T clamp(T v, T lo, T hi) { return v < lo ? lo : v > hi ? hi : v; }
-extern "C" __global__ void softclip(const float* x, float* y, Pair range, int n) {
-  __shared__ float tile[128];
-  int t = __builtin_amdgcn_workitem_id_x();
-  int i = __builtin_amdgcn_workgroup_id_x() * 128 + t;
-  tile[t] = i < n ? x[i] : 0.0f;
-  __builtin_amdgcn_s_barrier();
-  if (i < n) y[i] = clamp(__builtin_expf(tile[t]) - tile[127 - t], range.lo, range.hi);
-}
-template <int N> __global__ void fill(int* out) { out[__builtin_amdgcn_workitem_id_x()] = N; }
-template __global__ void fill<7>(int*);
-)");
   for (const char* processor : {"gfx90a", "gfx942", "gfx1100"}) {
     INFO(processor);
     const std::string ll = dir / (std::string(processor) + ".ll");
     const RunResult ir = Run({clang, "-x", "hip", "--cuda-device-only", std::string("--offload-arch=") + processor,
-                              "-nogpulib", "-nogpuinc", "-O2", "-emit-llvm", "-S", dir / "kernels.hip", "-o", ll});
+                              "-nogpulib", "-nogpuinc", "-O2", "-emit-llvm", "-S", TestData("amdgpu/softclip.hip"),
+                              "-o", ll});
     INFO(ir.err);
     REQUIRE(ir.exit_code == 0);
     const std::string out = dir / (std::string(processor) + ".hsaco");

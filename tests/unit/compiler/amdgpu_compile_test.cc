@@ -224,10 +224,18 @@ TEST_CASE("AMDGPU modules the backend cannot take are refused before codegen", "
     CHECK(s.code() == Code::kInvalidArgument);
     CHECK_THAT(s.message(), Catch::Contains(expected));
   }
+  // A directive behind a label, quoted or not, is still one.
+  for (const char* label : {"x.y: .incbin", "\\22a b\\22: .include"}) {
+    INFO(label);
+    const std::string ir = std::string("target triple = \"amdgcn-amd-amdhsa\"\ndefine amdgpu_kernel void @k() {\n") +
+                           "  call void asm sideeffect \"" + label + " \\22x\\22\", \"\"()\n  ret void\n}";
+    CHECK_THAT(CompileStatus(ir, Amdgpu("gfx90a")).message(), Catch::Contains("assembler directive"));
+  }
   // Instructions in inline assembly stay accepted.
   const std::string waitcnt =
       "target triple = \"amdgcn-amd-amdhsa\"\n"
-      "define amdgpu_kernel void @k() {\n  call void asm sideeffect \"s_waitcnt vmcnt(0)\", \"\"()\n  ret void\n}";
+      "define amdgpu_kernel void @k() {\n  call void asm sideeffect \"s_waitcnt vmcnt(0)\\0As_nop 0 ; 1.0\", \"\"()\n"
+      "  ret void\n}";
   CHECK(CompileStatus(waitcnt, Amdgpu("gfx90a")).ok());
   // Entry points are checked like CUDA's.
   const Status missing = CompileStatus(saxpy, Amdgpu("gfx90a"), {"saxpyy"});

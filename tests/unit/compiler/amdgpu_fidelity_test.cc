@@ -42,10 +42,9 @@ std::string Reference(const std::string& ir, const std::string& processor, int o
   return qdcache::testing::ReadFileOrDie(hsaco);
 }
 
-void CheckFidelity(const std::string& file, const std::string& processor, CompileOptions options,
-                   const std::string& mattr = "") {
-  INFO(file << " for " << processor << " at -O" << options.opt_level);
-  const std::string ir = ReadTestData(file);
+void CheckFidelityOf(const std::string& ir, const std::string& processor, CompileOptions options,
+                     const std::string& mattr = "") {
+  INFO(processor << " at -O" << options.opt_level);
   const CompileInput input = Input(ir, Amdgpu(processor), options);
   auto compiled = TheCompiler().Compile(input);
   INFO(compiled.status().ToString());
@@ -59,6 +58,12 @@ void CheckFidelity(const std::string& file, const std::string& processor, Compil
   REQUIRE(ours.contains(".text"));
   CHECK(ours.at(".text").size() > 0);
   CHECK(ours == theirs);
+}
+
+void CheckFidelity(const std::string& file, const std::string& processor, CompileOptions options,
+                   const std::string& mattr = "") {
+  INFO(file);
+  CheckFidelityOf(ReadTestData(file), processor, options, mattr);
 }
 
 bool HaveTools() { return std::string(QDCACHE_LLC).size() > 0 && std::string(QDCACHE_LD_LLD).size() > 0; }
@@ -101,4 +106,25 @@ TEST_CASE("AMDGPU code objects with device libraries linked: .text equals llc-19
   CheckFidelity("amdgpu/math.ll", "gfx90a", options);
   options.fast_math = true;
   CheckFidelity("amdgpu/math.ll", "gfx1030", options);
+}
+
+TEST_CASE("AMDGPU code objects of HIP kernels clang-19 compiles: .text equals llc-19 + ld.lld-19",
+          "[amdgpu][fidelity]") {
+  const std::string clang = qdcache::testing::FindOnPath("clang-19");
+  if (!HaveTools() || clang.empty()) {
+    WARN("clang-19, llc-19 or ld.lld-19 is missing (Debian: clang-19, llvm-19, lld-19): skipping");
+    return;
+  }
+  for (const char* processor : {"gfx90a", "gfx942", "gfx1100"}) {
+    INFO("softclip.hip for " << processor);
+    qdcache::testing::TempDir dir;
+    const std::string ll = dir.path() + "/softclip.ll";
+    const qdcache::testing::RunResult ir =
+        qdcache::testing::Run({clang, "-x", "hip", "--cuda-device-only", std::string("--offload-arch=") + processor,
+                               "-nogpulib", "-nogpuinc", "-O2", "-emit-llvm", "-S",
+                               std::string(QDCACHE_TEST_DATA) + "/amdgpu/softclip.hip", "-o", ll});
+    INFO(ir.err);
+    REQUIRE(ir.exit_code == 0);
+    CheckFidelityOf(qdcache::testing::ReadFileOrDie(ll), processor, CompileOptions{});
+  }
 }

@@ -23,9 +23,13 @@ v1::KernelDescriptor CudaKernel() {
 }
 
 // NVRTC's options are read by CUDA C++ inputs only (every other kind keys
-// them at their defaults).
+// them at their defaults); AMDGPU's by AMDGPU targets only.
 v1::KernelDescriptor KernelReading(const OptionSpec& spec) {
   v1::KernelDescriptor d = CudaKernel();
+  if ((spec.families & kFamilyCuda) == 0) {
+    d.mutable_target()->mutable_amdgpu()->set_processor("gfx942");
+    return d;
+  }
   if ((spec.stages & kStageSource) != 0) {
     d.set_ir("__global__ void k() {}");
     d.set_kind(v1::SOURCE_KIND_CUDA);
