@@ -3,13 +3,13 @@
 #include <dlfcn.h>
 
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "client/launch_gpu.h"
 
 namespace qdcache::client {
 
@@ -79,13 +79,9 @@ constexpr const char* kDriverLibrary = "libcuda.so.1";
 std::string ErrorText(const CudaDriverApi& api, CUresult r) {
   const char* name = nullptr;
   const char* text = nullptr;
-  std::string out;
-  if (api.cuGetErrorName(r, &name) == kSuccess && name)
-    out = name;
-  else
-    out = "CUDA error " + std::to_string(r);
-  if (api.cuGetErrorString(r, &text) == kSuccess && text) out += std::string(" (") + text + ")";
-  return out;
+  if (api.cuGetErrorName(r, &name) != kSuccess) name = nullptr;
+  if (api.cuGetErrorString(r, &text) != kSuccess) text = nullptr;
+  return gpu::ErrorText("CUDA", r, name, text);
 }
 
 Status CuStatus(const CudaDriverApi& api, CUresult r, std::string_view what) {
@@ -110,6 +106,33 @@ Status CuStatus(const CudaDriverApi& api, CUresult r, std::string_view what) {
   }
 }
 
+// The driver as the code it shares with HIP (launch_gpu.h) calls it.
+struct CudaCalls {
+  using Runtime = CudaDriver;
+  using Api = CudaDriverApi;
+  using Error = CUresult;
+  using Device = CUdevice;
+  using Module = CUmodule;
+  using Function = CUfunction;
+  using Stream = CUstream;
+  using DevicePtr = CUdeviceptr;
+  static constexpr const char* kName = "CUDA";
+  static constexpr Error kSuccess = cuda_abi::kSuccess;
+  static Status ToStatus(const Api& api, Error r, std::string_view what) {
+    return CuStatus(api, r, what);
+  }
+  static constexpr gpu::Entry kDeviceGet{&Api::cuDeviceGet, "cuDeviceGet"};
+  static constexpr gpu::Entry kDeviceGetName{&Api::cuDeviceGetName, "cuDeviceGetName"};
+  static constexpr gpu::Entry kSynchronize{&Api::cuCtxSynchronize, "cuCtxSynchronize"};
+  static constexpr gpu::Entry kModuleGetFunction{&Api::cuModuleGetFunction, "cuModuleGetFunction"};
+  static constexpr gpu::Entry kModuleUnload{&Api::cuModuleUnload, "cuModuleUnload"};
+  static constexpr gpu::Entry kLaunchKernel{&Api::cuLaunchKernel, "cuLaunchKernel"};
+  static constexpr gpu::Entry kMalloc{&Api::cuMemAlloc, "cuMemAlloc"};
+  static constexpr gpu::Entry kFree{&Api::cuMemFree, "cuMemFree"};
+  static constexpr gpu::Entry kMemcpyHtoD{&Api::cuMemcpyHtoD, "cuMemcpyHtoD"};
+  static constexpr gpu::Entry kMemcpyDtoH{&Api::cuMemcpyDtoH, "cuMemcpyDtoH"};
+};
+
 }  // namespace
 
 struct CudaDriver::Contexts {
@@ -128,35 +151,27 @@ struct CudaDriverLoader {
     // Never dlclosed, and once the driver holds it never freed: the driver
     // stays for the process. Freed when loading fails (no device).
     auto api = std::make_unique<CudaDriverApi>();
-    Status missing;
-    auto resolve = [&](auto& fn, const char* symbol) {
-      void* address = ::dlsym(lib, symbol);
-      if (address == nullptr && missing.ok()) {
-        missing =
-            Unavailable(std::string(kDriverLibrary) + " lacks " + symbol + " (driver too old?)");
-      }
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
-    };
-    resolve(api->cuInit, "cuInit");
-    resolve(api->cuDriverGetVersion, "cuDriverGetVersion");
-    resolve(api->cuDeviceGetCount, "cuDeviceGetCount");
-    resolve(api->cuDeviceGet, "cuDeviceGet");
-    resolve(api->cuDeviceGetAttribute, "cuDeviceGetAttribute");
-    resolve(api->cuDeviceGetName, "cuDeviceGetName");
-    resolve(api->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-    resolve(api->cuCtxSetCurrent, "cuCtxSetCurrent");
-    resolve(api->cuCtxSynchronize, "cuCtxSynchronize");
-    resolve(api->cuModuleLoadDataEx, "cuModuleLoadDataEx");
-    resolve(api->cuModuleUnload, "cuModuleUnload");
-    resolve(api->cuModuleGetFunction, "cuModuleGetFunction");
-    resolve(api->cuLaunchKernel, "cuLaunchKernel");
-    resolve(api->cuMemAlloc, "cuMemAlloc_v2");
-    resolve(api->cuMemFree, "cuMemFree_v2");
-    resolve(api->cuMemcpyHtoD, "cuMemcpyHtoD_v2");
-    resolve(api->cuMemcpyDtoH, "cuMemcpyDtoH_v2");
-    resolve(api->cuGetErrorString, "cuGetErrorString");
-    resolve(api->cuGetErrorName, "cuGetErrorName");
-    if (!missing.ok()) return missing;
+    gpu::EntryPoints entry_points(lib, kDriverLibrary, "driver too old?");
+    entry_points.Resolve(api->cuInit, "cuInit");
+    entry_points.Resolve(api->cuDriverGetVersion, "cuDriverGetVersion");
+    entry_points.Resolve(api->cuDeviceGetCount, "cuDeviceGetCount");
+    entry_points.Resolve(api->cuDeviceGet, "cuDeviceGet");
+    entry_points.Resolve(api->cuDeviceGetAttribute, "cuDeviceGetAttribute");
+    entry_points.Resolve(api->cuDeviceGetName, "cuDeviceGetName");
+    entry_points.Resolve(api->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    entry_points.Resolve(api->cuCtxSetCurrent, "cuCtxSetCurrent");
+    entry_points.Resolve(api->cuCtxSynchronize, "cuCtxSynchronize");
+    entry_points.Resolve(api->cuModuleLoadDataEx, "cuModuleLoadDataEx");
+    entry_points.Resolve(api->cuModuleUnload, "cuModuleUnload");
+    entry_points.Resolve(api->cuModuleGetFunction, "cuModuleGetFunction");
+    entry_points.Resolve(api->cuLaunchKernel, "cuLaunchKernel");
+    entry_points.Resolve(api->cuMemAlloc, "cuMemAlloc_v2");
+    entry_points.Resolve(api->cuMemFree, "cuMemFree_v2");
+    entry_points.Resolve(api->cuMemcpyHtoD, "cuMemcpyHtoD_v2");
+    entry_points.Resolve(api->cuMemcpyDtoH, "cuMemcpyDtoH_v2");
+    entry_points.Resolve(api->cuGetErrorString, "cuGetErrorString");
+    entry_points.Resolve(api->cuGetErrorName, "cuGetErrorName");
+    QDC_RETURN_IF_ERROR(entry_points.status());
 
     CUresult r = api->cuInit(0);
     if (r == kErrorNoDevice)
@@ -188,12 +203,7 @@ Status CudaAvailable() {
 }
 
 Status CudaDriver::CheckDevice(int device) const {
-  if (device_count_ == 0) return Unavailable("no CUDA device");
-  if (device < 0 || device >= device_count_) {
-    return InvalidArgument("CUDA device " + std::to_string(device) + " does not exist (" +
-                           std::to_string(device_count_) + " present)");
-  }
-  return Status::Ok();
+  return gpu::CheckDevice(device, device_count_, "CUDA device", "no CUDA device");
 }
 
 Expected<int> CudaDriver::ComputeCapability(int device) const {
@@ -210,13 +220,7 @@ Expected<int> CudaDriver::ComputeCapability(int device) const {
 
 Expected<std::string> CudaDriver::DeviceName(int device) const {
   QDC_RETURN_IF_ERROR(CheckDevice(device));
-  CUdevice dev = 0;
-  CUresult r = api_->cuDeviceGet(&dev, device);
-  if (r != kSuccess) return CuStatus(*api_, r, "cuDeviceGet");
-  char name[256] = {};
-  r = api_->cuDeviceGetName(name, sizeof name - 1, dev);
-  if (r != kSuccess) return CuStatus(*api_, r, "cuDeviceGetName");
-  return std::string(name);
+  return gpu::DeviceName<CudaCalls>(*api_, device);
 }
 
 Status CudaDriver::MakeCurrent(int device) {
@@ -242,12 +246,7 @@ Status CudaDriver::MakeCurrent(int device) {
   return Status::Ok();
 }
 
-Status CudaDriver::Synchronize(int device) {
-  QDC_RETURN_IF_ERROR(MakeCurrent(device));
-  CUresult r = api_->cuCtxSynchronize();
-  if (r != kSuccess) return CuStatus(*api_, r, "cuCtxSynchronize");
-  return Status::Ok();
-}
+Status CudaDriver::Synchronize(int device) { return gpu::Synchronize<CudaCalls>(*this, device); }
 
 // ---- CudaModule ----
 
@@ -285,56 +284,21 @@ CudaModule& CudaModule::operator=(CudaModule&& other) noexcept {
 
 CudaModule::~CudaModule() { Reset(); }
 
-void CudaModule::Reset() {
-  if (module_ == nullptr) return;
-  auto driver = CudaDriver::Get();
-  if (driver.ok() && (*driver)->MakeCurrent(device_).ok()) {
-    (void)(*driver)->api().cuModuleUnload(static_cast<CUmodule>(module_));
-  }
-  module_ = nullptr;
-}
+void CudaModule::Reset() { gpu::UnloadModule<CudaCalls>(std::exchange(module_, nullptr), device_); }
 
 Expected<CudaKernel> CudaModule::Kernel(std::string_view name) const {
-  if (module_ == nullptr) return FailedPrecondition("CUDA module was moved from");
-  QDC_ASSIGN_OR_RETURN(CudaDriver * driver, CudaDriver::Get());
-  QDC_RETURN_IF_ERROR(driver->MakeCurrent(device_));
-  CudaKernel kernel;
-  kernel.name = std::string(name);
-  kernel.device = device_;
-  CUfunction function = nullptr;
-  CUresult r = driver->api().cuModuleGetFunction(&function, static_cast<CUmodule>(module_),
-                                                 kernel.name.c_str());
-  if (r != kSuccess) return CuStatus(driver->api(), r, "kernel '" + kernel.name + "'");
-  kernel.function = function;
-  return kernel;
+  return gpu::FindKernel<CudaCalls, CudaKernel>(module_, device_, name);
 }
 
 Status Launch(const CudaKernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, void** args,
               void* stream) {
-  if (kernel.function == nullptr) return InvalidArgument("launch of a null CUDA kernel");
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0) {
-    return InvalidArgument("launch of '" + kernel.name + "' with a zero grid or block dimension");
-  }
-  QDC_ASSIGN_OR_RETURN(CudaDriver * driver, CudaDriver::Get());
-  QDC_RETURN_IF_ERROR(driver->MakeCurrent(kernel.device));
-  CUresult r = driver->api().cuLaunchKernel(static_cast<CUfunction>(kernel.function), grid.x,
-                                            grid.y, grid.z, block.x, block.y, block.z, shared_bytes,
-                                            static_cast<CUstream>(stream), args, nullptr);
-  if (r != kSuccess) return CuStatus(driver->api(), r, "launching '" + kernel.name + "'");
-  return Status::Ok();
+  return gpu::LaunchKernel<CudaCalls>(kernel, grid, block, shared_bytes, args, stream);
 }
 
 // ---- DeviceBuffer ----
 
 Expected<DeviceBuffer> DeviceBuffer::Allocate(std::size_t bytes, int device) {
-  QDC_ASSIGN_OR_RETURN(CudaDriver * driver, CudaDriver::Get());
-  if (bytes == 0) return InvalidArgument("device buffer of 0 bytes");
-  QDC_RETURN_IF_ERROR(driver->MakeCurrent(device));
-  CUdeviceptr ptr = 0;
-  CUresult r = driver->api().cuMemAlloc(&ptr, bytes);
-  if (r != kSuccess) {
-    return CuStatus(driver->api(), r, "cuMemAlloc(" + std::to_string(bytes) + " bytes)");
-  }
+  QDC_ASSIGN_OR_RETURN(CUdeviceptr ptr, gpu::Allocate<CudaCalls>(bytes, device));
   return DeviceBuffer(ptr, bytes, device);
 }
 
@@ -356,39 +320,16 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 DeviceBuffer::~DeviceBuffer() { Reset(); }
 
 void DeviceBuffer::Reset() {
-  if (ptr_ == 0) return;
-  auto driver = CudaDriver::Get();
-  if (driver.ok() && (*driver)->MakeCurrent(device_).ok()) {
-    (void)(*driver)->api().cuMemFree(ptr_);
-  }
-  ptr_ = 0;
+  gpu::FreeMemory<CudaCalls>(std::exchange(ptr_, 0), device_);
   size_ = 0;
 }
 
 Status DeviceBuffer::CopyFromHost(const void* host, std::size_t bytes) {
-  if (ptr_ == 0) return FailedPrecondition("device buffer was moved from");
-  if (bytes > size_) {
-    return InvalidArgument("copy of " + std::to_string(bytes) + " bytes into a device buffer of " +
-                           std::to_string(size_));
-  }
-  QDC_ASSIGN_OR_RETURN(CudaDriver * driver, CudaDriver::Get());
-  QDC_RETURN_IF_ERROR(driver->MakeCurrent(device_));
-  CUresult r = driver->api().cuMemcpyHtoD(ptr_, host, bytes);
-  if (r != kSuccess) return CuStatus(driver->api(), r, "cuMemcpyHtoD");
-  return Status::Ok();
+  return gpu::CopyToDevice<CudaCalls>(ptr_, size_, device_, host, bytes);
 }
 
 Status DeviceBuffer::CopyToHost(void* host, std::size_t bytes) const {
-  if (ptr_ == 0) return FailedPrecondition("device buffer was moved from");
-  if (bytes > size_) {
-    return InvalidArgument("copy of " + std::to_string(bytes) + " bytes from a device buffer of " +
-                           std::to_string(size_));
-  }
-  QDC_ASSIGN_OR_RETURN(CudaDriver * driver, CudaDriver::Get());
-  QDC_RETURN_IF_ERROR(driver->MakeCurrent(device_));
-  CUresult r = driver->api().cuMemcpyDtoH(host, ptr_, bytes);
-  if (r != kSuccess) return CuStatus(driver->api(), r, "cuMemcpyDtoH");
-  return Status::Ok();
+  return gpu::CopyToHost<CudaCalls>(ptr_, size_, device_, host, bytes);
 }
 
 }  // namespace qdcache::client

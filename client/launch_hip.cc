@@ -8,9 +8,10 @@
 #include <iterator>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "client/launch_gpu.h"
 
 namespace qdcache::client {
 
@@ -76,10 +77,7 @@ constexpr const char* kDefaultLibraries[] = {"libamdhip64.so", "libamdhip64.so.6
 // different one (ROCm 5 gives the name twice).
 std::string ErrorText(const HipRuntimeApi& api, hipError_t r) {
   const char* name = api.hipGetErrorName(r);
-  const char* text = api.hipGetErrorString(r);
-  std::string out = name != nullptr ? name : "HIP error " + std::to_string(r);
-  if (text != nullptr && out != text) out += std::string(" (") + text + ")";
-  return out;
+  return gpu::ErrorText("HIP", r, name, api.hipGetErrorString(r));
 }
 
 Status HipStatus(const HipRuntimeApi& api, hipError_t r, std::string_view what) {
@@ -105,6 +103,34 @@ Status HipStatus(const HipRuntimeApi& api, hipError_t r, std::string_view what) 
       return Internal(std::move(message));
   }
 }
+
+// The runtime as the code it shares with CUDA (launch_gpu.h) calls it.
+struct HipCalls {
+  using Runtime = HipRuntime;
+  using Api = HipRuntimeApi;
+  using Error = hipError_t;
+  using Device = hipDevice_t;
+  using Module = hipModule_t;
+  using Function = hipFunction_t;
+  using Stream = hipStream_t;
+  using DevicePtr = hipDeviceptr_t;
+  static constexpr const char* kName = "HIP";
+  static constexpr Error kSuccess = hip_abi::kSuccess;
+  static Status ToStatus(const Api& api, Error r, std::string_view what) {
+    return HipStatus(api, r, what);
+  }
+  static constexpr gpu::Entry kDeviceGet{&Api::hipDeviceGet, "hipDeviceGet"};
+  static constexpr gpu::Entry kDeviceGetName{&Api::hipDeviceGetName, "hipDeviceGetName"};
+  static constexpr gpu::Entry kSynchronize{&Api::hipDeviceSynchronize, "hipDeviceSynchronize"};
+  static constexpr gpu::Entry kModuleGetFunction{&Api::hipModuleGetFunction,
+                                                 "hipModuleGetFunction"};
+  static constexpr gpu::Entry kModuleUnload{&Api::hipModuleUnload, "hipModuleUnload"};
+  static constexpr gpu::Entry kLaunchKernel{&Api::hipModuleLaunchKernel, "hipModuleLaunchKernel"};
+  static constexpr gpu::Entry kMalloc{&Api::hipMalloc, "hipMalloc"};
+  static constexpr gpu::Entry kFree{&Api::hipFree, "hipFree"};
+  static constexpr gpu::Entry kMemcpyHtoD{&Api::hipMemcpyHtoD, "hipMemcpyHtoD"};
+  static constexpr gpu::Entry kMemcpyDtoH{&Api::hipMemcpyDtoH, "hipMemcpyDtoH"};
+};
 
 // "a, b or c"
 std::string JoinNames(const std::vector<std::string>& names) {
@@ -161,32 +187,25 @@ struct HipRuntimeLoader {
     // Kept only once the runtime initializes; then never dlclosed and never
     // freed: the runtime stays for the process.
     auto api = std::make_unique<HipRuntimeApi>();
-    Status missing;
-    auto resolve = [&](auto& fn, const char* symbol) {
-      void* address = ::dlsym(lib, symbol);
-      if (address == nullptr && missing.ok()) {
-        missing = Unavailable(library + " lacks " + symbol + " (not a HIP runtime, or too old?)");
-      }
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
-    };
-    resolve(api->hipInit, "hipInit");
-    resolve(api->hipRuntimeGetVersion, "hipRuntimeGetVersion");
-    resolve(api->hipGetDeviceCount, "hipGetDeviceCount");
-    resolve(api->hipDeviceGet, "hipDeviceGet");
-    resolve(api->hipDeviceGetName, "hipDeviceGetName");
-    resolve(api->hipSetDevice, "hipSetDevice");
-    resolve(api->hipDeviceSynchronize, "hipDeviceSynchronize");
-    resolve(api->hipModuleLoadData, "hipModuleLoadData");
-    resolve(api->hipModuleUnload, "hipModuleUnload");
-    resolve(api->hipModuleGetFunction, "hipModuleGetFunction");
-    resolve(api->hipModuleLaunchKernel, "hipModuleLaunchKernel");
-    resolve(api->hipMalloc, "hipMalloc");
-    resolve(api->hipFree, "hipFree");
-    resolve(api->hipMemcpyHtoD, "hipMemcpyHtoD");
-    resolve(api->hipMemcpyDtoH, "hipMemcpyDtoH");
-    resolve(api->hipGetErrorName, "hipGetErrorName");
-    resolve(api->hipGetErrorString, "hipGetErrorString");
-    if (!missing.ok()) return missing;
+    gpu::EntryPoints entry_points(lib, library, "not a HIP runtime, or too old?");
+    entry_points.Resolve(api->hipInit, "hipInit");
+    entry_points.Resolve(api->hipRuntimeGetVersion, "hipRuntimeGetVersion");
+    entry_points.Resolve(api->hipGetDeviceCount, "hipGetDeviceCount");
+    entry_points.Resolve(api->hipDeviceGet, "hipDeviceGet");
+    entry_points.Resolve(api->hipDeviceGetName, "hipDeviceGetName");
+    entry_points.Resolve(api->hipSetDevice, "hipSetDevice");
+    entry_points.Resolve(api->hipDeviceSynchronize, "hipDeviceSynchronize");
+    entry_points.Resolve(api->hipModuleLoadData, "hipModuleLoadData");
+    entry_points.Resolve(api->hipModuleUnload, "hipModuleUnload");
+    entry_points.Resolve(api->hipModuleGetFunction, "hipModuleGetFunction");
+    entry_points.Resolve(api->hipModuleLaunchKernel, "hipModuleLaunchKernel");
+    entry_points.Resolve(api->hipMalloc, "hipMalloc");
+    entry_points.Resolve(api->hipFree, "hipFree");
+    entry_points.Resolve(api->hipMemcpyHtoD, "hipMemcpyHtoD");
+    entry_points.Resolve(api->hipMemcpyDtoH, "hipMemcpyDtoH");
+    entry_points.Resolve(api->hipGetErrorName, "hipGetErrorName");
+    entry_points.Resolve(api->hipGetErrorString, "hipGetErrorString");
+    QDC_RETURN_IF_ERROR(entry_points.status());
 
     // Without a GPU (no /dev/kfd), ROCm 5.2's hipInit returns
     // hipErrorInvalidDevice at once and quietly; hipErrorNoDevice is what
@@ -257,23 +276,12 @@ Status CheckHsaCodeObject(std::string_view image) {
 }
 
 Status HipRuntime::CheckDevice(int device) const {
-  if (device_count_ == 0) return Unavailable(no_device_);
-  if (device < 0 || device >= device_count_) {
-    return InvalidArgument("AMD GPU " + std::to_string(device) + " does not exist (" +
-                           std::to_string(device_count_) + " present)");
-  }
-  return Status::Ok();
+  return gpu::CheckDevice(device, device_count_, "AMD GPU", no_device_);
 }
 
 Expected<std::string> HipRuntime::DeviceName(int device) const {
   QDC_RETURN_IF_ERROR(CheckDevice(device));
-  hipDevice_t dev = 0;
-  hipError_t r = api_->hipDeviceGet(&dev, device);
-  if (r != kSuccess) return HipStatus(*api_, r, "hipDeviceGet");
-  char name[256] = {};
-  r = api_->hipDeviceGetName(name, sizeof name - 1, dev);
-  if (r != kSuccess) return HipStatus(*api_, r, "hipDeviceGetName");
-  return std::string(name);
+  return gpu::DeviceName<HipCalls>(*api_, device);
 }
 
 Status HipRuntime::MakeCurrent(int device) {
@@ -283,12 +291,7 @@ Status HipRuntime::MakeCurrent(int device) {
   return Status::Ok();
 }
 
-Status HipRuntime::Synchronize(int device) {
-  QDC_RETURN_IF_ERROR(MakeCurrent(device));
-  hipError_t r = api_->hipDeviceSynchronize();
-  if (r != kSuccess) return HipStatus(*api_, r, "hipDeviceSynchronize");
-  return Status::Ok();
-}
+Status HipRuntime::Synchronize(int device) { return gpu::Synchronize<HipCalls>(*this, device); }
 
 // ---- HipModule ----
 
@@ -322,57 +325,23 @@ HipModule& HipModule::operator=(HipModule&& other) noexcept {
 HipModule::~HipModule() { Reset(); }
 
 void HipModule::Reset() {
-  if (module_ != nullptr) {
-    auto runtime = HipRuntime::Get();
-    if (runtime.ok() && (*runtime)->MakeCurrent(device_).ok()) {
-      (void)(*runtime)->api().hipModuleUnload(static_cast<hipModule_t>(module_));
-    }
-    module_ = nullptr;
-  }
+  gpu::UnloadModule<HipCalls>(std::exchange(module_, nullptr), device_);
   image_.reset();  // only once the runtime is done with it
 }
 
 Expected<HipKernel> HipModule::Kernel(std::string_view name) const {
-  if (module_ == nullptr) return FailedPrecondition("HIP module was moved from");
-  QDC_ASSIGN_OR_RETURN(HipRuntime * runtime, HipRuntime::Get());
-  QDC_RETURN_IF_ERROR(runtime->MakeCurrent(device_));
-  HipKernel kernel;
-  kernel.name = std::string(name);
-  kernel.device = device_;
-  hipFunction_t function = nullptr;
-  hipError_t r = runtime->api().hipModuleGetFunction(&function, static_cast<hipModule_t>(module_),
-                                                     kernel.name.c_str());
-  if (r != kSuccess) return HipStatus(runtime->api(), r, "kernel '" + kernel.name + "'");
-  kernel.function = function;
-  return kernel;
+  return gpu::FindKernel<HipCalls, HipKernel>(module_, device_, name);
 }
 
 Status Launch(const HipKernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, void** args,
               void* stream) {
-  if (kernel.function == nullptr) return InvalidArgument("launch of a null HIP kernel");
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0) {
-    return InvalidArgument("launch of '" + kernel.name + "' with a zero grid or block dimension");
-  }
-  QDC_ASSIGN_OR_RETURN(HipRuntime * runtime, HipRuntime::Get());
-  QDC_RETURN_IF_ERROR(runtime->MakeCurrent(kernel.device));
-  hipError_t r = runtime->api().hipModuleLaunchKernel(
-      static_cast<hipFunction_t>(kernel.function), grid.x, grid.y, grid.z, block.x, block.y,
-      block.z, shared_bytes, static_cast<hipStream_t>(stream), args, nullptr);
-  if (r != kSuccess) return HipStatus(runtime->api(), r, "launching '" + kernel.name + "'");
-  return Status::Ok();
+  return gpu::LaunchKernel<HipCalls>(kernel, grid, block, shared_bytes, args, stream);
 }
 
 // ---- HipDeviceBuffer ----
 
 Expected<HipDeviceBuffer> HipDeviceBuffer::Allocate(std::size_t bytes, int device) {
-  QDC_ASSIGN_OR_RETURN(HipRuntime * runtime, HipRuntime::Get());
-  if (bytes == 0) return InvalidArgument("device buffer of 0 bytes");
-  QDC_RETURN_IF_ERROR(runtime->MakeCurrent(device));
-  void* ptr = nullptr;
-  hipError_t r = runtime->api().hipMalloc(&ptr, bytes);
-  if (r != kSuccess) {
-    return HipStatus(runtime->api(), r, "hipMalloc(" + std::to_string(bytes) + " bytes)");
-  }
+  QDC_ASSIGN_OR_RETURN(void* ptr, gpu::Allocate<HipCalls>(bytes, device));
   return HipDeviceBuffer(ptr, bytes, device);
 }
 
@@ -394,40 +363,16 @@ HipDeviceBuffer& HipDeviceBuffer::operator=(HipDeviceBuffer&& other) noexcept {
 HipDeviceBuffer::~HipDeviceBuffer() { Reset(); }
 
 void HipDeviceBuffer::Reset() {
-  if (ptr_ == nullptr) return;
-  auto runtime = HipRuntime::Get();
-  if (runtime.ok() && (*runtime)->MakeCurrent(device_).ok()) {
-    (void)(*runtime)->api().hipFree(ptr_);
-  }
-  ptr_ = nullptr;
+  gpu::FreeMemory<HipCalls>(std::exchange(ptr_, nullptr), device_);
   size_ = 0;
 }
 
 Status HipDeviceBuffer::CopyFromHost(const void* host, std::size_t bytes) {
-  if (ptr_ == nullptr) return FailedPrecondition("device buffer was moved from");
-  if (bytes > size_) {
-    return InvalidArgument("copy of " + std::to_string(bytes) + " bytes into a device buffer of " +
-                           std::to_string(size_));
-  }
-  QDC_ASSIGN_OR_RETURN(HipRuntime * runtime, HipRuntime::Get());
-  QDC_RETURN_IF_ERROR(runtime->MakeCurrent(device_));
-  // hipMemcpyHtoD takes a non-const source but only reads it.
-  hipError_t r = runtime->api().hipMemcpyHtoD(ptr_, const_cast<void*>(host), bytes);
-  if (r != kSuccess) return HipStatus(runtime->api(), r, "hipMemcpyHtoD");
-  return Status::Ok();
+  return gpu::CopyToDevice<HipCalls>(ptr_, size_, device_, host, bytes);
 }
 
 Status HipDeviceBuffer::CopyToHost(void* host, std::size_t bytes) const {
-  if (ptr_ == nullptr) return FailedPrecondition("device buffer was moved from");
-  if (bytes > size_) {
-    return InvalidArgument("copy of " + std::to_string(bytes) + " bytes from a device buffer of " +
-                           std::to_string(size_));
-  }
-  QDC_ASSIGN_OR_RETURN(HipRuntime * runtime, HipRuntime::Get());
-  QDC_RETURN_IF_ERROR(runtime->MakeCurrent(device_));
-  hipError_t r = runtime->api().hipMemcpyDtoH(host, ptr_, bytes);
-  if (r != kSuccess) return HipStatus(runtime->api(), r, "hipMemcpyDtoH");
-  return Status::Ok();
+  return gpu::CopyToHost<HipCalls>(ptr_, size_, device_, host, bytes);
 }
 
 }  // namespace qdcache::client

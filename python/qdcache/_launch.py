@@ -1,23 +1,22 @@
 """Loading artifacts into this process: CPU shared objects (load_cpu) and
-CUDA cubins (load_cuda), through libqdcache's loaders; the helpers AMD GPUs
-share with CUDA (_launch_hip.py)."""
+CUDA cubins (load_cuda), through libqdcache's loaders; the GPU modules,
+kernels and buffers whose HIP forms (_launch_hip.py) differ from CUDA's
+only in the C functions they call."""
 
 from __future__ import annotations
 
 import ctypes
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from . import _lib
+from ._errors import Unimplemented
 from ._lib import check, lib, text
 from ._results import Artifact
 
 if TYPE_CHECKING:
     from ._types import BytesLike
-
-    # A kernel argument: a DeviceBuffer (its address) or a ctypes scalar.
-    KernelArgument = Union["DeviceBuffer", ctypes._SimpleCData[Any]]
 
 _Writable = TypeVar("_Writable", bound="BytesLike")
 
@@ -97,45 +96,68 @@ def load_cpu(artifact: Artifact | BytesLike, name: str | None = None) -> CpuModu
     return CpuModule(artifact, name)
 
 
-def cuda_available() -> tuple[bool, str]:
-    """(True, "") when the CUDA driver loads and a device exists, else (False, why)."""
-    status: int = lib.qdcache_cuda_available()
-    return status == 0, lib.qdcache_last_error().decode("utf-8", "replace")
+# ---- GPUs: what CUDA's launcher and HIP's (_launch_hip.py) share ----
 
-
-def cuda_compute_capability(device: int = 0) -> int:
-    """Major*10+minor of a device (90 for sm_90)."""
-    value = ctypes.c_int()
-    check(lib.qdcache_cuda_compute_capability(device, ctypes.byref(value)), "compute capability")
-    return value.value
-
-
-# Modules and buffers of launches that may still run: kept until
-# synchronize() (unloading or freeing them under a queued kernel would fault it).
-_pending: set[CudaModule | DeviceBuffer] = set()
+# Guards every _Gpu's `pending`.
 _pending_lock = threading.Lock()
 
 
-def synchronize(device: int = 0) -> None:
-    """Waits for the device's work; errors inside kernels surface here."""
-    check(lib.qdcache_cuda_synchronize(device), "synchronize")
-    with _pending_lock:
-        _pending.difference_update([m for m in _pending if m.device == device])
+class _Gpu:
+    """One GPU launcher of libqdcache, CUDA's or HIP's: its C functions
+    qdcache_<api>_*, and the modules and buffers of its launches that may
+    still run, kept until its synchronize() (unloading or freeing them under
+    a queued kernel would fault it)."""
+
+    def __init__(self, api: str) -> None:
+        self._prefix = "qdcache_%s_" % api
+        self.pending: set[_DeviceBuffer | _Module[Any]] = set()
+
+    def function(self, name: str) -> Callable[..., Any]:
+        """The C function qdcache_<api>_<name>; Unimplemented when the library
+        loaded predates it."""
+        return _lib.require(self._prefix + name)
+
+    def available(self) -> tuple[bool, str]:
+        """(True, "") when the runtime loads and a device exists, else (False, why)."""
+        try:
+            available = self.function("available")
+        except Unimplemented as e:
+            return False, e.message
+        status: int = available()
+        return status == 0, lib.qdcache_last_error().decode("utf-8", "replace")
+
+    def synchronize(self, device: int) -> None:
+        """Waits for the device's work, then lets go of what its launches kept."""
+        check(self.function("synchronize")(device), "synchronize")
+        with _pending_lock:
+            self.pending.difference_update([m for m in self.pending if m.device == device])
+
+    def keep_until_synchronized(self, module: _Module[Any], buffers: Iterable[_DeviceBuffer]) -> None:
+        """Keeps a launch's module and buffers alive until synchronize() of their device."""
+        with _pending_lock:
+            self.pending.add(module)
+            self.pending.update(buffers)
 
 
-class DeviceBuffer:
-    """Device memory of `size` bytes on `device`, freed with the object. As a
-    kernel argument it passes its device address."""
+_Buffer = TypeVar("_Buffer", bound="_DeviceBuffer")
+_K = TypeVar("_K", bound="_Kernel[Any]")
+
+
+class _DeviceBuffer:
+    """Device memory of a _Gpu, freed with the object (DeviceBuffer,
+    HipDeviceBuffer). As a kernel argument it passes its device address."""
+
+    _gpu: ClassVar[_Gpu]
 
     def __init__(self, size: int, device: int = 0) -> None:
         handle = ctypes.c_void_p()
-        check(lib.qdcache_cuda_buffer_create(size, device, ctypes.byref(handle)), "allocate")
+        check(self._gpu.function("buffer_create")(size, device, ctypes.byref(handle)), "allocate")
         self._handle: ctypes.c_void_p | None = handle
         self.size = size
         self.device = device
 
     @classmethod
-    def from_bytes(cls, data: BytesLike, device: int = 0) -> DeviceBuffer:
+    def from_bytes(cls: type[_Buffer], data: BytesLike, device: int = 0) -> _Buffer:
         """A buffer holding a copy of bytes-like `data` (an array.array, bytes...)."""
         view = memoryview(data).cast("B")
         buffer = cls(view.nbytes, device)
@@ -144,19 +166,19 @@ class DeviceBuffer:
 
     def __del__(self) -> None:
         if getattr(self, "_handle", None):
-            lib.qdcache_cuda_buffer_free(self._handle)
+            self._gpu.function("buffer_free")(self._handle)
             self._handle = None
 
     @property
     def address(self) -> int:
         """The buffer's device address."""
-        address: int = lib.qdcache_cuda_buffer_address(self._handle)
+        address: int = self._gpu.function("buffer_address")(self._handle)
         return address
 
     def write(self, data: BytesLike) -> None:
         """Copies bytes-like `data` to the start of the buffer."""
         pointer, size, keep = _lib.buffer_pointer(data, "data")
-        check(lib.qdcache_cuda_buffer_write(self._handle, pointer, size), "copy to device")
+        check(self._gpu.function("buffer_write")(self._handle, pointer, size), "copy to device")
 
     def read_into(self, out: _Writable) -> _Writable:
         """Copies the buffer's first len(out) bytes into writable bytes-like `out`."""
@@ -164,7 +186,7 @@ class DeviceBuffer:
         if view.readonly:
             raise TypeError("read_into needs a writable buffer")
         pointer, size, keep = _lib.buffer_pointer(view, "out")
-        check(lib.qdcache_cuda_buffer_read(self._handle, pointer, size), "copy to host")
+        check(self._gpu.function("buffer_read")(self._handle, pointer, size), "copy to host")
         return out
 
     def read(self, size: int | None = None) -> bytes:
@@ -174,48 +196,103 @@ class DeviceBuffer:
         return bytes(out)
 
 
-class CudaKernel:
-    """A kernel of a CudaModule; call launch() to enqueue it."""
+class _Kernel(Generic[_Buffer]):
+    """A kernel of a module of a _Gpu (CudaKernel, HipKernel), whose
+    arguments may be its `_Buffer`s; call launch() to enqueue it."""
 
-    def __init__(self, module: CudaModule, name: str) -> None:
+    _buffer_type: ClassVar[type[_DeviceBuffer]]
+
+    def __init__(self, module: _Module[Any], name: str) -> None:
         self._module = module
         self.name = name
 
-    def launch(self, grid: int | Sequence[int], block: int | Sequence[int], args: Sequence[KernelArgument],
-               shared_bytes: int = 0, stream: int | None = None) -> None:
+    def launch(self, grid: int | Sequence[int], block: int | Sequence[int],
+               args: Sequence[_Buffer | ctypes._SimpleCData[Any]], shared_bytes: int = 0,
+               stream: int | None = None) -> None:
         """Enqueues the kernel. grid, block: int or up to 3 ints. args: one per
-        kernel parameter: a DeviceBuffer (its address) or a ctypes scalar
-        (c_int32(n), c_float(a), ...). Asynchronous: call synchronize()."""
+        kernel parameter: a device buffer of the kernel's GPU (DeviceBuffer,
+        HipDeviceBuffer: its address) or a ctypes scalar (c_int32(n),
+        c_float(a), ...). Asynchronous: call that GPU's synchronize()
+        (synchronize(), hip_synchronize())."""
+        gpu = self._module._gpu
         dims = _dimensions(grid, block)
-        pointers, keep = _kernel_parameters(args, DeviceBuffer, shared_bytes)
-        check(lib.qdcache_cuda_launch(self._module._handle, text(self.name, "name"), dims[0], dims[1], shared_bytes,
-                                      pointers, stream), self.name)
-        with _pending_lock:  # the module and buffers stay until synchronize()
-            _pending.add(self._module)
-            _pending.update(arg for arg in args if isinstance(arg, DeviceBuffer))
+        pointers, keep = _kernel_parameters(args, self._buffer_type, shared_bytes)
+        check(gpu.function("launch")(self._module._handle, text(self.name, "name"), dims[0], dims[1], shared_bytes,
+                                     pointers, stream), self.name)
+        gpu.keep_until_synchronized(self._module, [arg for arg in args if isinstance(arg, self._buffer_type)])
 
 
-class CudaModule:
-    """A cubin loaded into a device's primary context."""
+class _Module(Generic[_K]):
+    """A GPU artifact of `_kind` loaded onto a device of a _Gpu (CudaModule,
+    HipModule); its kernels are `_K`s."""
+
+    _gpu: ClassVar[_Gpu]
+    _kind: ClassVar[str]
 
     def __init__(self, artifact: Artifact | BytesLike, device: int = 0) -> None:
-        pointer, size, keep, _ = _image(artifact, "cubin")
+        pointer, size, keep, _ = _image(artifact, self._kind)
         handle = ctypes.c_void_p()
-        check(lib.qdcache_cuda_load(pointer, size, device, ctypes.byref(handle)), "load")
+        check(self._gpu.function("load")(pointer, size, device, ctypes.byref(handle)), "load")
         self._handle: ctypes.c_void_p | None = handle
         self.device = device
 
     def __del__(self) -> None:
         if getattr(self, "_handle", None):
-            lib.qdcache_cuda_module_free(self._handle)
+            self._gpu.function("module_free")(self._handle)
             self._handle = None
 
-    def kernel(self, name: str) -> CudaKernel:
-        return CudaKernel(self, name)
+    def kernel(self, name: str) -> _K:
+        """The kernel `name`, also module.<name>."""
+        raise NotImplementedError  # each launcher's module makes its own kind
 
-    def __getattr__(self, name: str) -> CudaKernel:
+    def __getattr__(self, name: str) -> _K:
         if name.startswith("_"):
             raise AttributeError(name)
+        return self.kernel(name)
+
+
+# ---- CUDA ----
+
+_CUDA = _Gpu("cuda")
+
+
+def cuda_available() -> tuple[bool, str]:
+    """(True, "") when the CUDA driver loads and a device exists, else (False, why)."""
+    return _CUDA.available()
+
+
+def cuda_compute_capability(device: int = 0) -> int:
+    """Major*10+minor of a device (90 for sm_90)."""
+    value = ctypes.c_int()
+    check(lib.qdcache_cuda_compute_capability(device, ctypes.byref(value)), "compute capability")
+    return value.value
+
+
+def synchronize(device: int = 0) -> None:
+    """Waits for the device's work; errors inside kernels surface here."""
+    _CUDA.synchronize(device)
+
+
+class DeviceBuffer(_DeviceBuffer):
+    """Device memory of `size` bytes on `device`, freed with the object. As a
+    kernel argument it passes its device address."""
+
+    _gpu = _CUDA
+
+
+class CudaKernel(_Kernel[DeviceBuffer]):
+    """A kernel of a CudaModule; call launch() to enqueue it."""
+
+    _buffer_type = DeviceBuffer
+
+
+class CudaModule(_Module[CudaKernel]):
+    """A cubin loaded into a device's primary context."""
+
+    _gpu = _CUDA
+    _kind = "cubin"
+
+    def kernel(self, name: str) -> CudaKernel:
         return CudaKernel(self, name)
 
 

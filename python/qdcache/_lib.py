@@ -62,6 +62,39 @@ def _load() -> ctypes.CDLL:
 _CType = Any
 _Signature = tuple[Optional[_CType], list[_CType]]
 
+# A GPU launcher's functions, qdcache_<api>_<name>: the same for CUDA and
+# HIP. name: (restype, argtypes).
+_GPU_SIGNATURES: dict[str, _Signature] = {
+    "available": (ctypes.c_int, []),
+    "device_count": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int)]),
+    "load": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, c_void_pp]),
+    "module_free": (None, [ctypes.c_void_p]),
+    "launch": (
+        ctypes.c_int,
+        [
+            ctypes.c_void_p,
+            ctypes.c_char_p,
+            ctypes.POINTER(ctypes.c_uint32),
+            ctypes.POINTER(ctypes.c_uint32),
+            ctypes.c_uint32,
+            c_void_pp,
+            ctypes.c_void_p,
+        ],
+    ),
+    "synchronize": (ctypes.c_int, [ctypes.c_int]),
+    "buffer_create": (ctypes.c_int, [ctypes.c_size_t, ctypes.c_int, c_void_pp]),
+    "buffer_free": (None, [ctypes.c_void_p]),
+    "buffer_address": (ctypes.c_uint64, [ctypes.c_void_p]),
+    "buffer_write": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
+    "buffer_read": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
+}
+
+
+def _gpu_signatures(api: str) -> dict[str, _Signature]:
+    """_GPU_SIGNATURES under their names for `api` ("cuda", "hip")."""
+    return {"qdcache_%s_%s" % (api, name): signature for name, signature in _GPU_SIGNATURES.items()}
+
+
 # name: (restype, argtypes). Functions returning qdcache_status get c_int.
 _SIGNATURES: dict[str, _Signature] = {
     "qdcache_abi_version": (ctypes.c_uint32, []),
@@ -129,29 +162,8 @@ _SIGNATURES: dict[str, _Signature] = {
     "qdcache_cpu_load": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, c_void_pp]),
     "qdcache_cpu_symbol": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, c_void_pp]),
     "qdcache_cpu_module_free": (None, [ctypes.c_void_p]),
-    "qdcache_cuda_available": (ctypes.c_int, []),
-    "qdcache_cuda_device_count": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int)]),
+    **_gpu_signatures("cuda"),
     "qdcache_cuda_compute_capability": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
-    "qdcache_cuda_load": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, c_void_pp]),
-    "qdcache_cuda_module_free": (None, [ctypes.c_void_p]),
-    "qdcache_cuda_launch": (
-        ctypes.c_int,
-        [
-            ctypes.c_void_p,
-            ctypes.c_char_p,
-            ctypes.POINTER(ctypes.c_uint32),
-            ctypes.POINTER(ctypes.c_uint32),
-            ctypes.c_uint32,
-            c_void_pp,
-            ctypes.c_void_p,
-        ],
-    ),
-    "qdcache_cuda_synchronize": (ctypes.c_int, [ctypes.c_int]),
-    "qdcache_cuda_buffer_create": (ctypes.c_int, [ctypes.c_size_t, ctypes.c_int, c_void_pp]),
-    "qdcache_cuda_buffer_free": (None, [ctypes.c_void_p]),
-    "qdcache_cuda_buffer_address": (ctypes.c_uint64, [ctypes.c_void_p]),
-    "qdcache_cuda_buffer_write": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
-    "qdcache_cuda_buffer_read": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
 }
 
 # A qdcache_dependency_check: int (*)(void* user, const char* name, const void* digest, size_t digest_size).
@@ -186,30 +198,7 @@ _SIGNATURES_SINCE: dict[int, dict[str, _Signature]] = {
             [ctypes.c_void_p, dependency_check, ctypes.c_void_p, c_size_p],
         ),
     },
-    6: {
-        "qdcache_hip_available": (ctypes.c_int, []),
-        "qdcache_hip_device_count": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int)]),
-        "qdcache_hip_load": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, c_void_pp]),
-        "qdcache_hip_module_free": (None, [ctypes.c_void_p]),
-        "qdcache_hip_launch": (
-            ctypes.c_int,
-            [
-                ctypes.c_void_p,
-                ctypes.c_char_p,
-                ctypes.POINTER(ctypes.c_uint32),
-                ctypes.POINTER(ctypes.c_uint32),
-                ctypes.c_uint32,
-                c_void_pp,
-                ctypes.c_void_p,
-            ],
-        ),
-        "qdcache_hip_synchronize": (ctypes.c_int, [ctypes.c_int]),
-        "qdcache_hip_buffer_create": (ctypes.c_int, [ctypes.c_size_t, ctypes.c_int, c_void_pp]),
-        "qdcache_hip_buffer_free": (None, [ctypes.c_void_p]),
-        "qdcache_hip_buffer_address": (ctypes.c_uint64, [ctypes.c_void_p]),
-        "qdcache_hip_buffer_write": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
-        "qdcache_hip_buffer_read": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
-    },
+    6: _gpu_signatures("hip"),
 }
 
 # The ABI minor version each function of _SIGNATURES_SINCE came with.
@@ -262,9 +251,9 @@ def require_abi(minor: int, what: str) -> None:
 
 
 def require(name: str) -> Callable[..., Any]:
-    """The C function `name` of _SIGNATURES_SINCE; raises Unimplemented
-    when the library loaded predates it."""
-    if not has(name):
+    """The C function `name` of _SIGNATURES, or of _SIGNATURES_SINCE, which
+    raises Unimplemented when the library loaded predates it."""
+    if name in _SINCE_MINOR and not hasattr(lib, name):
         raise _unimplemented(name, _SINCE_MINOR[name])
     function: Callable[..., Any] = getattr(lib, name)
     return function
