@@ -114,6 +114,16 @@ Status CheckNotCancelled(const CallControl& control) {
   return Status::Ok();
 }
 
+// The job's module as a relocatable object (codegen, timed), or the error
+// codegen reported (`stage` names it).
+llvm::Expected<std::string> EmitJobObject(Job& job, const char* stage) {
+  StageTimer timer(job.timings.codegen_seconds);
+  auto emitted = EmitObject(*job.module, *job.machine);
+  if (!emitted) return emitted.takeError();
+  if (llvm::Error error = job.diagnostics.TakeError(stage)) return error;
+  return std::move(*emitted);
+}
+
 // compiler-rt's builtins archive and the symbols it defines; an archive that
 // does not read as one is not linked, and its digest says so.
 struct Builtins {
@@ -447,14 +457,9 @@ llvm::Error InProcessCompiler::LinkCubinInto(std::string ptx, const std::vector<
 }
 
 llvm::Error InProcessCompiler::FinishCpu(Job& job, CompileOutput& out) const {
-  std::string object;
-  {
-    StageTimer timer(job.timings.codegen_seconds);
-    auto emitted = EmitObject(*job.module, *job.machine);
-    if (!emitted) return emitted.takeError();
-    if (llvm::Error error = job.diagnostics.TakeError("x86-64 codegen")) return error;
-    object = std::move(*emitted);
-  }
+  auto emitted = EmitJobObject(job, "x86-64 codegen");
+  if (!emitted) return emitted.takeError();
+  const std::string object = std::move(*emitted);
   std::vector<std::string> names;
   for (const EntryFunction& entry : job.entries) names.push_back(entry.name);
   auto imports = CheckObjectSymbols(object, names, builtins_.symbols, builtins_.missing);
@@ -481,14 +486,9 @@ llvm::Error InProcessCompiler::FinishAmdgpu(Job& job, CompileOutput& out) const 
           CheckNoUnresolvedDeviceCalls(*job.module, TargetKind::kAmdgpu, job.libdevice_unknown_intrinsics)) {
     return error;
   }
-  std::string object;
-  {
-    StageTimer timer(job.timings.codegen_seconds);
-    auto emitted = EmitObject(*job.module, *job.machine);
-    if (!emitted) return emitted.takeError();
-    if (llvm::Error error = job.diagnostics.TakeError("AMDGPU codegen")) return error;
-    object = std::move(*emitted);
-  }
+  auto emitted = EmitJobObject(job, "AMDGPU codegen");
+  if (!emitted) return emitted.takeError();
+  const std::string object = std::move(*emitted);
   StageTimer timer(out.timings.link_seconds);
   LinkInputs inputs;
   inputs.code_object = true;

@@ -14,6 +14,24 @@ std::string_view FeatureName(std::string_view feature) { return feature.substr(1
 
 bool IsName(std::string_view name) { return std::all_of(name.begin(), name.end(), IsTargetNameChar); }
 
+// Sorts `features` by their names (`name_of`), then by the whole text, drops
+// repeats, and refuses a name given both ways ("<family> feature 'f' is
+// <both>").
+Status SortFeatures(std::vector<std::string>& features, std::string_view (*name_of)(std::string_view),
+                    std::string_view family, std::string_view both) {
+  std::sort(features.begin(), features.end(), [&](const std::string& a, const std::string& b) {
+    return std::pair(name_of(a), std::string_view(a)) < std::pair(name_of(b), std::string_view(b));
+  });
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  for (std::size_t i = 1; i < features.size(); ++i) {
+    if (name_of(features[i]) == name_of(features[i - 1])) {
+      return InvalidArgument(std::string(family) + " feature '" + std::string(name_of(features[i])) + "' is " +
+                             std::string(both));
+    }
+  }
+  return Status::Ok();
+}
+
 // ---- cuda:sm_XX[a|f]
 
 Expected<Target> ParseCuda(std::string_view rest) {
@@ -105,16 +123,7 @@ Expected<Target> NormalizeCpu(Target target) {
       return InvalidArgument("CPU feature '" + f + "' has a character other than letters, digits, '_', '-' and '.'");
     }
   }
-  std::sort(target.features.begin(), target.features.end(), [](const std::string& a, const std::string& b) {
-    return std::pair(FeatureName(a), a.front()) < std::pair(FeatureName(b), b.front());
-  });
-  target.features.erase(std::unique(target.features.begin(), target.features.end()), target.features.end());
-  for (size_t i = 1; i < target.features.size(); ++i) {
-    if (FeatureName(target.features[i]) == FeatureName(target.features[i - 1])) {
-      return InvalidArgument("CPU feature '" + std::string(FeatureName(target.features[i])) +
-                             "' is both enabled and disabled");
-    }
-  }
+  QDC_RETURN_IF_ERROR(SortFeatures(target.features, FeatureName, "CPU", "both enabled and disabled"));
   return target;
 }
 
@@ -191,16 +200,7 @@ Expected<Target> NormalizeAmdgpu(Target target) {
       return InvalidArgument("AMDGPU feature '" + f + "' must be a name of letters and digits followed by + or -");
     }
   }
-  std::sort(target.features.begin(), target.features.end(), [](const std::string& a, const std::string& b) {
-    return std::pair(AmdgpuFeatureName(a), a.back()) < std::pair(AmdgpuFeatureName(b), b.back());
-  });
-  target.features.erase(std::unique(target.features.begin(), target.features.end()), target.features.end());
-  for (size_t i = 1; i < target.features.size(); ++i) {
-    if (AmdgpuFeatureName(target.features[i]) == AmdgpuFeatureName(target.features[i - 1])) {
-      return InvalidArgument("AMDGPU feature '" + std::string(AmdgpuFeatureName(target.features[i])) +
-                             "' is both on (+) and off (-)");
-    }
-  }
+  QDC_RETURN_IF_ERROR(SortFeatures(target.features, AmdgpuFeatureName, "AMDGPU", "both on (+) and off (-)"));
   return target;
 }
 
