@@ -2,9 +2,11 @@
 // GPU: the ELF header, the kernel descriptors, the AMDHSA metadata, and the
 // refusals of what the backend cannot take.
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "compiler_test_support.h"
 #include "tests/support/kernels.h"
+#include "tests/support/temp_dir.h"
 
 using namespace qdcache;
 using namespace qdcache::compiler;
@@ -155,6 +157,49 @@ TEST_CASE("AMDGPU device libraries: linked as needed with link_device_libs, refu
   CompileOptions fast = options;
   fast.fast_math = true;
   CHECK(CompileAmdgpu(ir, Amdgpu("gfx90a"), fast).payload != CompileAmdgpu(ir, Amdgpu("gfx90a"), options).payload);
+}
+
+TEST_CASE("link_device_libs without the libraries it needs is FAILED_PRECONDITION saying what is missing",
+          "[amdgpu]") {
+  const std::string ir = ReadTestData("amdgpu/math.ll");
+  CompileOptions options;
+  options.link_device_libs = true;
+  qdcache::testing::TempDir dir;
+  auto status_with = [&](const std::string& libs, const std::string& processor = "gfx90a") {
+    CompilerConfig config;
+    config.device_libs_dir = libs;
+    return MakeInProcessCompiler(config)->Compile(Input(ir, Amdgpu(processor), options)).status();
+  };
+  // A directory without the libraries, and one that is not there.
+  const Status empty = status_with(dir.path());
+  CHECK(empty.code() == Code::kFailedPrecondition);
+  CHECK_THAT(empty.message(), Catch::Contains("holds no ocml.bc and ockl.bc"));
+  const Status absent = status_with(dir / "absent");
+  CHECK(absent.code() == Code::kFailedPrecondition);
+  CHECK_THAT(absent.message(), Catch::Contains("cannot read the ROCm device-library directory"));
+  CHECK(MakeInProcessCompiler(CompilerConfig{{}, dir / "absent"})->toolchain().device_libs_digest ==
+        "probe-failed:rocm device libs");
+
+  const std::string installed = QDCACHE_DEVICE_LIBS_DIR;
+  if (installed.empty()) {
+    WARN("no ROCm device libraries were found at build time (install rocm-device-libs): skipping the rest");
+    return;
+  }
+  // The libraries without the ISA-version control ocml reads for gfx90a.
+  const std::string partial = dir / "partial";
+  std::filesystem::create_directory(partial);
+  for (const auto& entry : std::filesystem::directory_iterator(installed)) {
+    if (entry.path().filename() != "oclc_isa_version_90a.bc") {
+      std::filesystem::copy_file(entry.path(), partial + "/" + entry.path().filename().string());
+    }
+  }
+  const Status missing = status_with(partial);
+  CHECK(missing.code() == Code::kFailedPrecondition);
+  CHECK_THAT(missing.message(), Catch::Contains("lack oclc_isa_version_90a.bc for gfx90a") &&
+                                    Catch::Contains("__oclc_ISA_version"));
+  // Another set of libraries is another toolchain: every key changes with it.
+  CHECK(MakeInProcessCompiler(CompilerConfig{{}, partial})->toolchain().device_libs_digest !=
+        TheCompiler().toolchain().device_libs_digest);
 }
 
 TEST_CASE("AMDGPU targets are checked against LLVM's processors and their features", "[amdgpu]") {
