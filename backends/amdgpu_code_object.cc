@@ -50,7 +50,9 @@ llvm::Expected<std::string> MetadataBlob(std::string_view code_object) {
 
 llvm::Expected<unsigned> ApplyCodeObjectVersion(llvm::Module& module, const CompileOptions& options) {
   std::optional<unsigned> from_module;
-  if (const auto* flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(module.getModuleFlag(kVersionFlag))) {
+  if (const llvm::Metadata* raw = module.getModuleFlag(kVersionFlag); raw != nullptr) {
+    const auto* flag = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(raw);
+    if (flag == nullptr) return BadInput("the module's amdhsa_code_object_version flag is not an integer");
     const std::uint64_t value = flag->getZExtValue();
     if (value != 400 && value != 500 && value != 600) {
       return BadInput("the module's amdhsa_code_object_version flag is " + llvm::Twine(value) +
@@ -115,9 +117,15 @@ llvm::Expected<std::vector<EntryInfo>> ReadCodeObjectKernels(std::string_view co
     info.sgprs = IntField(map, ".sgpr_count", -1);
     info.vgprs = IntField(map, ".vgpr_count", -1);
     info.agprs = IntField(map, ".agpr_count", 0);
-    info.registers = info.vgprs < 0 ? -1 : info.vgprs + info.agprs;
+    // LLVM's .vgpr_count already holds the accumulation registers (gfx90a,
+    // gfx94x: arch + acc; gfx908: the larger of the two).
+    info.registers = info.vgprs;
     info.shared_bytes = IntField(map, ".group_segment_fixed_size", -1);
-    info.local_bytes = IntField(map, ".private_segment_fixed_size", -1);
+    // A dynamic stack (recursion, indirect calls) has no size known here.
+    auto dynamic = map.find(".uses_dynamic_stack");
+    const bool dynamic_stack = dynamic != map.end() && dynamic->second.getKind() == llvm::msgpack::Type::Boolean &&
+                               dynamic->second.getBool();
+    info.local_bytes = dynamic_stack ? -1 : IntField(map, ".private_segment_fixed_size", -1);
     info.max_threads_per_block = IntField(map, ".max_flat_workgroup_size", -1);
     info.wavefront_size = IntField(map, ".wavefront_size", -1);
     info.kernarg_bytes = IntField(map, ".kernarg_segment_size", -1);

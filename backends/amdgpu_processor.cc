@@ -90,14 +90,15 @@ llvm::Error CheckAmdgpuTarget(const Target& target) {
   return llvm::Error::success();
 }
 
-llvm::Error CheckAmdgpuOptions(const Target& target, const CompileOptions& options) {
+llvm::Error CheckAmdgpuOptions(const Target& target, const CompileOptions& options, unsigned code_object_version) {
   const std::optional<AmdgpuProcessor> processor = FindAmdgpuProcessor(target.cpu);
   if (!processor) return CheckAmdgpuTarget(target);
   if (options.wavefront_size == 32 && !processor->wave32) {
     return BadInput("wavefront_size 32: " + target.cpu + " runs wavefronts of 64 only (wave32 needs gfx10 or later)");
   }
-  if (processor->generic && options.code_object_version != 6) {
-    return BadInput("generic AMDGPU processor " + target.cpu + " needs code_object_version 6");
+  if (processor->generic && code_object_version != 6) {
+    return BadInput("generic AMDGPU processor " + target.cpu + " needs code object version 6, not " +
+                    llvm::Twine(code_object_version));
   }
   return llvm::Error::success();
 }

@@ -41,8 +41,10 @@ struct AmdgpuProcessor {
 // one the processor takes.
 [[nodiscard]] llvm::Error CheckAmdgpuTarget(const Target& target);
 // The options against the target: a wavefront size the processor cannot run,
-// a generic processor without code object version 6. INVALID_ARGUMENT.
-[[nodiscard]] llvm::Error CheckAmdgpuOptions(const Target& target, const CompileOptions& options);
+// a generic processor compiled at a `code_object_version` (the one the
+// compile makes: ApplyCodeObjectVersion) other than 6. INVALID_ARGUMENT.
+[[nodiscard]] llvm::Error CheckAmdgpuOptions(const Target& target, const CompileOptions& options,
+                                             unsigned code_object_version);
 
 // The LLVM subtarget features of a compile: "+xnack,-sramecc,+wavefrontsize64".
 [[nodiscard]] std::string AmdgpuLlvmFeatures(const Target& target, const CompileOptions& options);

@@ -83,8 +83,9 @@ llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
       }
     } else if (amdgpu) {
       if (f.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL) continue;
-      // A kernel is a symbol of the code object the runtime looks up.
-      if (!f.hasExternalLinkage()) continue;
+      // A kernel is a symbol of the code object the runtime looks up: its
+      // descriptor must be exported (default or protected visibility).
+      if (!f.hasExternalLinkage() || f.hasHiddenVisibility()) continue;
     } else if (!IsCpuEntry(f)) {
       continue;
     }
@@ -92,7 +93,9 @@ llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
   }
 
   if (all.empty() && amdgpu) {
-    return BadInput("the module has no kernels (no externally visible amdgpu_kernel function)");
+    return BadInput(
+        "the module has no kernels (no amdgpu_kernel function with external linkage and default or protected "
+        "visibility)");
   }
   if (all.empty()) {
     return BadInput(
@@ -115,7 +118,8 @@ llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(
     return BadInput(
         "entry point '" + name + "' is not " +
         (cuda     ? "a kernel (needs the ptx_kernel calling convention or nvvm.annotations \"kernel\")"
-         : amdgpu ? "a kernel (needs the amdgpu_kernel calling convention and external linkage)"
+         : amdgpu ? "a kernel (needs the amdgpu_kernel calling convention, external linkage and default or "
+                    "protected visibility)"
                   : "an exported function (needs external linkage and default visibility)") +
         " (" + DescribeCandidates(all, what) + ")");
   }

@@ -20,7 +20,8 @@ struct EntryFunction {
 
 // CUDA entries are defined kernels: `ptx_kernel` calling convention or an
 // !nvvm.annotations "kernel" = 1 entry. AMDGPU entries are defined
-// `amdgpu_kernel` functions with external linkage. CPU entries are defined functions
+// `amdgpu_kernel` functions with external linkage and default or protected
+// visibility (a hidden one's descriptor is not exported). CPU entries are defined functions
 // with external linkage and default visibility. At least one must exist, and
 // each `requested` name must be one. Returns all of them, requested or not.
 [[nodiscard]] llvm::Expected<std::vector<EntryFunction>> SelectEntryPoints(

@@ -293,9 +293,6 @@ llvm::Error InProcessCompiler::Prepare(Job& job) const {
     if (llvm::Error error = job.diagnostics.TakeError("parsing")) return error;
   }
   StageTimer timer(job.timings.optimize_seconds);
-  if (job.target.kind == TargetKind::kAmdgpu) {
-    if (llvm::Error error = CheckAmdgpuOptions(job.target, options)) return error;
-  }
   auto machine = CreateTargetMachine(job.target, options);
   if (!machine) return machine.takeError();
   job.machine = std::move(*machine);
@@ -311,6 +308,7 @@ llvm::Error InProcessCompiler::Prepare(Job& job) const {
     auto version = ApplyCodeObjectVersion(*job.module, options);
     if (!version) return version.takeError();
     job.code_object_version = *version;
+    if (llvm::Error error = CheckAmdgpuOptions(job.target, options, job.code_object_version)) return error;
     if (options.link_device_libs) {
       auto unknown = LinkDeviceLibs(*job.module, device_libs_, *FindAmdgpuProcessor(job.target.cpu), options,
                                     job.code_object_version);

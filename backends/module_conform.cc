@@ -115,11 +115,19 @@ llvm::Error CheckCudaFunctionNames(const llvm::Module& module) {
 // Whether a statement of `text` may be an assembler directive: one that
 // begins with '.' or has a '.' after a ':' (a label, quoted or not, then a
 // directive), blanks skipped. "s_branch .L1", "1.0" and "s[0:1]" are none.
-// Statements end at a newline or ';' (AMDGPU's comment character: splitting
-// there too only checks more text).
+// Statements end at any control character (the assembler ends them at '\n'
+// and '\r') and at ';' and '#' (comment characters): splitting at more
+// places than the assembler does only checks more text.
 bool HasAssemblerDirective(llvm::StringRef text) {
+  static const std::string kEnds = [] {
+    std::string ends = ";#";
+    for (char c = 1; c < ' '; ++c) {
+      if (c != '\t') ends += c;
+    }
+    return ends + '\x7f' + '\0';
+  }();
   while (!text.empty()) {
-    const std::size_t end = text.find_first_of("\n;");
+    const std::size_t end = text.find_first_of(llvm::StringRef(kEnds.data(), kEnds.size()));
     const llvm::StringRef statement = text.take_front(end);
     text = end == llvm::StringRef::npos ? llvm::StringRef() : text.drop_front(end + 1);
     if (statement.ltrim().starts_with(".")) return true;
@@ -131,9 +139,58 @@ bool HasAssemblerDirective(llvm::StringRef text) {
   return false;
 }
 
+bool IsAmdgpuConvention(llvm::CallingConv::ID convention) {
+  switch (convention) {
+    case llvm::CallingConv::C:
+    case llvm::CallingConv::Fast:
+    case llvm::CallingConv::Cold:
+    case llvm::CallingConv::AMDGPU_KERNEL:
+    case llvm::CallingConv::SPIR_KERNEL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// One call in @f: a calling convention codegen can lower, no call of a
+// kernel (kernels are entered by the runtime only; LLVM aborts on such a
+// call), and inline assembly of instructions only: no directive, and no
+// operand naming a global, whose symbol name the assembler would read as
+// text ("${0:c}" of a global named ".incbin" is a directive).
+llvm::Error CheckAmdgpuCall(const llvm::Function& f, const llvm::CallBase& call) {
+  const std::string where = "a call in @" + f.getName().str();
+  if (call.isInlineAsm()) {
+    const auto* assembly = llvm::cast<llvm::InlineAsm>(call.getCalledOperand());
+    if (HasAssemblerDirective(assembly->getAsmString())) {
+      return BadInput("inline assembly in @" + f.getName().str() +
+                      " holds an assembler directive; only instructions are accepted for AMDGPU targets");
+    }
+    for (const llvm::Use& arg : call.args()) {
+      const auto* constant = llvm::dyn_cast<llvm::Constant>(arg.get());
+      if (constant != nullptr && !llvm::isa<llvm::ConstantData>(constant)) {
+        return BadInput("inline assembly in @" + f.getName().str() +
+                        " takes a global or constant expression as an operand; AMDGPU inline assembly may take "
+                        "registers and plain constants only");
+      }
+    }
+    return llvm::Error::success();
+  }
+  if (!IsAmdgpuConvention(call.getCallingConv())) {
+    return BadInput(where + " uses calling convention " + llvm::Twine(static_cast<unsigned>(call.getCallingConv())) +
+                    ", which HSA code objects do not use");
+  }
+  const llvm::Function* callee = call.getCalledFunction();
+  if (call.getCallingConv() == llvm::CallingConv::AMDGPU_KERNEL ||
+      (callee != nullptr && callee->getCallingConv() == llvm::CallingConv::AMDGPU_KERNEL)) {
+    return BadInput(where + " calls a kernel; kernels are launched, never called");
+  }
+  return llvm::Error::success();
+}
+
 // What the AMDGPU backend cannot take, or must not be handed:
-// - calling conventions of other targets (ptx_kernel, x86 ones), on which
-//   codegen aborts;
+// - calling conventions of other targets (ptx_kernel, x86 ones), on
+//   functions or calls, and calls of kernels, on which codegen aborts;
+// - thread_local globals and ifuncs, which it cannot lower;
 // - module-level assembly, and inline assembly with assembler directives
 //   (.incbin and .include would make the daemon read files; .macro can
 //   spell them): AMDGPU kernels use inline assembly for instructions
@@ -144,8 +201,15 @@ llvm::Error CheckAmdgpuModule(const llvm::Module& module) {
   if (!module.getModuleInlineAsm().empty()) {
     return BadInput("module-level inline assembly is not accepted for AMDGPU targets");
   }
+  if (!module.ifunc_empty()) {
+    return BadInput("the module has an ifunc (@" + module.ifuncs().begin()->getName().str() +
+                    "); AMDGPU code objects cannot resolve functions at load time");
+  }
   for (const llvm::GlobalVariable& g : module.globals()) {
     const unsigned as = g.getAddressSpace();
+    if (g.isThreadLocal()) {
+      return BadInput("global @" + g.getName().str() + " is thread_local; AMDGPU has no thread-local storage");
+    }
     if (as == 5) {
       return BadInput("global @" + g.getName().str() +
                       " is in addrspace(5) (private): AMDGPU has no global private variables");
@@ -156,28 +220,17 @@ llvm::Error CheckAmdgpuModule(const llvm::Module& module) {
     }
   }
   for (const llvm::Function& f : module) {
-    switch (f.getCallingConv()) {
-      case llvm::CallingConv::C:
-      case llvm::CallingConv::Fast:
-      case llvm::CallingConv::Cold:
-      case llvm::CallingConv::AMDGPU_KERNEL:
-      case llvm::CallingConv::SPIR_KERNEL:
-        break;
-      default:
-        return BadInput("@" + f.getName().str() + " has calling convention " +
-                        llvm::Twine(static_cast<unsigned>(f.getCallingConv())) +
-                        ", which HSA code objects do not use (kernels are amdgpu_kernel, other functions the C "
-                        "convention)");
+    if (!IsAmdgpuConvention(f.getCallingConv())) {
+      return BadInput("@" + f.getName().str() + " has calling convention " +
+                      llvm::Twine(static_cast<unsigned>(f.getCallingConv())) +
+                      ", which HSA code objects do not use (kernels are amdgpu_kernel, other functions the C "
+                      "convention)");
     }
     for (const llvm::BasicBlock& block : f) {
       for (const llvm::Instruction& inst : block) {
         const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
-        if (call == nullptr || !call->isInlineAsm()) continue;
-        const auto* assembly = llvm::cast<llvm::InlineAsm>(call->getCalledOperand());
-        if (HasAssemblerDirective(assembly->getAsmString())) {
-          return BadInput("inline assembly in @" + f.getName().str() +
-                          " holds an assembler directive; only instructions are accepted for AMDGPU targets");
-        }
+        if (call == nullptr) continue;
+        if (llvm::Error error = CheckAmdgpuCall(f, *call)) return error;
       }
     }
   }

@@ -184,8 +184,9 @@ struct HipRuntimeLoader {
                          (from_env ? std::string(", from $") + kLibraryVariable : "") +
                          "): " + errors);
     }
-    // Kept only once the runtime initializes; then never dlclosed and never
-    // freed: the runtime stays for the process.
+    // Never dlclosed, whether or not the runtime initializes (its answer is
+    // the process's answer; the first candidate that loads is the runtime);
+    // the table is freed when loading fails.
     auto api = std::make_unique<HipRuntimeApi>();
     gpu::EntryPoints entry_points(lib, library, "not a HIP runtime, or too old?");
     entry_points.Resolve(api->hipInit, "hipInit");

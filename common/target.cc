@@ -216,7 +216,7 @@ constexpr std::array kFamilies = {
                  NormalizeCuda, PrintCuda},
     TargetFamily{TargetKind::kCpu, "cpu", "cpu:NAME[+feature...]", kFamilyCpu, ArtifactKind::kSharedObject,
                  ParseCpu, NormalizeCpu, PrintCpu},
-    TargetFamily{TargetKind::kAmdgpu, "amdgpu", "amdgpu:gfxNNN[:xnack+|-][:sramecc+|-]", kFamilyAmdgpu,
+    TargetFamily{TargetKind::kAmdgpu, "amdgpu", "amdgpu:gfxNNN[:sramecc+|-][:xnack+|-]", kFamilyAmdgpu,
                  ArtifactKind::kHsaCodeObject, ParseAmdgpu, NormalizeAmdgpu, PrintAmdgpu},
 };
 

@@ -45,8 +45,9 @@ struct EntryInfo {
   int shared_bytes = -1;       // CUDA: static shared memory
   int local_bytes = -1;        // CUDA: local (stack/spill) memory
   int max_threads_per_block = -1;  // CUDA: from maxntid / launch bounds, if given; AMDGPU: max flat workgroup size
-  // AMDGPU, from the code object's AMDHSA metadata (registers = VGPRs +
-  // AGPRs, shared_bytes = LDS, local_bytes = private segment); 0 elsewhere.
+  // AMDGPU, from the code object's AMDHSA metadata (registers = vgprs, the
+  // metadata's VGPR count, which includes AGPRs; shared_bytes = LDS,
+  // local_bytes = private segment, -1 with a dynamic stack); 0 elsewhere.
   int sgprs = 0;
   int vgprs = 0;
   int agprs = 0;

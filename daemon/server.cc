@@ -347,11 +347,11 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options, in
                                              std::move(workers).value(), std::exchange(guard.fd, -1),
                                              std::move(on_idle));
   spdlog::info("toolchain {}: LLVM {}, CUDA {}, PTX ISA {}, libdevice {}, glibc {}, libNVVM {}, NVRTC {}, "
-               "CUDA headers {}, cudadevrt {}, compiler-rt builtins {}",
+               "CUDA headers {}, cudadevrt {}, compiler-rt builtins {}, ROCm device libraries {}",
                server->toolchain_fingerprint(), tc.llvm_version, tc.cuda_version, tc.ptx_isa_version,
                tc.libdevice_digest.substr(0, 16), tc.libc_version, tc.nvvm_version, tc.nvrtc_version,
                tc.cuda_headers_digest.substr(0, 16), tc.cudadevrt_digest.substr(0, 16),
-               tc.compiler_rt_builtins_digest.substr(0, 16));
+               tc.compiler_rt_builtins_digest.substr(0, 16), tc.device_libs_digest.substr(0, 16));
   if (!tc.ptx_sms.empty()) {
     std::string reach;
     for (const std::string& sm : tc.ptx_sms) reach += (reach.empty() ? "" : " ") + sm;

@@ -25,7 +25,8 @@ namespace {
 // one flag per row of the option catalogue, then the descriptor's own.
 void AddKernelOptions(CLI::App* app, CompileArgs& c, bool target_required = true) {
   KernelOptions& k = c.kernel;
-  app->add_option("--target", k.target, "cuda:sm_XX or cpu:NAME[+feature...] (qdcache targets lists them)")
+  app->add_option("--target", k.target,
+                  "cuda:sm_XX, cpu:NAME[+feature...] or amdgpu:gfxNNN[:feature+|-...] (qdcache targets lists them)")
       ->required(target_required);
   app->add_option("--kind", k.kind,
                   "What the file holds: " + client::SourceKindNames() +
@@ -167,7 +168,8 @@ int Main(int argc, const char* const* argv) {
   lookup->add_option("--fast-key-text", l.fast_keys_text, "Fast key given as text: its own UTF-8 bytes (repeatable)");
   lookup->add_option("--fast-keys", l.fast_keys_file, "File with one hex fast key per line (- for stdin)");
   lookup->add_option("--namespace", l.ns, "Namespace of the fast keys");
-  lookup->add_option("--target", l.target, "cuda:sm_XX or cpu:NAME[+feature...]")->required();
+  lookup->add_option("--target", l.target, "cuda:sm_XX, cpu:NAME[+feature...] or amdgpu:gfxNNN[:feature+|-...]")
+      ->required();
   lookup->add_flag("--check-deps", l.check_deps,
                    "Treat a hit as a miss (exit 3) when a dependency file its compile declared (--dep) has changed");
   lookup->add_option("-o,--output", l.output, "File (one key; - for stdout) or directory (several keys)");

@@ -88,6 +88,20 @@ TEST_CASE("an AMDGPU compile is an HSA code object for the requested processor, 
   }
 }
 
+TEST_CASE("AMDGPU register counts are the metadata's: VGPRs include the accumulation registers", "[amdgpu]") {
+  // A kernel that uses accumulation register a40 (41 AGPRs).
+  const std::string ir =
+      "target triple = \"amdgcn-amd-amdhsa\"\n"
+      "define amdgpu_kernel void @k() {\n  call void asm sideeffect \"\", \"~{a40}\"()\n  ret void\n}";
+  for (const char* processor : {"gfx908", "gfx90a"}) {
+    INFO(processor);
+    const EntryInfo e = CompileAmdgpu(ir, Amdgpu(processor)).entries.at(0);
+    CHECK(e.agprs == 41);
+    CHECK(e.registers == e.vgprs);
+    CHECK(e.vgprs >= e.agprs);  // gfx90a: arch + acc; gfx908: the larger of the two
+  }
+}
+
 TEST_CASE("AMDGPU wavefront size and target-id features reach the code object", "[amdgpu]") {
   const std::string ir = ReadTestData("amdgpu/saxpy.ll");
   CompileOptions wave64;
@@ -114,6 +128,14 @@ TEST_CASE("the code object version is LLVM's default, the option's, or the modul
   CompileOptions v5;
   v5.code_object_version = 5;
   CHECK(CompileAmdgpu(ir, Amdgpu("gfx90a"), v5).payload.at(EI_ABIVERSION) == 3);  // ELFABIVERSION_AMDGPU_HSA_V5
+  // A flag that is no integer is refused, not misread.
+  std::string odd = ir;
+  odd.replace(odd.find("i32 1, !\"amdhsa_code_object_version\", i32 500"),
+              std::string("i32 1, !\"amdhsa_code_object_version\", i32 500").size(),
+              "i32 1, !\"amdhsa_code_object_version\", !\"five\"");
+  const Status not_integer = CompileStatus(odd, Amdgpu("gfx90a"));
+  CHECK(not_integer.code() == Code::kInvalidArgument);
+  CHECK_THAT(not_integer.message(), Catch::Contains("is not an integer"));
   CompileOptions v4;
   v4.code_object_version = 4;
   const Status contradicts = CompileStatus(ir, Amdgpu("gfx90a"), {}, v4);
@@ -214,7 +236,16 @@ TEST_CASE("AMDGPU targets are checked against LLVM's processors and their featur
   const Status bogus = CompileStatus(ir, Amdgpu("gfx90a", {"wave64+"}));
   CHECK(bogus.code() == Code::kInvalidArgument);
   CHECK_THAT(bogus.message(), Catch::Contains("unknown AMDGPU target-id feature 'wave64'"));
-  CHECK(CompileStatus(ir, Amdgpu("gfx9-generic")).code() == Code::kInvalidArgument);
+  CHECK_THAT(CompileStatus(ir, Amdgpu("gfx9-generic")).message(),
+             Catch::Contains("gfx9-generic needs code object version 6, not 5"));
+  // Version 6, from the option or from the module's flag.
+  CompileOptions v6;
+  v6.code_object_version = 6;
+  std::string flagged = ir;
+  flagged.replace(flagged.find("amdhsa_code_object_version\", i32 500"),
+                  std::string("amdhsa_code_object_version\", i32 500").size(), "amdhsa_code_object_version\", i32 600");
+  CHECK(CompileStatus(flagged, Amdgpu("gfx9-generic")).ok());
+  CHECK(CompileStatus(flagged, Amdgpu("gfx9-generic"), {}, v6).ok());
 }
 
 TEST_CASE("AMDGPU modules the backend cannot take are refused before codegen", "[amdgpu]") {
@@ -258,6 +289,25 @@ TEST_CASE("AMDGPU modules the backend cannot take are refused before codegen", "
        "define amdgpu_kernel void @k(i32 %i) {\n  %p = getelementptr [20000 x float], ptr addrspace(3) @big, i32 0, "
        "i32 %i\n  store float 1.0, ptr addrspace(3) %p\n  ret void\n}",
        "bytes of LDS"},
+      {"define amdgpu_kernel void @k() {\n  call void asm sideeffect \"s_nop 0\\0D.incbin \\22/etc/passwd\\22\", \"\"()\n"
+       "  ret void\n}",
+       "assembler directive"},
+      {"@\".incbin\" = addrspace(1) global i8 0\n"
+       "define amdgpu_kernel void @k() {\n"
+       "  call void asm sideeffect \"${0:c} \\22/etc/passwd\\22\", \"i\"(ptr addrspace(1) @\".incbin\")\n  ret void\n}",
+       "takes a global or constant expression as an operand"},
+      {"define hidden amdgpu_kernel void @k() { ret void }", "no kernels"},
+      {"declare void @g()\ndefine amdgpu_kernel void @k() {\n  call x86_stdcallcc void @g()\n  ret void\n}",
+       "uses calling convention"},
+      {"define amdgpu_kernel void @a() { ret void }\n"
+       "define amdgpu_kernel void @k() {\n  call void @a()\n  ret void\n}",
+       "calls a kernel"},
+      {"@t = thread_local addrspace(1) global i32 0\n"
+       "define amdgpu_kernel void @k() {\n  store i32 1, ptr addrspace(1) @t\n  ret void\n}",
+       "thread_local"},
+      {"define ptr @resolve() { ret ptr null }\n@i = ifunc void (), ptr @resolve\n"
+       "define amdgpu_kernel void @k() {\n  call void @i()\n  ret void\n}",
+       "ifunc"},
       {"declare float @helper(float)\n"
        "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n  %v = call float @helper(float 1.0)\n"
        "  store float %v, ptr addrspace(1) %p\n  ret void\n}",
