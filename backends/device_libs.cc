@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "backends/compile_error.h"
 #include "common/digest.h"
@@ -101,12 +102,19 @@ llvm::Expected<UnknownIntrinsicOrigins> LinkDeviceLibs(llvm::Module& module, con
   if (libs.files.empty()) return NotAvailable("link_device_libs: ROCm's device libraries are not available (" + libs.missing + ")");
   std::vector<std::string> wanted = CalledDeclarations(module, "__ocml_");
   for (std::string& name : CalledDeclarations(module, "__ockl_")) wanted.push_back(std::move(name));
-  // ocml calls ockl; ockl calls back into ocml only through what the first
-  // round linked, so two rounds reach everything.
+  // A library is parsed and linked only while the module calls one of its
+  // functions that nothing defines yet: ocml calls ockl; a second round
+  // covers calls back. A name neither defines stays undefined and is refused
+  // later (CheckNoUnresolvedDeviceCalls).
+  constexpr std::pair<const char*, const char*> kLibraries[] = {{"ocml.bc", "__ocml_"}, {"ockl.bc", "__ockl_"}};
   for (int round = 0; round < 2; ++round) {
-    for (const char* name : {"ocml.bc", "ockl.bc"}) {
-      if (llvm::Error error = LinkBitcodeOnlyNeeded(module, libs.files.at(name), name)) return error;
+    bool linked = false;
+    for (const auto& [file, prefix] : kLibraries) {
+      if (CalledDeclarations(module, prefix).empty()) continue;
+      if (llvm::Error error = LinkBitcodeOnlyNeeded(module, libs.files.at(file), file)) return error;
+      linked = true;
     }
+    if (!linked) break;
   }
   std::vector<std::string> absent;
   for (const std::string& name : DeviceLibControlFiles(processor, options, code_object_version)) {
