@@ -63,11 +63,13 @@ Engine::Engine(compiler::Compiler& compiler, store::ArtifactStore& store, Engine
       started_(Clock::now()),
       failures_(config_.failure_memory, 4096),
       budget_(config_.failure_budget),
-      pool_(config_.workers, config_.max_queue) {}
+      pool_(config_.workers, config_.max_queue),
+      keying_pool_(config_.workers, config_.max_queue) {}
 
 Engine::~Engine() { Drain(); }
 
 void Engine::Drain() {
+  keying_pool_.Drain();  // its tasks may still submit to pool_
   pool_.Drain();
   tarpit_.Flush();
 }
@@ -89,11 +91,11 @@ v1::CompileResult Engine::Fail(const Status& status) {
   return r;
 }
 
-Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor, const Peer& peer,
-                                       const Status& budget, bool* over_budget) {
+Expected<Engine::Keyed> Engine::KeyOf(Decoded decoded, const Peer& peer, const Status& budget,
+                                       bool* over_budget) {
   *over_budget = false;
   Keyed k;
-  QDC_ASSIGN_OR_RETURN(k.kernel, DecodeKernel(descriptor, config_.limits));
+  k.kernel = std::move(decoded.kernel);
   const bool keep_debug = KeepsDebugInfo(k.kernel);
   k.target = k.kernel.input.target.ToString();
   const compiler::InputKind& kind = compiler::InputKindOf(k.kernel.input.kind);
@@ -107,7 +109,7 @@ Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor, co
     k.key = DigestBytes(KeyFromComponents("artifact", k.components));
     return k;
   }
-  const std::string raw = IrDigestMemo::RawKey(k.kernel.input.ir, k.target, keep_debug);
+  const std::string& raw = decoded.raw;
   // A peer past its failure budget is keyed only from memory: IR it sent
   // before (a hit) needs no worker.
   if (!budget.ok() && !ir_digests_.Find(raw)) {
@@ -133,6 +135,20 @@ Expected<Engine::Keyed> Engine::KeyOf(const v1::KernelDescriptor& descriptor, co
   return k;
 }
 
+Expected<Engine::Decoded> Engine::Decode(const v1::KernelDescriptor& descriptor) const {
+  Decoded decoded;
+  QDC_ASSIGN_OR_RETURN(decoded.kernel, DecodeKernel(descriptor, config_.limits));
+  if (compiler::InputKindOf(decoded.kernel.input.kind).canonical_text == nullptr) {
+    decoded.raw = IrDigestMemo::RawKey(decoded.kernel.input.ir, decoded.kernel.input.target.ToString(),
+                                       KeepsDebugInfo(decoded.kernel));
+  }
+  return decoded;
+}
+
+bool Engine::KeyingNeedsWorker(const Decoded& decoded) {
+  return !decoded.raw.empty() && !ir_digests_.Find(decoded.raw) && !failures_.Find(decoded.raw);
+}
+
 void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
                      const std::shared_ptr<Call>& call, CompileDone done) {
   ++requests_;
@@ -144,12 +160,38 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
       return;
     }
   }
+  Expected<Decoded> decoded = Decode(descriptor);
+  if (!decoded.ok()) {
+    done(Fail(decoded.status()));
+    return;
+  }
+  // A peer past its failure budget is refused here, on this thread: it gets
+  // no worker, so its keying cannot wait for one.
+  std::chrono::milliseconds retry_after{0};
+  if (!KeyingNeedsWorker(*decoded) || !budget_.Check(peer.tenant, &retry_after).ok()) {
+    CompileDecoded(std::move(decoded).value(), descriptor, peer, include_ptx, call, std::move(done));
+    return;
+  }
+  // `done` is shared with the task so that a refused Submit can still answer.
+  auto answer = std::make_shared<CompileDone>(std::move(done));
+  Status submitted = keying_pool_.Submit(
+      [this, decoded = std::move(decoded).value(), &descriptor, peer, include_ptx, call, answer]() mutable {
+        CompileDecoded(std::move(decoded), descriptor, peer, include_ptx, call, std::move(*answer));
+      });
+  if (!submitted.ok()) {
+    ++queue_rejections_;
+    (*answer)(Fail(submitted));
+  }
+}
+
+void Engine::CompileDecoded(Decoded decoded, const v1::KernelDescriptor& descriptor, const Peer& peer,
+                            bool include_ptx, const std::shared_ptr<Call>& call, CompileDone done) {
   // A peer past its failure budget is served what needs no worker; the rest
   // is refused, and the refusal held back a while (RefuseOverBudget).
   std::chrono::milliseconds retry_after{0};
   const Status budget = budget_.Check(peer.tenant, &retry_after);
   bool over_budget = false;
-  Expected<Keyed> keyed = KeyOf(descriptor, peer, budget, &over_budget);
+  Expected<Keyed> keyed = KeyOf(std::move(decoded), peer, budget, &over_budget);
   if (over_budget) return RefuseOverBudget(budget, retry_after, std::move(done));
   if (!keyed.ok()) {
     done(Fail(keyed.status()));
@@ -576,7 +618,9 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
 v1::Explanation Engine::Explain(const v1::KernelDescriptor& descriptor, const Peer& peer) {
   v1::Explanation out;
   bool over_budget = false;
-  Expected<Keyed> keyed = KeyOf(descriptor, peer, budget_.Check(peer.tenant), &over_budget);
+  Expected<Decoded> decoded = Decode(descriptor);
+  Expected<Keyed> keyed = decoded.status();
+  if (decoded.ok()) keyed = KeyOf(std::move(decoded).value(), peer, budget_.Check(peer.tenant), &over_budget);
   if (!keyed.ok()) {
     if (over_budget) ++budget_refusals_;
     out.mutable_error()->set_code(static_cast<int>(keyed.status().code()));
@@ -611,7 +655,7 @@ EngineStats Engine::Stats() {
   s.compile_seconds = static_cast<double>(compile_micros_.load()) / 1e6;
   s.compile_seconds_saved = static_cast<double>(compile_micros_saved_.load()) / 1e6;
   s.workers = pool_.size();
-  s.in_flight = pool_.queued_or_running();
+  s.in_flight = pool_.queued_or_running() + keying_pool_.queued_or_running();
   s.uptime_seconds = static_cast<std::uint64_t>(SecondsSince(started_));
   s.toolchain = toolchain_;
   s.cuda_version = compiler_.toolchain().nvjitlink_version;

@@ -108,9 +108,13 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // Answers one descriptor. `done` is called exactly once, on this thread (hit,
-  // error) or on a compile thread. `descriptor` must stay alive until then.
-  // `call` (may be null) groups the items of one RPC for Cancel.
+  // Answers one descriptor. `done` is called exactly once: on this thread
+  // (hit, error), on a keying thread or on a compile thread. Keying that needs
+  // a compile worker (LLVM IR whose digest the engine has not memoized) runs
+  // on a keying thread, so the caller (a gRPC thread, which also answers
+  // hits) never waits for a busy worker. `descriptor` must stay alive until
+  // `done` is called. `call` (may be null) groups the items of one RPC for
+  // Cancel.
   void Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
                const std::shared_ptr<Call>& call, CompileDone done);
 
@@ -192,11 +196,26 @@ class Engine {
     std::string owned_ir;
   };
 
-  // Decodes and keys `descriptor`. A digest that needs a worker is charged to
+  // A decoded descriptor, and for a kind keyed through a worker (LLVM IR)
+  // the memo key of its raw bytes (IrDigestMemo::RawKey; "" otherwise).
+  struct Decoded {
+    DecodedKernel kernel;
+    std::string raw;
+  };
+  // Decodes `descriptor` (decoded.kernel views its bytes).
+  [[nodiscard]] Expected<Decoded> Decode(const v1::KernelDescriptor& descriptor) const;
+  // Keys a decoded descriptor. A digest that needs a worker is charged to
   // `peer`, or refused with `budget` when that (budget_.Check) is not OK;
   // *over_budget says that was the reason.
-  [[nodiscard]] Expected<Keyed> KeyOf(const v1::KernelDescriptor& descriptor, const Peer& peer,
-                                      const Status& budget, bool* over_budget);
+  [[nodiscard]] Expected<Keyed> KeyOf(Decoded decoded, const Peer& peer, const Status& budget,
+                                      bool* over_budget);
+  // Whether keying needs a compile worker: LLVM IR whose canonical digest
+  // (or the failure to make one) is not remembered.
+  [[nodiscard]] bool KeyingNeedsWorker(const Decoded& decoded);
+  // Compile() from the decoded descriptor on: keys it, then serves, joins or
+  // starts its compile.
+  void CompileDecoded(Decoded decoded, const v1::KernelDescriptor& descriptor, const Peer& peer,
+                      bool include_ptx, const std::shared_ptr<Call>& call, CompileDone done);
   // Answers `done` with the budget's refusal, after `retry_after` (at most a
   // second) on tarpit_.
   void RefuseOverBudget(const Status& budget, std::chrono::milliseconds retry_after, CompileDone done);
@@ -264,7 +283,10 @@ class Engine {
       cancelled_{0}, remembered_failures_{0}, queue_rejections_{0}, artifact_misses_{0}, stage_misses_{0},
       compile_micros_saved_{0}, budget_refusals_{0}, alias_conflicts_{0}, alias_stale_{0};
 
-  ThreadPool pool_;  // last: destroyed (drained) first
+  ThreadPool pool_;  // compiles
+  // Keying that waits for a worker (Compile). Declared after pool_, so it is
+  // destroyed (drained) first: its tasks may still submit compiles.
+  ThreadPool keying_pool_;
 };
 
 }  // namespace qdcache::engine

@@ -30,7 +30,7 @@ struct EngineStats {
   double compile_seconds = 0;
   double compile_seconds_saved = 0;
   unsigned workers = 0;             // compiles that may run at once
-  std::uint64_t in_flight = 0;      // compiles running or queued
+  std::uint64_t in_flight = 0;      // compiles (and keyings waiting for a worker) running or queued
   std::uint64_t uptime_seconds = 0;
   std::string toolchain;            // the toolchain fingerprint (hex)
   std::string cuda_version;         // the nvJitLink cubins are linked with ("13.0", "none")

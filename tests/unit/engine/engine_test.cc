@@ -33,6 +33,7 @@ TEST_CASE("identical in-flight compiles are coalesced into one", "[daemon][engin
   Fixture f;
   f.compiler.Close();
   v1::KernelDescriptor d = Kernel("ir");
+  (void)f.engine->Explain(d, {});  // its digest memoized: Compile keys on this thread
   std::vector<v1::CompileResult> results(8);
   std::latch done(8);
   for (int i = 0; i < 8; ++i) {
@@ -192,6 +193,26 @@ void CompileAsync(Engine& engine, const v1::KernelDescriptor& d,
 
 }  // namespace
 
+TEST_CASE("keying that waits for a busy worker holds neither the caller nor hits", "[daemon][engine]") {
+  Fixture f;
+  const v1::KernelDescriptor warm = Kernel("warm");
+  REQUIRE(f.CompileSync(warm).status() == v1::CACHE_STATUS_COMPILED);
+  f.compiler.CloseDigests();  // new IR cannot be keyed until reopened
+  Answer fresh;
+  const v1::KernelDescriptor cold = Kernel("cold");
+  CompileAsync(*f.engine, cold, nullptr, fresh);  // returns while its keying waits
+  f.compiler.WaitForDigestCalls(2);
+  // On the same thread: IR keyed before needs no worker, so it is a hit
+  // while the other request's digest is still held.
+  v1::CompileResult hit = f.CompileSync(warm);
+  CHECK(hit.status() == v1::CACHE_STATUS_HIT);
+  CHECK(f.engine->Stats().in_flight == 1);  // the held keying
+  f.compiler.OpenDigests();
+  fresh.done.wait();
+  CHECK(fresh.result.status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(f.compiler.digest_calls() == 2);
+}
+
 TEST_CASE("a cancelled call is answered at once and its lone compile is told to stop",
           "[daemon][engine]") {
   Fixture f;
@@ -273,6 +294,7 @@ TEST_CASE("one waiter's wrong entry point does not fail the others on its flight
   wrong.add_entry_points("nope");
   v1::KernelDescriptor right = Kernel("ir");
   right.add_entry_points("f");
+  (void)f.engine->Explain(right, {});  // its digest memoized: Compile keys on this thread
   Answer a, b;
   CompileAsync(*f.engine, wrong, nullptr, a);  // leads the flight
   CompileAsync(*f.engine, right, nullptr, b);  // joins it

@@ -5,8 +5,8 @@
 // Like the worker pool, every failing call reports one worker used up
 // (CallControl::workers_used_up). CUDA PTX is "ptx:<ir>" (entry "k") and the cubin
 // "cubin:<ptx>/<max registers>". Compile calls pass a gate that tests may
-// Close() to hold them (and Open() to release), and every call is counted.
-// Thread-safe.
+// Close() to hold them (and Open() to release), digest calls another
+// (CloseDigests(), OpenDigests()), and every call is counted. Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -44,8 +44,10 @@ class ScriptedCompiler final : public compiler::Compiler {
   Expected<Digest> CanonicalIrDigest(std::string_view ir, const compiler::Target&, bool,
                                      const compiler::CallControl& control) override {
     {
-      std::lock_guard lock(mu_);
+      std::unique_lock lock(mu_);
       ++digest_calls_;
+      cv_.notify_all();  // for WaitForDigestCalls
+      cv_.wait(lock, [&] { return digests_open_; });
     }
     if (ir.substr(0, 10) == "bad digest") return UsedUp(control, InvalidArgument("1:1: scripted parse error"));
     return Sha256(ir);
@@ -94,6 +96,22 @@ class ScriptedCompiler final : public compiler::Compiler {
     }
     cv_.notify_all();
   }
+  void CloseDigests() {
+    std::lock_guard lock(mu_);
+    digests_open_ = false;
+  }
+  void OpenDigests() {
+    {
+      std::lock_guard lock(mu_);
+      digests_open_ = true;
+    }
+    cv_.notify_all();
+  }
+  // Blocks until CanonicalIrDigest has been entered `n` times.
+  void WaitForDigestCalls(int n) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return digest_calls_ >= n; });
+  }
   int calls() {
     std::lock_guard lock(mu_);
     return calls_;
@@ -122,6 +140,7 @@ class ScriptedCompiler final : public compiler::Compiler {
   std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = true;
+  bool digests_open_ = true;
   int calls_ = 0;
   int saw_cancelled_ = 0;
   int ptx_calls_ = 0;
