@@ -1,4 +1,5 @@
 // Reading compile and lookup results through the C ABI.
+#include <cstring>
 #include <string>
 
 #include "client/capi/capi_internal.h"
@@ -97,6 +98,43 @@ qdcache_status qdcache_result_artifact(const qdcache_results* results, size_t in
     if (kind != nullptr) *kind = static_cast<int>(item->artifact().kind());
     *payload = item->artifact().payload().data();
     *payload_size = item->artifact().payload().size();
+    return Status::Ok();
+  });
+}
+
+qdcache_status qdcache_results_items(const qdcache_results* results, size_t first, size_t count,
+                                     qdcache_item* items, size_t item_size) {
+  return Guard([&] {
+    if (results == nullptr) return qdcache::InvalidArgument("results is NULL");
+    if (count == 0) return Status::Ok();
+    QDC_RETURN_IF_ERROR(Required(items, "items"));
+    if (item_size < sizeof(qdcache_item)) {
+      return qdcache::InvalidArgument("item_size " + std::to_string(item_size) + " is smaller than ABI 1.7's " +
+                                      std::to_string(sizeof(qdcache_item)));
+    }
+    const std::size_t n = results->items.size();
+    if (first > n || count > n - first) {
+      return Status(qdcache::Code::kOutOfRange, "items " + std::to_string(first) + " to " +
+                                                    std::to_string(first + count) + " pass the end of results of " +
+                                                    std::to_string(n));
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      const qdcache::v1::CompileResult& item = results->items[first + i];
+      qdcache_item out{};
+      out.cache_status = static_cast<int>(item.status());
+      if (item.has_error()) {
+        const int code = item.error().code();
+        out.error_code = code > 0 && code <= QDCACHE_UNAUTHENTICATED ? code : QDCACHE_UNKNOWN;
+      }
+      if (item.has_artifact()) {
+        out.kind = static_cast<int>(item.artifact().kind());
+        out.payload = item.artifact().payload().data();
+        out.payload_size = item.artifact().payload().size();
+      }
+      // The caller's struct may be longer (a later ABI's): its extra fields
+      // are not ours to write.
+      std::memcpy(reinterpret_cast<char*>(items) + i * item_size, &out, sizeof(out));
+    }
     return Status::Ok();
   });
 }

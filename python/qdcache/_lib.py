@@ -199,6 +199,12 @@ _SIGNATURES_SINCE: dict[int, dict[str, _Signature]] = {
         ),
     },
     6: _gpu_signatures("hip"),
+    7: {
+        "qdcache_results_items": (
+            ctypes.c_int,
+            [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t],
+        ),
+    },
 }
 
 # The ABI minor version each function of _SIGNATURES_SINCE came with.

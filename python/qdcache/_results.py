@@ -28,11 +28,6 @@ class _Results:
             self.handle = None
 
 
-def _cache_status(handle: ctypes.c_void_p | None, index: int) -> str:
-    """How item `index` was served: "compiled", "hit", ..., "miss", "error"."""
-    return _CACHE_STATUS.get(lib.qdcache_result_cache_status(handle, index), "unknown")
-
-
 def _dependencies(handle: ctypes.c_void_p | None, index: int) -> list[Dependency]:
     """The dependencies item `index` carries (an alias hit's, as its compile
     declared them); [] with a libqdcache older than ABI 1.5."""
@@ -51,14 +46,55 @@ def _dependencies(handle: ctypes.c_void_p | None, index: int) -> list[Dependency
     return dependencies
 
 
-def _payload_view(results: _Results, address: int | None, size: int) -> memoryview:
-    """A read-only view of `size` bytes at `address` inside the results,
-    which the view keeps alive; no copy."""
-    if not size or address is None:
-        return memoryview(b"")
-    array = (ctypes.c_char * size).from_address(address)
-    setattr(array, "_owner", results)  # the memoryview holds the array, the array the results
-    return memoryview(array).cast("B").toreadonly()
+class _Item(ctypes.Structure):
+    """qdcache_item (ABI 1.7)."""
+
+    _fields_ = [
+        ("cache_status", ctypes.c_int),
+        ("kind", ctypes.c_int),
+        ("error_code", ctypes.c_int),
+        ("payload", ctypes.c_void_p),
+        ("payload_size", ctypes.c_size_t),
+    ]
+
+
+def _items(handle: ctypes.c_void_p, count: int) -> list[tuple[int, int, int, int | None, int]]:
+    """(cache status, kind, error code, payload address, payload size) of
+    every item: one qdcache_results_items call, or with a libqdcache older
+    than ABI 1.7 the per-item calls."""
+    if _lib.has("qdcache_results_items"):
+        array = (_Item * count)()
+        check(lib.qdcache_results_items(handle, 0, count, array, ctypes.sizeof(_Item)), "results")
+        return [(i.cache_status, i.kind, i.error_code, i.payload, i.payload_size) for i in array]
+    items = []
+    for index in range(count):
+        kind = ctypes.c_int()
+        pointer = ctypes.c_void_p()
+        size = ctypes.c_size_t()
+        code: int = lib.qdcache_result_error(handle, index, None)
+        if code == 0:
+            lib.qdcache_result_artifact(handle, index, ctypes.byref(kind), ctypes.byref(pointer), ctypes.byref(size))
+        items.append((lib.qdcache_result_cache_status(handle, index), kind.value, code, pointer.value, size.value))
+    return items
+
+
+class _Payloads:
+    """Read-only views of payloads inside one results handle, which every
+    view keeps alive; no copy. One ctypes array type as long as the largest
+    payload serves them all: a view is cut to its payload's size before
+    anything can read it, and making an array type per size would cost more
+    than the rest of a warm start's per-artifact work."""
+
+    def __init__(self, results: _Results, largest: int) -> None:
+        self._results = results
+        self._array = ctypes.c_char * max(largest, 1)
+
+    def view(self, address: int | None, size: int) -> memoryview:
+        if not size or address is None:
+            return memoryview(b"")
+        array = self._array.from_address(address)
+        setattr(array, "_owner", self._results)  # the memoryview holds the array, the array the results
+        return memoryview(array).cast("B")[:size].toreadonly()
 
 
 class Artifact:
@@ -77,33 +113,45 @@ class Artifact:
               (sorted by name), for Client.lookup(check=...); [] otherwise.
     alias_conflict, miss_reason: a compile's account of its fast key's alias
               and of why it missed (None when there is nothing to say).
+    Everything but kind, status and payload is read from the library on
+    first use: a warm start reads many artifacts and few of their details.
     """
 
-    def __init__(self, results: _Results, index: int) -> None:
+    def __init__(self, results: _Results, index: int, kind: int, status: str, payload: memoryview,
+                 address: int | None) -> None:
         self._results = results
         self._index = index
-        handle = results.handle
-        kind = ctypes.c_int()
-        pointer = ctypes.c_void_p()
-        size = ctypes.c_size_t()
-        check(lib.qdcache_result_artifact(handle, index, ctypes.byref(kind), ctypes.byref(pointer), ctypes.byref(size)))
-        self.kind: str = _KIND.get(kind.value, "unknown")
-        self.status: str = _cache_status(handle, index)
-        self.key: str = lib.qdcache_result_key(handle, index).decode()
-        self.target: str = lib.qdcache_result_target(handle, index).decode()
-        self._address = pointer.value if size.value else None  # for the loaders (_launch)
-        self.payload: memoryview = _payload_view(results, pointer.value, size.value)
-        ptx = ctypes.c_void_p()
-        ptx_size = ctypes.c_size_t()
-        check(lib.qdcache_result_ptx(handle, index, ctypes.byref(ptx), ctypes.byref(ptx_size)))
-        self.ptx: str | None = (
-            ctypes.string_at(ptx.value, ptx_size.value).decode("utf-8", "replace") if ptx.value and ptx_size.value
-            else None
-        )
-        # Read on first use: most callers want neither, and a warm start
-        # reads many artifacts.
+        self.kind: str = _KIND.get(kind, "unknown")
+        self.status: str = status
+        self.payload: memoryview = payload
+        self._address = address  # for the loaders (_launch)
+        self._key: str | None = None
+        self._target: str | None = None
+        self._ptx: str | None | bool = False  # False: not read yet
         self._json: dict[str, Any] | None = None
         self._dependencies: list[Dependency] | None = None
+
+    @property
+    def key(self) -> str:
+        if self._key is None:
+            self._key = lib.qdcache_result_key(self._results.handle, self._index).decode()
+        return self._key
+
+    @property
+    def target(self) -> str:
+        if self._target is None:
+            self._target = lib.qdcache_result_target(self._results.handle, self._index).decode()
+        return self._target
+
+    @property
+    def ptx(self) -> str | None:
+        if self._ptx is False:
+            ptx = ctypes.c_void_p()
+            size = ctypes.c_size_t()
+            check(lib.qdcache_result_ptx(self._results.handle, self._index, ctypes.byref(ptx), ctypes.byref(size)))
+            self._ptx = ctypes.string_at(ptx.value, size.value).decode("utf-8", "replace") if ptx.value and size.value \
+                else None
+        return self._ptx if isinstance(self._ptx, str) else None
 
     def _result_json(self) -> dict[str, Any]:
         """The item's qdcache_result_json, read once."""
@@ -178,21 +226,23 @@ class Result:
     QdcacheError subclass: InvalidArgument for IR that does not parse, ...).
     A lookup's miss has neither."""
 
-    def __init__(self, results: _Results, index: int) -> None:
-        handle = results.handle
-        self.status: str = _cache_status(handle, index)
+    def __init__(self, results: _Results, index: int, item: tuple[int, int, int, int | None, int],
+                 payloads: _Payloads) -> None:
+        cache_status, kind, code, address, size = item
+        self.status: str = _CACHE_STATUS.get(cache_status, "unknown")
         self.error: QdcacheError | None = None
         self.artifact: Artifact | None = None
-        message = ctypes.c_char_p()
-        code: int = lib.qdcache_result_error(handle, index, ctypes.byref(message))
         if code != 0:
+            message = ctypes.c_char_p()
+            lib.qdcache_result_error(results.handle, index, ctypes.byref(message))
             text = (message.value or b"").decode("utf-8", "replace")
             self.error = error_for(code, lib.qdcache_status_name(code).decode(), text)
         elif self.status != "miss":
-            try:
-                self.artifact = Artifact(results, index)
-            except QdcacheError as e:  # an answer without its artifact: this item's failure
-                self.error = e
+            if kind == 0:  # an answer without its artifact: this item's failure
+                self.error = error_for(5, "NOT_FOUND", "item %d has no artifact (%s)" % (index, self.status))
+            else:
+                self.artifact = Artifact(results, index, kind, self.status, payloads.view(address, size),
+                                         address if size else None)
 
     @property
     def dependencies(self) -> list[Dependency]:
@@ -217,4 +267,6 @@ def results_of(handle: ctypes.c_void_p) -> list[Result]:
     """One Result per item of a qdcache_results handle, which they own from now on."""
     results = _Results(handle)
     count: int = lib.qdcache_results_count(handle)
-    return [Result(results, i) for i in range(count)]
+    items = _items(handle, count) if count else []
+    payloads = _Payloads(results, max((item[4] for item in items), default=0))
+    return [Result(results, i, item, payloads) for i, item in enumerate(items)]

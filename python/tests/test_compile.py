@@ -113,6 +113,44 @@ class CompileTest(unittest.TestCase):
         self.assertIn("IR", results[1].error.message)
         self.assertIsNotNone(results[2].artifact)
 
+    def test_items_read_in_one_call_or_one_by_one_are_the_same(self):
+        """ABI 1.7 reads every item in one call; an older libqdcache one call
+        per item and field. Both give the same Results, payload views of
+        different sizes included."""
+        from qdcache import _lib
+        kernels = [dict(ir=self.saxpy, target=CPU), dict(ir=b"not IR", target=CPU),
+                   dict(ir=read_data("cpu/stencil2d.ll"), target=CPU)]
+        bulk = self.client.compile_many(kernels)
+        has = _lib.has
+        _lib.has = lambda name: name != "qdcache_results_items" and has(name)
+        try:
+            one_by_one = self.client.compile_many(kernels)
+        finally:
+            _lib.has = has
+        self.assertEqual([r.status for r in one_by_one], ["hit", "error", "hit"])
+        self.assertEqual(bulk[1].status, "error")
+        for a, b in zip(bulk, one_by_one):
+            self.assertEqual(a.error is None, b.error is None)
+            if a.error is not None:
+                self.assertEqual((a.error.code, a.error.message), (b.error.code, b.error.message))
+                continue
+            self.assertEqual((a.artifact.key, a.artifact.kind, a.artifact.target, a.artifact.ptx),
+                             (b.artifact.key, b.artifact.kind, b.artifact.target, b.artifact.ptx))
+            self.assertEqual(bytes(a.artifact.payload), bytes(b.artifact.payload))
+            self.assertEqual(len(a.artifact), len(b.artifact))
+            self.assertTrue(a.artifact.payload.readonly)
+        self.assertNotEqual(len(bulk[0].artifact), len(bulk[2].artifact))
+        self.assertIsInstance(bulk[1].error, qdcache.InvalidArgument)
+
+    def test_a_payload_outlives_its_result_list(self):
+        """A payload view keeps the results it points into alive."""
+        ns = "outlive"
+        compiled = self.client.compile(self.saxpy, target=CPU, fast_key=b"outlive", namespace=ns)
+        payload = self.client.lookup([b"outlive"], namespace=ns, target=CPU)[0].payload
+        import gc
+        gc.collect()
+        self.assertEqual(bytes(payload), bytes(compiled.payload))
+
     def test_stats_count_what_happened(self):
         before = self.client.stats()
         self.client.compile(read_data("cpu/block_reduce.ll"), target=CPU, options={"opt": 1})

@@ -31,7 +31,8 @@
  * Versions: the ABI version is MAJOR.MINOR. A new MINOR adds functions or
  * option names and keeps every existing one; a new MAJOR changes the soname
  * (libqdcache.so.MAJOR). The symbols of ABI 1.0 to 1.5 carry the version
- * node QDCACHE_1; those added since, the node of their version (QDCACHE_1.6).
+ * node QDCACHE_1; those added since, the node of their version (QDCACHE_1.6,
+ * QDCACHE_1.7).
  * Compare qdcache_abi_version() with QDCACHE_ABI_VERSION at startup to check
  * that the library loaded is at least the one compiled against.
  */
@@ -46,7 +47,7 @@ extern "C" {
 #endif
 
 #define QDCACHE_ABI_VERSION_MAJOR 1
-#define QDCACHE_ABI_VERSION_MINOR 6
+#define QDCACHE_ABI_VERSION_MINOR 7
 #define QDCACHE_ABI_VERSION ((QDCACHE_ABI_VERSION_MAJOR << 16) | QDCACHE_ABI_VERSION_MINOR)
 
 /* ---- Versions, status codes and errors ---- */
@@ -293,6 +294,25 @@ const char* qdcache_result_target(const qdcache_results* results, size_t index);
  * "dependencies", each null / [] when absent. Free with qdcache_string_free. */
 qdcache_status qdcache_result_json(const qdcache_results* results, size_t index, char** json);
 void qdcache_results_free(qdcache_results* results);
+
+/* Every item at once (since ABI 1.7): what a warm start of N artifacts reads
+ * in one call instead of N calls of each qdcache_result_* function. */
+typedef struct qdcache_item {
+  int cache_status;     /* a qdcache_cache_status */
+  int kind;             /* a qdcache_artifact_kind; 0 without an artifact */
+  int error_code;       /* the item's qdcache_status: QDCACHE_OK unless it failed
+                         * (its message: qdcache_result_error) */
+  const void* payload;  /* the artifact's bytes, owned by the results; NULL without */
+  size_t payload_size;
+} qdcache_item;
+/* Fills items[0 .. count) with the results' items [first, first + count).
+ * `item_size` is sizeof(qdcache_item) as the caller was compiled with it
+ * (the stride of `items`): a later ABI may append fields, which a library
+ * older than the caller leaves as they were.
+ * OUT_OF_RANGE when the range passes the end (nothing is written);
+ * INVALID_ARGUMENT for an item_size smaller than ABI 1.7's. */
+qdcache_status qdcache_results_items(const qdcache_results* results, size_t first, size_t count,
+                                     qdcache_item* items, size_t item_size);
 
 /* Dependencies (since ABI 1.5). An alias hit carries the dependencies its
  * compile declared, sorted by name: */

@@ -3,6 +3,7 @@
 // lookups, results, stats JSON, the CPU loader, and misuse (NULLs, bad
 // indexes, unknown names) answered with codes rather than crashes.
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -262,6 +263,67 @@ TEST_CASE("a failing item is reported in its result, the others are served", "[c
   CHECK(qdcache_result_cache_status(results, 1) == QDCACHE_CACHE_ERROR);
   CHECK(qdcache_result_error(results, 2, &message) != QDCACHE_OK);
   CHECK(std::string(message).find("missing_kernel") != std::string::npos);
+  qdcache_results_free(results);
+}
+
+TEST_CASE("ABI 1.7: every item at once says what the per-item calls say", "[capi][integration]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  Connection c(daemon);
+  const std::string good = Data("cpu/saxpy.ll");
+  qdcache_request* request = nullptr;
+  REQUIRE(qdcache_request_create(&request) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_kernel(request, good.data(), good.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_kernel(request, "not IR", 6, "cpu:x86-64", nullptr) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_kernel(request, good.data(), good.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
+  qdcache_results* results = nullptr;
+  REQUIRE(qdcache_compile(c.client, request, &results) == QDCACHE_OK);
+  qdcache_request_free(request);
+  REQUIRE(qdcache_results_count(results) == 3);
+
+  // A caller compiled against a later ABI passes a longer struct: its stride
+  // is honoured and the fields this library does not know are left alone.
+  struct Longer {
+    qdcache_item item;
+    std::uint64_t later_field;
+  };
+  std::vector<Longer> items(3, Longer{{}, 0x5555});
+  REQUIRE(qdcache_results_items(results, 0, 3, &items[0].item, sizeof(Longer)) == QDCACHE_OK);
+  for (size_t i = 0; i < 3; ++i) {
+    INFO("item " << i);
+    const qdcache_item& item = items[i].item;
+    CHECK(items[i].later_field == 0x5555);
+    CHECK(item.cache_status == qdcache_result_cache_status(results, i));
+    CHECK(item.error_code == qdcache_result_error(results, i, nullptr));
+    int kind = 0;
+    const void* payload = nullptr;
+    size_t size = 0;
+    (void)qdcache_result_artifact(results, i, &kind, &payload, &size);
+    CHECK(item.kind == kind);
+    CHECK(item.payload == payload);  // the same bytes, not a copy
+    CHECK(item.payload_size == size);
+  }
+  CHECK(items[0].item.cache_status == QDCACHE_CACHE_COMPILED);
+  CHECK(items[0].item.kind == QDCACHE_ARTIFACT_SHARED_OBJECT);
+  CHECK(items[1].item.error_code == QDCACHE_INVALID_ARGUMENT);
+  CHECK((items[1].item.payload == nullptr && items[1].item.payload_size == 0 && items[1].item.kind == 0));
+
+  // A window; then the misuses, which write nothing.
+  qdcache_item one{};
+  REQUIRE(qdcache_results_items(results, 2, 1, &one, sizeof(one)) == QDCACHE_OK);
+  CHECK(one.payload == items[2].item.payload);
+  qdcache_item untouched{};
+  untouched.kind = 99;
+  CHECK(qdcache_results_items(results, 2, 2, &untouched, sizeof(untouched)) == QDCACHE_OUT_OF_RANGE);
+  CHECK(std::string(qdcache_last_error()).find("pass the end of results of 3") != std::string::npos);
+  CHECK(qdcache_results_items(results, SIZE_MAX, 2, &untouched, sizeof(untouched)) == QDCACHE_OUT_OF_RANGE);
+  CHECK(untouched.kind == 99);
+  CHECK(qdcache_results_items(results, 0, 1, &untouched, sizeof(untouched) - 1) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_results_items(results, 0, 1, nullptr, sizeof(untouched)) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_results_items(nullptr, 0, 1, &untouched, sizeof(untouched)) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_results_items(results, 3, 0, nullptr, sizeof(untouched)) == QDCACHE_OK);  // nothing asked
+  CHECK(untouched.kind == 99);
   qdcache_results_free(results);
 }
 
