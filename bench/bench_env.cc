@@ -12,6 +12,10 @@ constexpr char kBenchToken[] = "qdcache-bench-token-0123456789";
 std::string EchoBinary() { return QDCACHE_BENCH_ECHO_BINARY; }
 std::string BenchClientBinary() { return QDCACHE_BENCH_CLIENT_BINARY; }
 std::string ToolchainBinary() { return QDCACHE_BENCH_TOOLCHAIN_BINARY; }
+std::string CapiClientBinary() { return QDCACHE_BENCH_CAPI_BINARY; }
+std::string CLibrary() { return QDCACHE_BENCH_C_LIBRARY; }
+std::string PythonPackageDir() { return QDCACHE_BENCH_PYTHON_DIR; }
+std::string PythonWarmStartScript() { return QDCACHE_BENCH_PYTHON_SCRIPT; }
 
 std::shared_ptr<grpc::Channel> BenchEnv::Channel(const std::string& target) {
   grpc::ChannelArguments args;

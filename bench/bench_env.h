@@ -22,7 +22,8 @@ namespace qdcache::bench {
 struct BenchOptions {
   int rounds = 20;                    // interleaved rounds per latency figure
   int calls_per_round = 100;          // calls per variant and round
-  std::size_t warm_kernels = 1000;    // scenario 2's kernels
+  std::vector<std::size_t> warm_kernels = {1000, 10000};  // scenario 2's sets: kernels...
+  std::vector<std::size_t> warm_bytes = {4096, 65536};    // ...times artifact sizes
   std::size_t scale_entries = 1000000;  // scenario 6's large store
   std::size_t artifact_bytes = 16384;   // scenarios 1-3: size of the artifact served
   double throughput_seconds = 1.0;    // per variant, thread count and round
@@ -37,6 +38,10 @@ struct BenchOptions {
 std::string EchoBinary();
 std::string BenchClientBinary();
 std::string ToolchainBinary();
+std::string CapiClientBinary();        // qdcache-bench-capi (C)
+std::string CLibrary();                // this build's libqdcache.so.1
+std::string PythonPackageDir();        // the directory holding the qdcache package
+std::string PythonWarmStartScript();   // bench/python_warm_start.py
 
 class BenchEnv {
  public:

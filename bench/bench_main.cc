@@ -30,7 +30,12 @@ int main(int argc, char** argv) {
   app.add_option("--only", o.only, "Scenario numbers to run (1-7; default: all)")->check(CLI::Range(1, 7));
   app.add_option("--rounds", o.rounds, "Interleaved rounds per latency figure")->check(CLI::Range(1, 10000));
   app.add_option("--calls", o.calls_per_round, "Calls per variant and round")->check(CLI::Range(1, 1000000));
-  app.add_option("--warm-kernels", o.warm_kernels, "Kernels of the warm-start scenario")->check(CLI::Range(1, 100000));
+  app.add_option("--warm-kernels", o.warm_kernels, "Kernels of the warm-start scenario's sets (comma-separated)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--warm-bytes", o.warm_bytes, "Artifact sizes of the warm-start scenario's sets (comma-separated)")
+      ->delimiter(',')
+      ->check(CLI::Range(1024, 16 << 20));
   app.add_option("--scale-entries", o.scale_entries, "Entries of the large store in the scale scenario")
       ->check(CLI::Range(10, 100000000));
   app.add_option("--artifact-bytes", o.artifact_bytes, "Size of the artifacts served in scenarios 1-3, 7")
@@ -45,7 +50,8 @@ int main(int argc, char** argv) {
   if (quick) {
     o.rounds = 2;
     o.calls_per_round = 10;
-    o.warm_kernels = 20;
+    o.warm_kernels = {20};
+    o.warm_bytes = {4096};
     o.scale_entries = 2000;
     o.compile_rounds = 1;
     o.throughput_seconds = 0.1;

@@ -12,5 +12,5 @@ json=${BENCH_JSON:-bench-results.json}
 if [[ ! -f $build/CMakeCache.txt ]]; then
   (cd "$root" && cmake --preset default >/dev/null)
 fi
-cmake --build "$build" --target qdcache-bench qdcache-bench-client qdcache-bench-echo qdcache-bench-toolchain qdcached -j"$(nproc)" >/dev/null
+cmake --build "$build" --target qdcache-bench qdcache-bench-client qdcache-bench-echo qdcache-bench-toolchain qdcache-bench-capi qdcache_c qdcached -j"$(nproc)" >/dev/null
 exec "$build/bench/qdcache-bench" --json "$json" "$@"
