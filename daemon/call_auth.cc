@@ -45,16 +45,22 @@ Expected<auth::Identity> CallAuthenticator::Identify(const grpc::ServerContextBa
 
 Expected<auth::Identity> CallAuthenticator::Check(const grpc::ServerContextBase& context,
                                                   auth::Operation op) const {
-  Expected<auth::Identity> who = Identify(context);
+  return Authorize(Identify(context), op, context.peer());
+}
+
+Expected<auth::Identity> CallAuthenticator::CheckUnixPeer(std::uint32_t uid, auth::Operation op) const {
+  return Authorize(authenticator_->ForUnixPeer(uid), op, "uid " + std::to_string(uid));
+}
+
+Expected<auth::Identity> CallAuthenticator::Authorize(Expected<auth::Identity> who, auth::Operation op,
+                                                      const std::string& peer) const {
   if (!who.ok()) {
-    spdlog::warn("{} from {} refused: {}", auth::OperationName(op), context.peer(),
-                 who.status().message());
+    spdlog::warn("{} from {} refused: {}", auth::OperationName(op), peer, who.status().message());
     return who;
   }
   Status allowed = authenticator_->Authorize(*who, op);
   if (!allowed.ok()) {
-    spdlog::warn("{} from {} ({}) refused: {}", auth::OperationName(op), context.peer(),
-                 who->tenant, allowed.message());
+    spdlog::warn("{} from {} ({}) refused: {}", auth::OperationName(op), peer, who->tenant, allowed.message());
     return allowed;
   }
   return who;

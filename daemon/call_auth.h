@@ -36,10 +36,18 @@ class CallAuthenticator {
   // PERMISSION_DENIED. Refusals are logged (peer, tenant, reason; no token).
   [[nodiscard]] Expected<auth::Identity> Check(const grpc::ServerContextBase& context,
                                                auth::Operation op) const;
+  // Check for a unix-socket peer known by its uid (SO_PEERCRED), outside
+  // gRPC: the lean transport's calls.
+  [[nodiscard]] Expected<auth::Identity> CheckUnixPeer(std::uint32_t uid, auth::Operation op) const;
 
   [[nodiscard]] const auth::Authenticator& authenticator() const { return *authenticator_; }
 
  private:
+  // Authorizes `op` for `who` (or passes its error on); refusals are logged
+  // naming `peer`.
+  [[nodiscard]] Expected<auth::Identity> Authorize(Expected<auth::Identity> who, auth::Operation op,
+                                                   const std::string& peer) const;
+
   const PeerRegistry& peers_;
   std::shared_ptr<const auth::Authenticator> authenticator_;
   const bool verified_client_certs_;

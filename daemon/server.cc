@@ -17,6 +17,7 @@
 #include "common/paths.h"
 #include "daemon/activity_interceptor.h"
 #include "daemon/idle_monitor.h"
+#include "daemon/lean_server.h"
 #include "compiler/compiler.h"
 #include "compiler/worker_pool.h"
 #include "compiler/worker_scratch.h"
@@ -46,6 +47,9 @@ constexpr int kMaxSyncServerThreads = 64;
 // Health service name that reports the remote cache tier: NOT_SERVING while
 // its circuit breaker is open. The daemon itself ("") stays SERVING.
 constexpr const char* kRemoteHealthService = "qdcache.remote";
+// The lean transport's Lookups count under the gRPC method's name: one
+// series per method, whichever transport carried it.
+constexpr const char* kLeanLookupMethod = "/qdcache.v1.CompileCache/Lookup";
 
 // `metrics` may be null (no --metrics-listen); it must outlive the engine.
 engine::EngineConfig MakeEngineConfig(const DaemonOptions& options, metrics::DaemonMetrics* metrics) {
@@ -195,7 +199,8 @@ class ServerImpl final : public Server {
       return Unavailable(options_.listen.empty() ? "cannot start the gRPC server"
                                                  : "cannot listen on " + options_.listen);
     }
-    acceptor_->Start(server_.get(), &peers_);
+    lean_ = std::make_unique<LeanServer>(LeanHooksFor(), LeanLimits{.max_body = options_.max_message_bytes});
+    acceptor_->Start(server_.get(), &peers_, lean_.get());
     server_->GetHealthCheckService()->SetServingStatus(true);
     if (remote_ != nullptr) {
       std::lock_guard lock(health_mu_);
@@ -230,6 +235,7 @@ class ServerImpl final : public Server {
       // successor daemon (RemoveSocket checks that it is still ours anyway).
       acceptor_->RemoveSocket();
     }
+    if (lean_) lean_->Stop();  // lean connections end once their request is answered
     {
       std::lock_guard lock(health_mu_);
       health_ = nullptr;
@@ -261,6 +267,39 @@ class ServerImpl final : public Server {
   }
 
  private:
+  // The lean transport's calls: answered by the service, counted by the
+  // idle monitor and the request metrics like gRPC's.
+  LeanHooks LeanHooksFor() {
+    LeanHooks hooks;
+    hooks.lookup = [this](std::uint32_t uid, const v1::LookupRequest& request, v1::LookupResponse* response,
+                          LeanPayloads* payloads) {
+      // Hits' payloads go out from the records the store holds, uncopied.
+      auto records = std::make_shared<std::vector<std::shared_ptr<const store::ArtifactRecord>>>();
+      Status status = service_.LeanLookup(uid, request, response, records.get());
+      payloads->views.reserve(records->size());
+      for (const auto& record : *records) {
+        payloads->views.push_back(record != nullptr ? std::string_view(record->payload) : std::string_view());
+      }
+      payloads->owner = std::move(records);
+      return status;
+    };
+    IdleMonitor* idle = idle_.get();
+    metrics::DaemonMetrics* metrics = metrics_.get();
+    if (idle != nullptr || metrics != nullptr) {
+      hooks.started = [idle, metrics] {
+        if (idle != nullptr) idle->Begin();
+        if (metrics != nullptr) metrics->requests().Started();
+      };
+      hooks.finished = [idle, metrics](Code code, double seconds) {
+        if (metrics != nullptr) {
+          metrics->requests().Finished(kLeanLookupMethod, static_cast<grpc::StatusCode>(code), seconds);
+        }
+        if (idle != nullptr) idle->End();
+      };
+    }
+    return hooks;
+  }
+
   // Every component's counters but the service's own.
   StatsParts CurrentParts() {
     StatsParts p;
@@ -299,7 +338,8 @@ class ServerImpl final : public Server {
   // Scrapes read service_ (and so engine_): declared after them, destroyed before.
   std::unique_ptr<metrics::MetricsEndpoint> metrics_endpoint_;
   std::unique_ptr<UnixAcceptor> acceptor_;
-  std::unique_ptr<IdleMonitor> idle_;  // outlives server_: its calls report to it
+  std::unique_ptr<IdleMonitor> idle_;  // outlives server_ and lean_: their calls report to it
+  std::unique_ptr<LeanServer> lean_;
   std::unique_ptr<grpc::Server> server_;
   std::mutex shutdown_mu_;
   bool stopped_ = false;  // guarded by shutdown_mu_

@@ -8,14 +8,19 @@
 #include "backends/target_catalogue.h"
 #include "daemon/request_log.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
+#include <thread>
 #include <vector>
 #include <memory>
 #include <string>
 
 namespace qdcache::daemon {
 namespace {
+
+// Lookup batches at least this large are answered by several threads.
+constexpr int kParallelLookupFrom = 256;
 
 // A Compile call: finishes when every item has its answer; a cancelled
 // call (client gone, deadline passed) releases its items' compiles.
@@ -69,7 +74,11 @@ CompileCacheService::CompileCacheService(engine::Engine& engine, const CallAuthe
 
 Expected<CompileCacheService::Admitted> CompileCacheService::Admit(grpc::CallbackServerContext& context,
                                                                    auth::Operation op) {
-  QDC_ASSIGN_OR_RETURN(auth::Identity who, auth_.Check(context, op));
+  return AdmitIdentity(auth_.Check(context, op));
+}
+
+Expected<CompileCacheService::Admitted> CompileCacheService::AdmitIdentity(Expected<auth::Identity> identity) {
+  QDC_ASSIGN_OR_RETURN(auth::Identity who, std::move(identity));
   Expected<PeerLimiter::Slot> slot = peer_limiter_.Acquire(who.tenant);
   if (!slot.ok()) {
     ++peer_rejections_;
@@ -135,17 +144,44 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContext* context,
                                                       const v1::LookupRequest* request,
                                                       v1::LookupResponse* response) {
-  return Answer(context, auth::Operation::kLookup, *request, [&](const engine::Peer& peer) -> Status {
-    QDC_RETURN_IF_ERROR(CheckBatch(request->queries_size(), limits_.max_batch, "lookup"));
-    const std::string who = spdlog::should_log(spdlog::level::debug) ? Who(peer, request->header()) : std::string();
-    spdlog::debug("Lookup: {} fast key{} from {}", request->queries_size(), request->queries_size() == 1 ? "" : "s",
-                  who);
-    for (const v1::FastKeyQuery& q : request->queries()) {
-      *response->add_results() = engine_.Lookup(q, peer, request->include_ptx());
-      LogHit(response->results(response->results_size() - 1), who);
+  return Answer(context, auth::Operation::kLookup, *request,
+                [&](const engine::Peer& peer) { return LookupBody(peer, *request, response); });
+}
+
+Status CompileCacheService::LookupBody(const engine::Peer& peer, const v1::LookupRequest& request,
+                                       v1::LookupResponse* response,
+                                       std::vector<std::shared_ptr<const store::ArtifactRecord>>* records) {
+  QDC_RETURN_IF_ERROR(CheckBatch(request.queries_size(), limits_.max_batch, "lookup"));
+  const std::string who = spdlog::should_log(spdlog::level::debug) ? Who(peer, request.header()) : std::string();
+  const int n = request.queries_size();
+  spdlog::debug("Lookup: {} fast key{} from {}", n, n == 1 ? "" : "s", who);
+  for (int i = 0; i < n; ++i) response->add_results();
+  if (records != nullptr) records->assign(static_cast<std::size_t>(n), nullptr);
+  // A warm start's batch (thousands of keys) is answered by several threads:
+  // its client waits idle meanwhile. Small batches stay on this thread.
+  const int threads =
+      n < kParallelLookupFrom ? 1 : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+  auto stripe = [&](int first) {
+    for (int i = first; i < n; i += threads) {
+      *response->mutable_results(i) =
+          engine_.Lookup(request.queries(i), peer, request.include_ptx(),
+                         records != nullptr ? &(*records)[static_cast<std::size_t>(i)] : nullptr);
     }
-    return Status::Ok();
-  });
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads; ++t) helpers.emplace_back(stripe, t);
+  stripe(0);
+  for (std::thread& helper : helpers) helper.join();
+  for (const v1::CompileResult& result : response->results()) LogHit(result, who);
+  return Status::Ok();
+}
+
+Status CompileCacheService::LeanLookup(std::uint32_t uid, const v1::LookupRequest& request,
+                                       v1::LookupResponse* response,
+                                       std::vector<std::shared_ptr<const store::ArtifactRecord>>* records) {
+  QDC_ASSIGN_OR_RETURN(Admitted admitted, AdmitIdentity(auth_.CheckUnixPeer(uid, auth::Operation::kLookup)));
+  QDC_RETURN_IF_ERROR(CheckHeader(request.header()));
+  return LookupBody(admitted.peer, request, response, records);
 }
 
 v1::Stats CompileCacheService::CurrentStats() {

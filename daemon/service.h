@@ -44,6 +44,13 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   // own). Any thread.
   [[nodiscard]] v1::Stats CurrentStats();
 
+  // A Lookup that came over the lean transport (daemon/lean_server.h) from
+  // a unix-socket peer with this uid: the same admission (identity, role,
+  // per-peer limit), checks and answers as the gRPC method. Any thread.
+  // Hits come without their payloads: records[i] holds result i's.
+  [[nodiscard]] Status LeanLookup(std::uint32_t uid, const v1::LookupRequest& request, v1::LookupResponse* response,
+                                  std::vector<std::shared_ptr<const store::ArtifactRecord>>* records);
+
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
                                     const v1::CompileRequest* request,
                                     v1::CompileResponse* response) override;
@@ -93,6 +100,12 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   // Authenticates and authorizes `op`, then takes a per-peer slot:
   // UNAUTHENTICATED, PERMISSION_DENIED or RESOURCE_EXHAUSTED otherwise.
   [[nodiscard]] Expected<Admitted> Admit(grpc::CallbackServerContext& context, auth::Operation op);
+  // Admit's second half: a per-peer slot for an authorized caller.
+  [[nodiscard]] Expected<Admitted> AdmitIdentity(Expected<auth::Identity> who);
+  // Lookup's work for an admitted caller; with `records`, as LeanLookup.
+  [[nodiscard]] Status LookupBody(const engine::Peer& peer, const v1::LookupRequest& request,
+                                  v1::LookupResponse* response,
+                                  std::vector<std::shared_ptr<const store::ArtifactRecord>>* records = nullptr);
   // Unary calls whose whole work is `body(peer)`: admission, header check, body.
   template <typename Request, typename Body>
   grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, auth::Operation op,

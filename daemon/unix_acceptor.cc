@@ -1,4 +1,9 @@
 #include "daemon/unix_acceptor.h"
+#include "daemon/lean_protocol.h"
+#include "daemon/lean_server.h"
+
+#include <chrono>
+#include <vector>
 
 #include <fcntl.h>
 #include <grpcpp/server.h>
@@ -99,8 +104,8 @@ void UnixAcceptor::RemoveSocket() {
   bound_.reset();
 }
 
-void UnixAcceptor::Start(grpc::Server* server, PeerRegistry* registry) {
-  thread_ = std::thread([this, server, registry] { Run(server, registry); });
+void UnixAcceptor::Start(grpc::Server* server, PeerRegistry* registry, LeanServer* lean_server) {
+  thread_ = std::thread([this, server, registry, lean_server] { Run(server, registry, lean_server); });
 }
 
 void UnixAcceptor::Stop() {
@@ -115,21 +120,69 @@ void UnixAcceptor::Stop() {
   }
 }
 
-void UnixAcceptor::Run(grpc::Server* server, PeerRegistry* registry) {
-  pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+void UnixAcceptor::Run(grpc::Server* server, PeerRegistry* registry, LeanServer* lean_server) {
+  using Clock = std::chrono::steady_clock;
+  // Connections whose first byte has not come yet (with a lean server only).
+  struct Pending {
+    int fd;
+    std::uint32_t uid;
+    Clock::time_point deadline;
+  };
+  std::vector<Pending> pending;
+  auto to_grpc = [&](int fd, std::uint32_t uid) {
+    registry->Set(fd, uid);
+    grpc::AddInsecureChannelFromFd(server, fd);  // gRPC owns (and closes) it now
+  };
+  // Its first byte tells the lean hello ('Q') from anything else, which is
+  // gRPC's (an HTTP/2 preface starts with 'P'). Nothing is read: the
+  // transport that gets the connection reads it all. False: undecided.
+  auto route = [&](const Pending& p) {
+    char first = 0;
+    const ssize_t n = ::recv(p.fd, &first, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return false;
+    if (n <= 0) {
+      ::close(p.fd);  // closed (or failed) before saying anything
+    } else if (first == lean::kHello[0]) {
+      lean_server->Adopt(p.fd, p.uid);
+    } else {
+      to_grpc(p.fd, p.uid);
+    }
+    return true;
+  };
+  std::vector<pollfd> fds;
   for (;;) {
-    if (::poll(fds, 2, -1) < 0) {
+    fds.assign({{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}});
+    int timeout = -1;
+    for (const Pending& p : pending) {
+      fds.push_back({p.fd, POLLIN, 0});
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(p.deadline - Clock::now()).count();
+      timeout = static_cast<int>(std::max<long long>(0, timeout < 0 ? left : std::min<long long>(timeout, left)));
+    }
+    if (::poll(fds.data(), fds.size(), timeout) < 0) {
       if (errno == EINTR) continue;
       spdlog::error("accept loop: poll: {}", std::strerror(errno));
       failed_ = true;
-      return;
+      break;
     }
-    if (fds[1].revents != 0) return;
+    if (fds[1].revents != 0) break;
+    const Clock::time_point now = Clock::now();
+    for (std::size_t i = pending.size(); i-- > 0;) {
+      bool done = false;
+      if (fds[2 + i].revents != 0) {
+        done = route(pending[i]);
+      } else if (now >= pending[i].deadline) {
+        spdlog::debug("connection fd {} sent nothing for {}s; closed", pending[i].fd, kFirstByteTimeout.count());
+        ::close(pending[i].fd);
+        done = true;
+      }
+      if (done) pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+    }
     if (fds[0].revents & (POLLERR | POLLNVAL)) {
       spdlog::error("the listening socket failed; no new connections are accepted");
       failed_ = true;
-      return;
+      break;
     }
+    if ((fds[0].revents & POLLIN) == 0) continue;
     int conn = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (conn < 0) {
       const int err = errno;
@@ -138,7 +191,7 @@ void UnixAcceptor::Run(grpc::Server* server, PeerRegistry* registry) {
         // socket readable, so pause (waking early for Stop) instead of spinning.
         spdlog::warn("accept: {}; pausing new connections for 100 ms", std::strerror(err));
         pollfd wake = {wake_fd_, POLLIN, 0};
-        if (::poll(&wake, 1, 100) > 0) return;
+        if (::poll(&wake, 1, 100) > 0) break;
       } else if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR && err != ECONNABORTED) {
         spdlog::warn("accept: {}", std::strerror(err));
       }
@@ -151,10 +204,18 @@ void UnixAcceptor::Run(grpc::Server* server, PeerRegistry* registry) {
       ::close(conn);
       continue;
     }
-    registry->Set(conn, cred.uid);
     spdlog::debug("connection fd {} from uid {} pid {}", conn, cred.uid, cred.pid);
-    grpc::AddInsecureChannelFromFd(server, conn);  // gRPC owns (and closes) it now
+    if (lean_server == nullptr) {
+      to_grpc(conn, cred.uid);
+      continue;
+    }
+    if (pending.size() >= kMaxPending) {  // the oldest goes to gRPC, whose own handshake timeout ends it
+      to_grpc(pending.front().fd, pending.front().uid);
+      pending.erase(pending.begin());
+    }
+    pending.push_back({conn, cred.uid, Clock::now() + kFirstByteTimeout});
   }
+  for (const Pending& p : pending) ::close(p.fd);
 }
 
 }  // namespace qdcache::daemon

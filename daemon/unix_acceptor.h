@@ -1,12 +1,16 @@
 // The daemon's unix-socket listener. It accepts connections itself, reads the
 // peer's credentials (SO_PEERCRED) and only then hands each connection to
 // gRPC, so every call can be attributed to the uid that made it: the tenant
-// that fast-key aliases belong to.
+// that fast-key aliases belong to. With a lean server, it first waits for a
+// connection's first byte (at most kFirstByteTimeout): the lean transport's
+// hello goes to the lean server (daemon/lean_server.h), anything else to
+// gRPC.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -22,6 +26,13 @@ class Server;
 }
 
 namespace qdcache::daemon {
+
+class LeanServer;
+
+// How long a new connection may stay silent, and how many may wait at once
+// (beyond, the oldest goes to gRPC).
+inline constexpr std::chrono::seconds kFirstByteTimeout{10};
+inline constexpr std::size_t kMaxPending = 256;
 
 // Connection fd -> peer uid. gRPC names a connection handed over by fd
 // "fd:<N>" in ServerContext::peer().
@@ -53,8 +64,9 @@ class UnixAcceptor {
   UnixAcceptor(const UnixAcceptor&) = delete;
   UnixAcceptor& operator=(const UnixAcceptor&) = delete;
 
-  // Starts the accept thread. `server` and `registry` must outlive Stop().
-  void Start(grpc::Server* server, PeerRegistry* registry);
+  // Starts the accept thread. `server`, `registry` and `lean` (may be null:
+  // every connection goes to gRPC at once) must outlive Stop().
+  void Start(grpc::Server* server, PeerRegistry* registry, LeanServer* lean = nullptr);
   // Stops accepting (existing connections stay with gRPC) and closes the socket.
   void Stop();
   // Removes the socket file Listen() bound, if the path still holds that
@@ -66,7 +78,7 @@ class UnixAcceptor {
 
  private:
   UnixAcceptor(int listen_fd, int wake_fd) : listen_fd_(listen_fd), wake_fd_(wake_fd) {}
-  void Run(grpc::Server* server, PeerRegistry* registry);
+  void Run(grpc::Server* server, PeerRegistry* registry, LeanServer* lean);
 
   struct BoundPath {
     std::string path;

@@ -169,9 +169,9 @@ Status FillWireMetadata(const store::ArtifactRecord& r, v1::Artifact* out) {
 
 }  // namespace
 
-Status ToWireArtifact(const store::ArtifactRecord& r, bool include_ptx, v1::Artifact* out) {
+Status ToWireArtifact(const store::ArtifactRecord& r, bool include_ptx, v1::Artifact* out, bool with_payload) {
   QDC_RETURN_IF_ERROR(FillWireMetadata(r, out));
-  out->set_payload(r.payload);
+  if (with_payload) out->set_payload(r.payload);
   if (include_ptx) out->set_ptx(r.ptx);
   return Status::Ok();
 }

@@ -28,11 +28,12 @@ namespace qdcache::engine {
 // match its key is not believed). Nullopt otherwise.
 [[nodiscard]] std::optional<std::vector<KeyComponent>> StoredComponents(const store::ArtifactRecord& record);
 
-// Fills `out` from a verified record, copying its payload (and its PTX only
-// with include_ptx). Returns DATA_LOSS if the metadata blob cannot be
-// decoded (the caller treats the record as corrupt).
-[[nodiscard]] Status ToWireArtifact(const store::ArtifactRecord& record, bool include_ptx,
-                                    v1::Artifact* out);
+// Fills `out` from a verified record, copying its payload (unless
+// `with_payload` is false: a caller that sends the record's bytes itself)
+// and its PTX only with include_ptx. Returns DATA_LOSS if the metadata blob
+// cannot be decoded (the caller treats the record as corrupt).
+[[nodiscard]] Status ToWireArtifact(const store::ArtifactRecord& record, bool include_ptx, v1::Artifact* out,
+                                    bool with_payload = true);
 
 // Stage outputs (PTX with its entries; a linked cubin with entries and log)
 // kept in the store's stage column family (cached_output.proto StageOutput).

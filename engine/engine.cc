@@ -575,7 +575,9 @@ v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waite
   return result;
 }
 
-v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx) {
+v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx,
+                                 std::shared_ptr<const store::ArtifactRecord>* payload_record) {
+  if (payload_record != nullptr) payload_record->reset();
   ++requests_;
   if (query.fast_key().empty()) return Fail(InvalidArgument("fast_key is empty"));
   if (Status s = CheckFastKey(query.fast_key(), query.namespace_(), config_.limits); !s.ok()) {
@@ -601,8 +603,9 @@ v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer
     // An alias made under another toolchain (daemon, LLVM, CUDA upgrade) must
     // not serve its old artifact: the client will compile and re-alias.
     if (*record != nullptr && (*record)->toolchain == toolchain_) {
-      Status s = ToWireArtifact(**record, include_ptx, result.mutable_artifact());
+      Status s = ToWireArtifact(**record, include_ptx, result.mutable_artifact(), payload_record == nullptr);
       if (!s.ok()) return Fail(s);
+      if (payload_record != nullptr) *payload_record = *record;
       ++alias_hits_;
       CountSaved((*record)->compile_micros);
       result.set_status(v1::CACHE_STATUS_ALIAS_HIT);

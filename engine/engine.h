@@ -124,8 +124,11 @@ class Engine {
   void Cancel(const std::shared_ptr<Call>& call);
 
   // Resolves one fast key: ALIAS_HIT with the artifact, MISS, or ERROR.
-  [[nodiscard]] v1::CompileResult Lookup(const v1::FastKeyQuery& query, const Peer& peer,
-                                         bool include_ptx);
+  // With `payload_record`, a hit's artifact comes without its payload, and
+  // *payload_record is the record whose payload it is (for a transport that
+  // sends the bytes from there, uncopied); null otherwise.
+  [[nodiscard]] v1::CompileResult Lookup(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx,
+                                         std::shared_ptr<const store::ArtifactRecord>* payload_record = nullptr);
 
   // The artifact key of a descriptor and every component that went into it.
   // Keying may need a compile worker: it is charged to `peer` as compiles are.

@@ -139,6 +139,20 @@ qdcache_status qdcache_results_items(const qdcache_results* results, size_t firs
   });
 }
 
+qdcache_status qdcache_results_parse(const void* response, size_t size, qdcache_results** out) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(out, "out"));
+    *out = nullptr;
+    if (response == nullptr && size != 0) return qdcache::InvalidArgument("response is NULL");
+    qdcache::v1::LookupResponse parsed;
+    if (size > static_cast<size_t>(INT32_MAX) || !parsed.ParseFromArray(response, static_cast<int>(size))) {
+      return qdcache::InvalidArgument("the bytes are not a serialized qdcache.v1.LookupResponse");
+    }
+    *out = qdcache::capi::NewResults(std::move(*parsed.mutable_results()));
+    return Status::Ok();
+  });
+}
+
 qdcache_status qdcache_result_ptx(const qdcache_results* results, size_t index, const char** ptx,
                                   size_t* size) {
   return Guard([&] {

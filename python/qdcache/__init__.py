@@ -13,6 +13,8 @@ dependencies=qdcache.file_dependencies(paths) (the files the frontend read),
 then lookup(..., check=qdcache.files_unchanged) misses once one changed.
 
 Pure Python over libqdcache.so's C ABI (ctypes): no compiled extension.
+The library is loaded on first use; Client.lookup on a unix socket speaks
+the daemon's lean transport itself and needs none.
 Failures raise a QdcacheError subclass per status code (InvalidArgument,
 Unavailable, ...).
 """
@@ -38,8 +40,7 @@ from ._errors import (
     error_for,
 )
 from ._dependencies import Dependency, file_dependencies, file_digest, files_unchanged
-from ._lib import abi_version
-from ._lib import lib as _lib_handle
+from . import _lib
 from ._client import Client
 from ._request import KernelSpec
 from ._results import Artifact, Result
@@ -56,7 +57,19 @@ from ._launch import (
 )
 from ._launch_hip import HipDeviceBuffer, HipKernel, HipModule, hip_available, hip_synchronize, load_hip
 
-__version__: str = _lib_handle.qdcache_version().decode()
+
+
+def __getattr__(name: str) -> object:
+    """__version__ and abi_version: libqdcache's, which they load (importing
+    the package loads no library: a warm start over the lean transport never
+    needs one)."""
+    if name == "__version__":
+        version: str = _lib.lib.qdcache_version().decode()
+        return version
+    if name == "abi_version":
+        return _lib.abi()
+    raise AttributeError("module 'qdcache' has no attribute %r" % name)
+
 
 __all__ = [
     "Aborted",

@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _lib
+from . import _lean, _lib
 from ._dependencies import Dependency
 from ._lib import check, lib, text
 from ._request import KernelSpec, fast_key_bytes, request_of
-from ._results import Artifact, Result, results_of
+from ._results import Artifact, Result, lean_results_of, results_of
 
 if TYPE_CHECKING:
     from ._types import FastKey, Source, Text
+
+
+# A lean-transport call's socket timeout: libqdcache's default deadline.
+_LEAN_TIMEOUT_SECONDS = 300.0
 
 
 def _settings(socket: str | os.PathLike[str] | None, address: str | None, spawn: bool | None,
@@ -36,6 +39,23 @@ def _settings(socket: str | os.PathLike[str] | None, address: str | None, spawn:
     settings += [("spawn-arg", str(arg)) for arg in spawn_args]
     settings += [(name.replace("_", "-"), str(value)) for name, value in options.items()]
     return settings
+
+
+def _lean_socket(socket: str | os.PathLike[str] | None, address: str | None, spawn: bool | None,
+                 options: Mapping[str, object]) -> str | None:
+    """The unix socket Client.lookup may reach over the lean transport
+    without libqdcache: one named by socket= or $QDCACHE_SOCKET, with no
+    spawning and no other option to honour. None: libqdcache does all (and
+    resolves the endpoint). $QDCACHE_LEAN=0 turns the lean transport off."""
+    if os.environ.get("QDCACHE_LEAN", "1") == "0" or address is not None or options:
+        return None
+    if spawn or (spawn is None and os.environ.get("QDCACHE_AUTOSPAWN", "0") not in ("", "0")):
+        return None
+    if socket is not None:
+        return os.fspath(socket)
+    if "QDCACHE_ADDR" in os.environ:
+        return None
+    return os.environ.get("QDCACHE_SOCKET") or None
 
 
 def _connect(settings: list[tuple[str, str]]) -> ctypes.c_void_p:
@@ -81,7 +101,13 @@ class Client:
         self._lock = threading.Lock()
         self._calls = 0
         self._closing = False
-        self._handle = _connect(_settings(socket, address, spawn, spawn_args, options))
+        self._settings = _settings(socket, address, spawn, spawn_args, options)
+        lean = _lean_socket(socket, address, spawn, options)
+        # With a lean socket, libqdcache's handle is made on the first call
+        # that needs it: a warm start's lookups never do.
+        self._lean = _lean.Channel(lean, _LEAN_TIMEOUT_SECONDS) if lean is not None else None
+        if self._lean is None:
+            self._handle = _connect(self._settings)
 
     def close(self) -> None:
         """Closes the connection. Calls other threads have in progress finish
@@ -96,6 +122,9 @@ class Client:
                 self._handle = None
         if handle is not None:
             lib.qdcache_client_free(handle)
+        lean = getattr(self, "_lean", None)
+        if lean is not None:
+            lean.close()
 
     __del__ = close
 
@@ -109,8 +138,10 @@ class Client:
     def _client(self) -> Iterator[ctypes.c_void_p]:
         """The handle, held open for the duration of one call."""
         with self._lock:
-            if self._closing or not self._handle:
+            if self._closing:
                 raise ValueError("the client is closed")
+            if not self._handle:
+                self._handle = _connect(self._settings)
             self._calls += 1
             handle = self._handle
         try:
@@ -140,6 +171,8 @@ class Client:
         """What `qdcache <command> --json` prints, as a dict, through
         qdcache_command_json; args: the command's arguments (None values are
         left out). Unimplemented with a libqdcache older than ABI 1.4."""
+        import json  # here: a warm start never needs it
+
         given = {name: value for name, value in (args or {}).items() if value is not None}
         args_json = json.dumps(given).encode() if given else None
         return self._json_call(command, _lib.require("qdcache_command_json"), command.encode(), args_json)
@@ -324,6 +357,14 @@ class Client:
         """
         if isinstance(fast_keys, (str, bytes)):
             raise TypeError("fast_keys is a list of keys, not one key")
+        fast_keys = list(fast_keys)  # read twice when the lean transport falls back
+        if self._lean is not None and self._lean.enabled:
+            found = self._lean_lookup(fast_keys, namespace, target, include_ptx)
+            if found is not None:
+                if check is not None:
+                    _lib.require("qdcache_result_dependency_count")  # else every hit would pass unchecked
+                    return [_unless_stale(artifact, check) for artifact in found]
+                return found
         keys = [_lib.buffer_pointer(fast_key_bytes(key), "fast key") for key in fast_keys]
         count = len(keys)
         pointers = (ctypes.c_void_p * max(count, 1))(*[k[0] for k in keys])
@@ -338,6 +379,24 @@ class Client:
         if check is None:
             return found
         return [_unless_stale(artifact, check) for artifact in found]
+
+    def _lean_lookup(self, fast_keys: Iterable[FastKey], namespace: Text, target: Text,
+                     include_ptx: bool) -> list[Artifact | None] | None:
+        """lookup() over the lean transport; None when it cannot carry this
+        call (the caller then makes it through libqdcache, which answers it
+        the same way, errors included)."""
+        assert self._lean is not None
+        keys = [bytes(fast_key_bytes(key)) for key in fast_keys]
+        namespace_text, target_text = text(namespace, "namespace"), text(target, "target")
+        with self._lock:
+            if self._closing:
+                raise ValueError("the client is closed")
+        try:
+            body = _lean.lookup_request(keys, namespace_text, target_text.decode(), include_ptx)
+            answer = self._lean.lookup(body)
+        except _lean.Fallback:
+            return None
+        return [_artifact_or_miss(result) for result in lean_results_of(answer)]
 
     def explain_key(self, key: str, other: str | None = None) -> dict[str, Any]:
         """What went into a stored artifact's key, from the key alone, as

@@ -10,7 +10,6 @@ of the file's bytes, the digest the C ABI's qdcache_file_sha256 computes.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -31,6 +30,8 @@ class Dependency(NamedTuple):
 def file_digest(path: str | os.PathLike[str]) -> bytes:
     """The SHA-256 of the file's bytes (32 bytes), read in chunks; raises
     OSError when it cannot be read."""
+    import hashlib  # here: loading OpenSSL is most of importing it
+
     sha256 = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(_CHUNK_BYTES), b""):

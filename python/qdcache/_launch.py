@@ -26,6 +26,10 @@ def _image(artifact: Artifact | BytesLike, kind: str) -> tuple[ctypes.c_void_p, 
     if isinstance(artifact, Artifact):
         if artifact.kind != kind:
             raise ValueError("this artifact is a %s, not a %s" % (artifact.kind, kind))
+        if artifact._address is None and len(artifact):
+            # A view the library cannot point into (a lean-transport answer's): loading copies anyway.
+            pointer, size, keep = _lib.buffer_pointer(bytes(artifact.payload), "artifact")
+            return pointer, size, keep, artifact.key[:16]
         return ctypes.c_void_p(artifact._address), len(artifact), artifact, artifact.key[:16]
     pointer, size, keep = _lib.buffer_pointer(artifact, "artifact")
     return pointer, size, keep, "kernel"

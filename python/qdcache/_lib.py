@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ctypes
 import importlib
-import json
 import os
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -222,15 +222,51 @@ def _declare(library: ctypes.CDLL) -> None:
         function.argtypes = argtypes
 
 
-lib = _load()
-_declare(lib)
-abi_version: int = lib.qdcache_abi_version()
+class _Library:
+    """libqdcache, loaded and checked on first use (thread-safe): a warm
+    start through the lean transport (_lean.py) never loads it. Attributes
+    are the library's functions; ImportError when it cannot be loaded or
+    speaks another ABI major version."""
 
-if abi_version >> 16 != ABI_MAJOR:
-    raise ImportError(
-        "qdcache: libqdcache ABI %d.%d is not the %d.x this package speaks"
-        % (abi_version >> 16, abi_version & 0xFFFF, ABI_MAJOR)
-    )
+    def __init__(self) -> None:
+        self._cdll: ctypes.CDLL | None = None
+        self._lock = threading.Lock()
+        self.abi_version = 0
+
+    def loaded(self) -> ctypes.CDLL:
+        if self._cdll is None:
+            with self._lock:
+                if self._cdll is None:
+                    library = _load()
+                    _declare(library)
+                    version: int = library.qdcache_abi_version()
+                    if version >> 16 != ABI_MAJOR:
+                        raise ImportError(
+                            "qdcache: libqdcache ABI %d.%d is not the %d.x this package speaks"
+                            % (version >> 16, version & 0xFFFF, ABI_MAJOR)
+                        )
+                    self.abi_version = version
+                    self._cdll = library
+        return self._cdll
+
+    def __getattr__(self, name: str) -> Any:  # what is not an attribute of this object: the library's
+        return getattr(self.loaded(), name)
+
+
+lib: Any = _Library()
+
+
+def abi() -> int:
+    """The loaded library's ABI version, MAJOR << 16 | MINOR (loads it)."""
+    lib.loaded()
+    version: int = lib.abi_version
+    return version
+
+
+def __getattr__(name: str) -> Any:
+    if name == "abi_version":  # the module attribute of earlier releases
+        return abi()
+    raise AttributeError(name)
 
 
 def has(name: str) -> bool:
@@ -245,14 +281,14 @@ def _unimplemented(what: str, minor: int) -> QdcacheError:
         "UNIMPLEMENTED",
         "the libqdcache loaded (ABI %d.%d) lacks %s, which came with ABI %d.%d; "
         "install the libqdcache of this package's release (or point QDCACHE_LIBRARY at it)"
-        % (abi_version >> 16, abi_version & 0xFFFF, what, ABI_MAJOR, minor),
+        % (abi() >> 16, abi() & 0xFFFF, what, ABI_MAJOR, minor),
     )
 
 
 def require_abi(minor: int, what: str) -> None:
     """Raises Unimplemented when the library loaded predates ABI 1.`minor`,
     which brought `what` (a request option, ...)."""
-    if abi_version & 0xFFFF < minor:
+    if abi() & 0xFFFF < minor:
         raise _unimplemented(what, minor)
 
 
@@ -284,6 +320,8 @@ def take_string(pointer: ctypes.c_void_p) -> str:
 def json_object(text: str, what: str) -> dict[str, Any]:
     """The JSON object the library wrote for `what`; Internal if it is not
     an object (the library's contract broken)."""
+    import json  # here: most processes never parse JSON, and importing it costs
+
     value = json.loads(text)
     if not isinstance(value, dict):
         raise error_for(INTERNAL, "INTERNAL", "libqdcache answered %s with JSON that is not an object" % what)

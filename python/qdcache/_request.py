@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -42,27 +41,28 @@ class KernelSpec(_KernelSource, total=False):
     alias_policy: str | None
 
 
+_option_names: set[str] = set()
+
+
 def _compile_option_names() -> set[str]:
-    """The compile options the library knows, from its catalogue."""
-    names: set[str] = set()
-    while True:
-        name: bytes | None = lib.qdcache_compile_option_name(len(names))
-        if name is None:
-            return names
-        names.add(name.decode())
-
-
-# Names compile(options=...) takes: the catalogue's, also with "-" for "_",
-# and "opt" for opt_level.
-_OPTION_NAMES = _compile_option_names()
+    """The compile options the library knows, from its catalogue (read on
+    first use: importing the package loads no library). Names
+    compile(options=...) takes are these, also with "-" for "_", and "opt"
+    for opt_level."""
+    if not _option_names:
+        names: set[str] = set()
+        while True:
+            name: bytes | None = lib.qdcache_compile_option_name(len(names))
+            if name is None:
+                break
+            names.add(name.decode())
+        _option_names.update(names)
+    return _option_names
 
 # What a fast-key conflict does (the alias names another artifact), as
 # qdcache_request_set's alias-policy spells it.
 _ALIAS_POLICIES = ("rebind", "strict", "off")
 
-# The text form of a fast key: hex, as `qdcache compile --fast-key` and the
-# warm manifest read it. Checked before bytes.fromhex, which allows spaces.
-_HEX_KEY = re.compile(r"(?:[0-9a-fA-F]{2})+")
 
 
 def fast_key_bytes(key: FastKey) -> BytesLike:
@@ -72,12 +72,16 @@ def fast_key_bytes(key: FastKey) -> BytesLike:
     non-empty, even number of hex digits and nothing else."""
     if not isinstance(key, str):
         return key
-    if _HEX_KEY.fullmatch(key) is None:
-        raise ValueError(
-            "fast key %r is not hex: the text form of a fast key is hex (as `qdcache compile --fast-key` "
-            "takes it, e.g. \"c0ffee01\"); pass bytes (e.g. s.encode()) to use a string's raw bytes" % key
-        )
-    return bytes.fromhex(key)
+    # ASCII letters and digits only first: bytes.fromhex allows whitespace.
+    if key.isascii() and key.isalnum() and len(key) % 2 == 0:
+        try:
+            return bytes.fromhex(key)
+        except ValueError:
+            pass
+    raise ValueError(
+        "fast key %r is not hex: the text form of a fast key is hex (as `qdcache compile --fast-key` "
+        "takes it, e.g. \"c0ffee01\"); pass bytes (e.g. s.encode()) to use a string's raw bytes" % key
+    )
 
 
 def _option_text(value: bool | int) -> str:
@@ -95,8 +99,9 @@ def _settings(options: Mapping[str, bool | int] | None, kind: str | None, namesp
     other than "rebind", "strict" or "off"."""
     settings = []
     for name, value in (options or {}).items():
-        if name.replace("-", "_") not in _OPTION_NAMES and name != "opt":
-            raise ValueError("unknown compile option %r (known: %s)" % (name, ", ".join(sorted(_OPTION_NAMES))))
+        known = _compile_option_names()
+        if name.replace("-", "_") not in known and name != "opt":
+            raise ValueError("unknown compile option %r (known: %s)" % (name, ", ".join(sorted(known))))
         settings.append((name, _option_text(value)))
     if kind is not None:
         settings.append(("kind", kind))

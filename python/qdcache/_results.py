@@ -6,7 +6,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from . import _lib
+from . import _lean, _lib
 from ._dependencies import Dependency
 from ._errors import QdcacheError, error_for
 from ._lib import check, lib
@@ -17,15 +17,29 @@ _KIND = {1: "cubin", 2: "shared_object", 3: "hsa_code_object"}
 
 
 class _Results:
-    """Owns a qdcache_results handle; artifacts' payloads point into it."""
+    """Owns a qdcache_results handle; artifacts' payloads point into it. Or,
+    for a lean-transport answer, the LookupResponse bytes from which the
+    handle is made on first use (qdcache_results_parse): most callers never
+    read what only the library decodes."""
 
-    def __init__(self, handle: ctypes.c_void_p) -> None:
-        self.handle: ctypes.c_void_p | None = handle
+    def __init__(self, handle: ctypes.c_void_p | None, response: bytes | None = None) -> None:
+        self._handle = handle
+        self._response = response
+
+    @property
+    def handle(self) -> ctypes.c_void_p | None:
+        if self._handle is None and self._response is not None:
+            out = ctypes.c_void_p()
+            check(_lib.require("qdcache_results_parse")(self._response, len(self._response), ctypes.byref(out)),
+                  "results")
+            self._handle, self._response = out, None
+        return self._handle
 
     def __del__(self) -> None:
-        if self.handle:
-            lib.qdcache_results_free(self.handle)
-            self.handle = None
+        handle = getattr(self, "_handle", None)
+        if handle:
+            lib.qdcache_results_free(handle)
+            self._handle = None
 
 
 def _dependencies(handle: ctypes.c_void_p | None, index: int) -> list[Dependency]:
@@ -159,6 +173,9 @@ class Artifact:
             out = ctypes.c_void_p()
             check(lib.qdcache_result_json(self._results.handle, self._index, ctypes.byref(out)))
             self._json = _lib.json_object(_lib.take_string(out), "qdcache_result_json")
+            artifact = self._json.get("artifact")
+            if isinstance(artifact, dict) and "payload_size" in artifact:
+                artifact["payload_size"] = self.payload.nbytes  # a lean answer's bytes hold none
         return self._json
 
     @property
@@ -226,23 +243,25 @@ class Result:
     QdcacheError subclass: InvalidArgument for IR that does not parse, ...).
     A lookup's miss has neither."""
 
-    def __init__(self, results: _Results, index: int, item: tuple[int, int, int, int | None, int],
-                 payloads: _Payloads) -> None:
-        cache_status, kind, code, address, size = item
+    def __init__(self, results: _Results, index: int, cache_status: int, kind: int, code: int,
+                 message: str | None, payload: memoryview, address: int | None) -> None:
+        """message: the error's, when known (else read from the library);
+        address: the payload's, when the library owns it."""
         self.status: str = _CACHE_STATUS.get(cache_status, "unknown")
         self.error: QdcacheError | None = None
         self.artifact: Artifact | None = None
         if code != 0:
-            message = ctypes.c_char_p()
-            lib.qdcache_result_error(results.handle, index, ctypes.byref(message))
-            text = (message.value or b"").decode("utf-8", "replace")
-            self.error = error_for(code, lib.qdcache_status_name(code).decode(), text)
+            if message is None:
+                pointer = ctypes.c_char_p()
+                lib.qdcache_result_error(results.handle, index, ctypes.byref(pointer))
+                message = (pointer.value or b"").decode("utf-8", "replace")
+            name = _lean.CODE_NAMES[code] if 0 <= code < len(_lean.CODE_NAMES) else "UNKNOWN"
+            self.error = error_for(code, name, message)
         elif self.status != "miss":
             if kind == 0:  # an answer without its artifact: this item's failure
                 self.error = error_for(5, "NOT_FOUND", "item %d has no artifact (%s)" % (index, self.status))
             else:
-                self.artifact = Artifact(results, index, kind, self.status, payloads.view(address, size),
-                                         address if size else None)
+                self.artifact = Artifact(results, index, kind, self.status, payload, address)
 
     @property
     def dependencies(self) -> list[Dependency]:
@@ -269,4 +288,13 @@ def results_of(handle: ctypes.c_void_p) -> list[Result]:
     count: int = lib.qdcache_results_count(handle)
     items = _items(handle, count) if count else []
     payloads = _Payloads(results, max((item[4] for item in items), default=0))
-    return [Result(results, i, item, payloads) for i, item in enumerate(items)]
+    return [Result(results, i, status, kind, code, None, payloads.view(address, size), address if size else None)
+            for i, (status, kind, code, address, size) in enumerate(items)]
+
+
+def lean_results_of(answer: _lean.Answer) -> list[Result]:
+    """One Result per item of a lean-transport answer, whose payload views
+    they keep alive."""
+    results = _Results(None, bytes(answer.response))
+    return [Result(results, i, status, kind, code, message, payload, None)
+            for i, ((status, kind, code, message), payload) in enumerate(zip(answer.items, answer.payloads))]

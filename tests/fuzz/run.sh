@@ -4,25 +4,25 @@
 # (tests/data/bad). Needs clang-19 and libclang-rt-19-dev (deploy/install-deps.sh).
 #
 # Usage: tests/fuzz/run.sh SECONDS [TARGET]
-#   TARGET: request_decode, ir_front_door or ptx_text (default: all, one after the other)
+#   TARGET: request_decode, ir_front_door, ptx_text or lean_frame (default: all, one after the other)
 #   QDCACHE_FUZZ_KEEP_GOING=1: do not stop at the first crash (libFuzzer's
 #   fork mode; every crash is saved).
 # Per target, under build-fuzz/fuzz/TARGET/: corpus/ (grows across runs),
 # crashes/ (reproducers: run the fuzz binary with the file as argument), log.
 set -euo pipefail
 if (($# < 1 || $# > 2)); then
-  echo "usage: $0 SECONDS [request_decode|ir_front_door|ptx_text]" >&2
+  echo "usage: $0 SECONDS [request_decode|ir_front_door|ptx_text|lean_frame]" >&2
   exit 2
 fi
 seconds=$1
-targets=${2:-request_decode ir_front_door ptx_text}
+targets=${2:-request_decode ir_front_door ptx_text lean_frame}
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 build=$root/build-fuzz
 
 [[ -f $build/CMakeCache.txt ]] || cmake --preset fuzz
 cmake --build "$build" -j "${QDCACHE_BUILD_JOBS:-2}" \
-  --target fuzz_request_decode fuzz_ir_front_door fuzz_ptx_text qdcache_fuzz_request_seeds
+  --target fuzz_request_decode fuzz_ir_front_door fuzz_ptx_text fuzz_lean_frame qdcache_fuzz_request_seeds
 
 bad=$build/fuzz/bad-corpus
 if [[ ! -d $bad || tests/data/bad/generate.sh -nt $bad ]]; then
@@ -61,6 +61,18 @@ for target in $targets; do
     request_decode)
       "$build/tests/fuzz/qdcache_fuzz_request_seeds" "$dir/seeds" "${kernels[@]}" \
         "$bad/empty.ll" "$bad/utf16.ll" "$bad/embedded_nul.ll" "$bad/bad_magic.bc"
+      ;;
+    lean_frame)
+      # The request seeds' lookups, each behind a lean request header.
+      rm -rf "$dir/requests"
+      mkdir -p "$dir/requests"
+      "$build/tests/fuzz/qdcache_fuzz_request_seeds" "$dir/requests" "${kernels[@]}"
+      for f in "$dir/requests"/*; do
+        n=$(stat -c %s "$f")
+        header=$(printf '\\x%02x\\x%02x\\x%02x\\x%02x\\x01\\x00\\x00\\x00' \
+          $((n & 255)) $((n >> 8 & 255)) $((n >> 16 & 255)) $((n >> 24 & 255)))
+        { printf "$header"; cat "$f"; } >"$dir/seeds/$(basename "$f")"
+      done
       ;;
     *)
       echo "unknown fuzz target $target" >&2

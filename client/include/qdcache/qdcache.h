@@ -314,6 +314,12 @@ typedef struct qdcache_item {
 qdcache_status qdcache_results_items(const qdcache_results* results, size_t first, size_t count,
                                      qdcache_item* items, size_t item_size);
 
+/* Results from a serialized qdcache.v1.LookupResponse received another way
+ * (since ABI 1.7): the lean transport's (docs/protocol.md), whose artifacts
+ * come without their payloads, which then read as empty. INVALID_ARGUMENT
+ * when the bytes are not a LookupResponse. */
+qdcache_status qdcache_results_parse(const void* response, size_t size, qdcache_results** out);
+
 /* Dependencies (since ABI 1.5). An alias hit carries the dependencies its
  * compile declared, sorted by name: */
 size_t qdcache_result_dependency_count(const qdcache_results* results, size_t index);

@@ -1,0 +1,272 @@
+#include "daemon/lean_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <climits>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "daemon/lean_protocol.h"
+
+namespace qdcache::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Waits for `events` on `fd` until `deadline` (none: forever). False on
+// timeout or error.
+bool WaitFor(int fd, short events, std::optional<Clock::time_point> deadline) {
+  for (;;) {
+    int timeout = -1;
+    if (deadline) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      if (left <= 0) return false;
+      timeout = static_cast<int>(std::min<long long>(left, 60'000));
+    }
+    pollfd p{fd, events, 0};
+    const int n = ::poll(&p, 1, timeout);
+    if (n > 0) return true;  // ready, or an error the next call reports
+    if (n < 0 && errno != EINTR) return false;
+  }
+}
+
+// Reads exactly `size` bytes. The first byte may take forever when
+// `idle_first` (a connection between requests), the rest `timeout`.
+bool ReadExact(int fd, char* data, std::size_t size, std::chrono::milliseconds timeout, bool idle_first) {
+  std::optional<Clock::time_point> deadline;
+  if (!idle_first) deadline = Clock::now() + timeout;
+  std::size_t got = 0;
+  while (got < size) {
+    if (!WaitFor(fd, POLLIN, deadline)) return false;
+    const ssize_t n = ::recv(fd, data + got, size - got, 0);
+    if (n == 0) return false;
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+      return false;
+    }
+    if (!deadline) deadline = Clock::now() + timeout;
+    got += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool WriteAll(int fd, std::string_view data, Clock::time_point deadline) {
+  while (!data.empty()) {
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if ((errno == EAGAIN || errno == EWOULDBLOCK) && WaitFor(fd, POLLOUT, deadline)) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// Sends the 8 header bytes with `passed` as SCM_RIGHTS.
+bool SendHeaderWithFd(int fd, const std::string& header, int passed, Clock::time_point deadline) {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  iovec iov{const_cast<char*>(header.data()), header.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &passed, sizeof(int));
+  for (;;) {
+    const ssize_t n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+    if (n == static_cast<ssize_t>(header.size())) return true;
+    if (n >= 0) return WriteAll(fd, std::string_view(header).substr(static_cast<std::size_t>(n)), deadline);
+    if (errno == EINTR) continue;
+    if ((errno == EAGAIN || errno == EWOULDBLOCK) && WaitFor(fd, POLLOUT, deadline)) continue;
+    return false;
+  }
+}
+
+// Writes the blob to `fd` from its start: the payloads, with zeros between
+// them, in few writev calls (writing is cheaper than faulting in the pages
+// of a fresh mapping one by one).
+Status WriteBlob(int fd, const lean::LookupReply& reply) {
+  static const char kZeros[lean::kPayloadAlignment] = {};
+  std::vector<iovec> iov;
+  iov.reserve(std::min<std::size_t>(2 * reply.payloads.size(), IOV_MAX));
+  auto flush = [&]() -> Status {
+    std::size_t first = 0;
+    while (first < iov.size()) {
+      const ssize_t n = ::writev(fd, iov.data() + first, static_cast<int>(iov.size() - first));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return ResourceExhausted(std::string("writing the memfd: ") + std::strerror(errno));
+      }
+      auto left = static_cast<std::size_t>(n);
+      while (first < iov.size() && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+      if (left > 0) {  // a short write inside iov[first]
+        iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + left;
+        iov[first].iov_len -= left;
+      }
+    }
+    iov.clear();
+    return Status::Ok();
+  };
+  std::uint64_t at = 0;
+  for (std::size_t i = 0; i < reply.payloads.size(); ++i) {
+    const std::string_view payload = reply.payloads[i];
+    if (payload.empty()) continue;
+    if (iov.size() + 2 > IOV_MAX) QDC_RETURN_IF_ERROR(flush());
+    if (reply.offsets[i] > at) iov.push_back({const_cast<char*>(kZeros), reply.offsets[i] - at});
+    iov.push_back({const_cast<char*>(payload.data()), payload.size()});
+    at = reply.offsets[i] + payload.size();
+  }
+  return flush();
+}
+
+// A sealed memfd holding the reply's blob: the client maps it read-only,
+// and the seals promise it never changes or shrinks under that mapping.
+Expected<int> BlobMemfd(const lean::LookupReply& reply) {
+  const int fd = ::memfd_create("qdcache-lookup", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
+  Status written = WriteBlob(fd, reply);
+  if (written.ok() && ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    written = Internal(std::string("sealing the memfd: ") + std::strerror(errno));
+  }
+  if (!written.ok()) {
+    ::close(fd);
+    return written;
+  }
+  return fd;
+}
+
+bool SendError(int fd, const Status& status, Clock::time_point deadline) {
+  const std::string message(status.message());
+  return WriteAll(fd, lean::EncodeReplyHeader(static_cast<std::uint32_t>(message.size()), status.code(), 0) + message,
+                  deadline);
+}
+
+}  // namespace
+
+void LeanServer::Adopt(int fd, std::uint32_t uid) {
+  std::lock_guard lock(mu_);
+  for (auto it = connections_.begin(); it != connections_.end();) {  // reap the finished
+    if (it->done) {
+      it->thread.join();
+      it = connections_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (stopping_ || connections_.size() >= limits_.max_connections) {
+    if (!stopping_) {
+      spdlog::warn("lean transport: {} connections already; closing a new one (the client falls back to gRPC)",
+                   connections_.size());
+    }
+    ::close(fd);
+    return;
+  }
+  Connection& c = connections_.emplace_back();
+  c.fd = fd;
+  c.thread = std::thread([this, &c, uid] { Serve(&c, uid); });
+}
+
+void LeanServer::Stop() {
+  std::list<Connection> ending;
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    for (Connection& c : connections_) {
+      if (!c.done) ::shutdown(c.fd, SHUT_RDWR);  // its thread's next read or write fails
+    }
+    ending.splice(ending.end(), connections_);
+  }
+  for (Connection& c : ending) c.thread.join();
+}
+
+std::size_t LeanServer::connections() const {
+  std::lock_guard lock(mu_);
+  std::size_t live = 0;
+  for (const Connection& c : connections_) live += !c.done;
+  return live;
+}
+
+void LeanServer::Serve(Connection* connection, std::uint32_t uid) {
+  const int fd = connection->fd;
+  char hello[lean::kHello.size()];
+  if (ReadExact(fd, hello, sizeof hello, limits_.io_timeout, false) &&
+      std::string_view(hello, sizeof hello) == lean::kHello &&
+      WriteAll(fd, lean::kHello, Clock::now() + limits_.io_timeout)) {
+    while (ServeOne(fd, uid)) {
+    }
+  }
+  std::lock_guard lock(mu_);
+  ::close(fd);
+  connection->done = true;
+}
+
+bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
+  char header[lean::kHeaderBytes];
+  if (!ReadExact(fd, header, sizeof header, limits_.io_timeout, true)) return false;
+  const std::string_view header_view(header, sizeof header);
+  Expected<lean::RequestHeader> h = lean::DecodeRequestHeader(header_view, limits_.max_body);
+  if (!h.ok()) {  // the framing cannot be trusted further
+    (void)SendError(fd, h.status(), Clock::now() + limits_.io_timeout);
+    return false;
+  }
+  std::string body(h->body_bytes, '\0');
+  if (!ReadExact(fd, body.data(), body.size(), limits_.io_timeout, false)) return false;
+
+  const auto t0 = Clock::now();
+  if (hooks_.started) hooks_.started();
+  Expected<v1::LookupRequest> request = lean::DecodeLookup(header_view, body, limits_.max_body);
+  v1::LookupResponse response;
+  LeanPayloads payloads;
+  Status status = request.ok() ? hooks_.lookup(uid, *request, &response, &payloads) : request.status();
+  const Clock::time_point deadline = Clock::now() + limits_.io_timeout;
+  bool sent = false;
+  if (!status.ok()) {
+    sent = SendError(fd, status, deadline);
+  } else {
+    lean::LookupReply reply = lean::EncodeLookupReply(std::move(response), payloads.views);
+    const auto body_bytes = static_cast<std::uint32_t>(reply.body.size());
+    if (reply.blob_bytes >= limits_.memfd_from_bytes) {
+      Expected<int> memfd = BlobMemfd(reply);
+      if (!memfd.ok()) {
+        status = memfd.status();
+        sent = SendError(fd, status, deadline);
+      } else {
+        sent = SendHeaderWithFd(fd, lean::EncodeReplyHeader(body_bytes, Code::kOk, lean::kWithFd), *memfd,
+                                deadline) &&
+               WriteAll(fd, reply.body, deadline);
+        ::close(*memfd);
+      }
+    } else {
+      // Inline: the blob follows the body, in the body length.
+      std::string wire = lean::EncodeReplyHeader(static_cast<std::uint32_t>(reply.body.size() + reply.blob_bytes),
+                                                 Code::kOk, 0);
+      wire += reply.body;
+      const std::size_t blob_at = wire.size();
+      wire.resize(blob_at + reply.blob_bytes);
+      lean::CopyBlob(reply, wire.data() + blob_at);
+      sent = WriteAll(fd, wire, deadline);
+    }
+  }
+  if (hooks_.finished) {
+    hooks_.finished(status.code(), std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  return sent;
+}
+
+}  // namespace qdcache::daemon

@@ -1,0 +1,82 @@
+// Serves the lean transport (daemon/lean_protocol.h, docs/protocol.md) on
+// unix-socket connections the acceptor hands over: a thread per connection,
+// one request at a time, bounded reads and writes. Large Lookup answers go
+// out in a sealed memfd the client maps instead of reading. Thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "common/status.h"
+#include "qdcache/v1/qdcache.pb.h"
+
+namespace qdcache::daemon {
+
+// Payloads a Lookup answer sends from where they are (views[i]: result i's,
+// when its artifact's payload is empty), and what keeps them alive.
+struct LeanPayloads {
+  std::vector<std::string_view> views;
+  std::shared_ptr<const void> owner;
+};
+
+struct LeanHooks {
+  // Answers a Lookup from the peer with this uid (admission included).
+  std::function<Status(std::uint32_t uid, const v1::LookupRequest&, v1::LookupResponse*, LeanPayloads*)> lookup;
+  // Around every answered request (either may be empty): the idle monitor's
+  // activity and the request metrics.
+  std::function<void()> started;
+  std::function<void(Code code, double seconds)> finished;
+};
+
+struct LeanLimits {
+  std::uint64_t max_body = 256ull << 20;  // a request's body (--max-message-bytes)
+  std::size_t max_connections = 256;      // beyond: closed, and the client falls back to gRPC
+  std::uint64_t memfd_from_bytes = 256u << 10;  // payloads at least this large go in a memfd
+  // A started read or write (the hello, a request once its first byte came,
+  // a reply) must finish within this; idle connections wait without limit.
+  std::chrono::milliseconds io_timeout{std::chrono::seconds(30)};
+};
+
+class LeanServer {
+ public:
+  LeanServer(LeanHooks hooks, LeanLimits limits) : hooks_(std::move(hooks)), limits_(limits) {}
+  ~LeanServer() { Stop(); }
+  LeanServer(const LeanServer&) = delete;
+  LeanServer& operator=(const LeanServer&) = delete;
+
+  // Takes over `fd`, a connection whose first bytes are the lean hello from
+  // a peer with `uid`; this object closes it.
+  void Adopt(int fd, std::uint32_t uid);
+  // Ends every connection (a request being answered finishes first) and
+  // joins their threads; later Adopt()s close the fd at once.
+  void Stop();
+
+  [[nodiscard]] std::size_t connections() const;
+
+ private:
+  struct Connection {
+    int fd;
+    bool done = false;  // guarded by mu_; the fd is closed once set
+    std::thread thread;
+  };
+  void Serve(Connection* connection, std::uint32_t uid);
+  // One request, read and answered; false when the connection must end.
+  bool ServeOne(int fd, std::uint32_t uid);
+
+  const LeanHooks hooks_;
+  const LeanLimits limits_;
+  mutable std::mutex mu_;
+  bool stopping_ = false;             // guarded by mu_
+  std::list<Connection> connections_;  // guarded by mu_
+};
+
+}  // namespace qdcache::daemon

@@ -1,0 +1,332 @@
+"""The lean transport (docs/protocol.md, "Lean transport"): Client.lookup
+over the daemon's unix socket without libqdcache, gRPC or a copy of the
+payloads. Standard library only; imported with the package, so a warm start
+(import, Client, lookup) loads no shared library at all.
+
+A request is a qdcache.v1.LookupRequest, encoded here; of the answer only
+what a Result needs at once is decoded here (each item's status, artifact
+kind and error); the rest (keys, metadata, dependencies) is read on demand
+by libqdcache from the same bytes (qdcache_results_parse). Payloads are
+views into one buffer: the sealed memfd the daemon passes for large answers
+(mapped, not read), or the answer's own bytes.
+
+Anything this client cannot do or cannot know (a target spelling it does
+not parse, a daemon that does not speak it) raises Fallback: the caller
+takes the libqdcache path, which answers the same way, errors included.
+"""
+
+from __future__ import annotations
+
+import _socket as socket  # the C module: socket.py pulls in selectors, array, ... (~5 ms)
+import fcntl
+import mmap
+import os
+import struct
+import threading
+
+from ._errors import QdcacheError, error_for
+
+HELLO = b"QDCLEAN1"
+_LOOKUP = 1
+_WITH_FD = 1
+_PROTOCOL_VERSION_1 = 1
+_HEADER = struct.Struct("<IB3x")  # request: body length, method
+_REPLY = struct.Struct("<IBB2x")  # reply: body length, status code, flags
+_SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_WRITE
+
+CODE_NAMES = ("OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+              "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+              "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED")
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+class Fallback(Exception):
+    """The lean path cannot answer this; libqdcache's can."""
+
+
+# ---- protobuf encoding (the few fields a LookupRequest has) ----
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _field(number: int, data: bytes) -> bytes:
+    """A length-delimited field."""
+    return _varint(number << 3 | 2) + _varint(len(data)) + data
+
+
+def _names(text: str) -> bool:
+    return bool(text) and all(c in _NAME_CHARS for c in text)
+
+
+def _sm_name(sm: str) -> bool:
+    """sm_90, sm_90a, sm_100f: common/target.cc's IsCudaSmName."""
+    digits = sm[3:-1] if sm[-1:].isascii() and sm[-1:].islower() else sm[3:]
+    return sm.startswith("sm_") and digits.isascii() and digits.isdigit()
+
+
+def target_message(spec: str) -> bytes:
+    """The serialized qdcache.v1.Target of a target spelling, split as
+    common/target.cc splits it (the daemon validates and normalizes);
+    Fallback for anything else, whose error libqdcache words."""
+    family, _, rest = spec.partition(":")
+    if family == "cuda" and _sm_name(rest):
+        return _field(1, _field(1, rest.encode()))
+    if family == "cpu":
+        end = min((i for i in (rest.find("+"), rest.find(",")) if i >= 0), default=len(rest))
+        name, features, tokens = rest[:end], rest[end:], []
+        i = 0
+        while i < len(features):
+            if features[i] == ",":
+                i += 1
+                continue
+            if features[i] not in "+-":
+                raise Fallback
+            j = i + 1
+            while j < len(features) and features[j] not in "+,":
+                j += 1
+            if not _names(features[i + 1:j]):
+                raise Fallback
+            tokens.append(features[i:j])
+            i = j
+        if _names(name) and name != "native":
+            return _field(2, _field(1, name.encode()) + b"".join(_field(2, t.encode()) for t in tokens))
+    if family == "amdgpu":
+        processor, *settings = rest.split(":")
+        if _names(processor) and all(len(f) > 1 and _names(f[:-1]) and f[-1] in "+-" for f in settings):
+            return _field(3, _field(1, processor.encode()) + b"".join(_field(2, f.encode()) for f in settings))
+    raise Fallback
+
+
+def lookup_request(keys: list[bytes], namespace: bytes, target: str, include_ptx: bool) -> bytes:
+    """A serialized qdcache.v1.LookupRequest."""
+    header = _field(1, b"\x08" + _varint(_PROTOCOL_VERSION_1) + _field(2, b"qdcache-python"))
+    target_bytes = target_message(target)
+    space = _field(2, namespace) + _field(3, target_bytes)
+    queries = b"".join(_field(2, _field(1, key) + space) for key in keys)
+    return header + queries + (b"\x18\x01" if include_ptx else b"")
+
+
+# ---- protobuf decoding (what a Result needs at once) ----
+
+def _read_varint(data: memoryview, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            return value, i
+        shift += 7
+
+
+def _skip(data: memoryview, i: int, wire: int) -> int:
+    if wire == 0:
+        return _read_varint(data, i)[1]
+    if wire == 1:
+        return i + 8
+    if wire == 2:
+        length, i = _read_varint(data, i)
+        return i + length
+    if wire == 5:
+        return i + 4
+    raise ValueError("protobuf wire type %d" % wire)
+
+
+Item = tuple[int, int, int, str]  # cache status, artifact kind, error code, error message
+
+
+def _result(data: memoryview, i: int, end: int) -> Item:
+    """One CompileResult's status, artifact kind and error."""
+    status = kind = code = 0
+    message = ""
+    while i < end:
+        tag, i = _read_varint(data, i)
+        number, wire = tag >> 3, tag & 7
+        if number == 1 and wire == 0:
+            status, i = _read_varint(data, i)
+        elif number in (2, 3) and wire == 2:
+            length, i = _read_varint(data, i)
+            j, stop = i, i + length
+            kind = kind or (number == 2)  # an artifact whose kind is unset still is one
+            while j < stop:
+                inner, j = _read_varint(data, j)
+                if number == 2 and inner == 0x08:
+                    kind, j = _read_varint(data, j)
+                    break  # the artifact's first field; the rest is read on demand
+                if number == 3 and inner == 0x08:
+                    code, j = _read_varint(data, j)
+                elif number == 3 and inner == 0x12:
+                    n, j = _read_varint(data, j)
+                    message = bytes(data[j:j + n]).decode("utf-8", "replace")
+                    j += n
+                else:
+                    j = _skip(data, j, inner & 7)
+            i = stop
+        else:
+            i = _skip(data, i, wire)
+    return status, kind, code, message
+
+
+def lookup_items(response: memoryview) -> list[Item]:
+    """Every result of a serialized LookupResponse, in order."""
+    items = []
+    i, end = 0, len(response)
+    while i < end:
+        tag, i = _read_varint(response, i)
+        if tag != 0x0A:
+            i = _skip(response, i, tag & 7)
+            continue
+        length, i = _read_varint(response, i)
+        items.append(_result(response, i, i + length))
+        i += length
+    return items
+
+
+# ---- the connection ----
+
+class Answer:
+    """A Lookup's answer: the LookupResponse bytes (payloads left out), its
+    items, and each one's payload as a view into one buffer."""
+
+    def __init__(self, response: memoryview, items: list[Item], payloads: list[memoryview]) -> None:
+        self.response = response
+        self.items = items
+        self.payloads = payloads
+
+
+def _recv_exact(sock: socket.socket, size: int) -> memoryview:
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    got = 0
+    while got < size:
+        n = sock.recv_into(view[got:])
+        if n == 0:
+            raise ConnectionError("the daemon closed the connection")
+        got += n
+    return view
+
+
+class _Connection:
+    def __init__(self, path: str, timeout: float) -> None:
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.sock.settimeout(timeout)
+            self.sock.connect(path)
+            self.sock.sendall(HELLO)
+            if bytes(_recv_exact(self.sock, len(HELLO))) != HELLO:
+                raise ConnectionError("the daemon does not speak the lean transport")
+        except BaseException:
+            self.sock.close()
+            raise
+
+    def lookup(self, body: bytes) -> Answer:
+        self.sock.sendall(_HEADER.pack(len(body), _LOOKUP) + body)
+        header, fds, _, _ = self.sock.recvmsg(_REPLY.size, socket.CMSG_SPACE(4), socket.MSG_CMSG_CLOEXEC)
+        passed = None
+        for level, kind, data in fds:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                for fd in struct.unpack("%di" % (len(data) // 4), data[:len(data) - len(data) % 4]):
+                    if passed is None:
+                        passed = fd
+                    else:
+                        os.close(fd)
+        try:
+            if not header:
+                raise ConnectionError("the daemon closed the connection")
+            if len(header) < _REPLY.size:
+                header += bytes(_recv_exact(self.sock, _REPLY.size - len(header)))
+            size, code, flags = _REPLY.unpack(header)
+            body_view = _recv_exact(self.sock, size)
+            if code != 0:
+                # Worded as libqdcache words a call's failure: the endpoint first.
+                message = "unix:%s: %s" % (self.path, bytes(body_view).decode("utf-8", "replace"))
+                name = CODE_NAMES[code] if code < len(CODE_NAMES) else "UNKNOWN"
+                raise error_for(code, name, message, "lookup")
+            return _answer(body_view, passed if flags & _WITH_FD else None)
+        finally:
+            if passed is not None:
+                os.close(passed)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _answer(body: memoryview, blob_fd: int | None) -> Answer:
+    (proto_size,) = struct.unpack_from("<I", body, 0)
+    response = body[4:4 + proto_size]
+    items = lookup_items(response)
+    table_at = 4 + proto_size
+    table = struct.unpack_from("<%dQ" % (2 * len(items)), body, table_at)
+    if blob_fd is None:
+        blob = body[table_at + 16 * len(items):].toreadonly()
+    else:
+        if fcntl.fcntl(blob_fd, fcntl.F_GET_SEALS) & _SEALS != _SEALS:
+            raise ConnectionError("the daemon passed a memfd that is not sealed")
+        size = os.fstat(blob_fd).st_size
+        blob = (memoryview(mmap.mmap(blob_fd, size, mmap.MAP_SHARED, mmap.PROT_READ)).toreadonly() if size
+                else memoryview(b""))
+    end = len(blob)
+    payloads = []
+    for k in range(len(items)):
+        offset, size = table[2 * k], table[2 * k + 1]
+        if offset + size > end:
+            raise ConnectionError("a payload lies outside the answer")
+        payloads.append(blob[offset:offset + size])
+    return Answer(response, items, payloads)
+
+
+class Channel:
+    """Lean connections to one socket, reused one request at a time each;
+    thread-safe. `enabled` turns False (for good) once the daemon shows it
+    does not speak the lean transport."""
+
+    def __init__(self, path: str, timeout: float) -> None:
+        self.path = path
+        self.timeout = timeout
+        self.enabled = True
+        self._lock = threading.Lock()
+        self._idle: list[_Connection] = []
+
+    def lookup(self, body: bytes) -> Answer:
+        """The daemon's answer; a QdcacheError for the daemon's refusal of the
+        call; Fallback when the lean transport cannot carry it."""
+        with self._lock:
+            connection = self._idle.pop() if self._idle else None
+        if connection is None:
+            try:
+                connection = _Connection(self.path, self.timeout)
+            except OSError as e:
+                if isinstance(e, ConnectionError) and not isinstance(e, (ConnectionRefusedError,)):
+                    self.enabled = False  # a daemon that does not speak it
+                raise Fallback from e
+        try:
+            answer = connection.lookup(body)
+        except QdcacheError:  # the daemon's answer: the connection is fine
+            self._put_back(connection)
+            raise
+        except (OSError, ValueError, struct.error, IndexError) as e:
+            connection.close()
+            raise Fallback from e
+        except BaseException:
+            connection.close()
+            raise
+        self._put_back(connection)
+        return answer
+
+    def _put_back(self, connection: _Connection) -> None:
+        with self._lock:
+            self._idle.append(connection)
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()

@@ -1,0 +1,82 @@
+// libFuzzer target: arbitrary bytes as a lean-transport request
+// (daemon/lean_protocol.h): the first 8 bytes as its header, the rest as its
+// body, decoded as the lean server decodes them (DecodeLookup). What
+// decodes is answered by a response built from it (one result per query,
+// the fast key as its payload, every third a miss), encoded as the server
+// encodes it.
+//
+// Invariants: an error is the header's or the body's (never a crash); the
+// encoded answer's table names every payload at a 64-byte aligned offset
+// inside the blob, in order and without overlap, and the blob holds each
+// payload's bytes there (CopyBlob).
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "daemon/lean_protocol.h"
+
+namespace {
+
+using namespace qdcache;
+
+[[noreturn]] void Fail(const std::string& what) {
+  std::fprintf(stderr, "lean_frame invariant violated: %s\n", what.c_str());
+  std::abort();
+}
+
+std::uint64_t U64At(const std::string& s, std::size_t at) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
+  return v;
+}
+
+void CheckReply(const v1::LookupRequest& request) {
+  v1::LookupResponse response;
+  std::vector<std::string> expected;
+  for (int i = 0; i < request.queries_size(); ++i) {
+    v1::CompileResult* r = response.add_results();
+    expected.push_back(i % 3 == 2 ? std::string() : request.queries(i).fast_key());
+    if (i % 3 == 2) {
+      r->set_status(v1::CACHE_STATUS_MISS);
+    } else {
+      r->set_status(v1::CACHE_STATUS_ALIAS_HIT);
+      r->mutable_artifact()->set_payload(expected.back());
+    }
+  }
+  const daemon::lean::LookupReply reply = daemon::lean::EncodeLookupReply(response);
+  if (reply.payloads.size() != expected.size()) Fail("not one payload per result");
+  std::string blob(reply.blob_bytes, '\x55');
+  daemon::lean::CopyBlob(reply, blob.data());
+  const std::uint64_t proto = U64At(reply.body.substr(0, 4) + std::string(4, '\0'), 0);
+  v1::LookupResponse sent;
+  if (!sent.ParseFromString(reply.body.substr(4, proto))) Fail("the encoded response does not parse");
+  if (reply.body.size() != 4 + proto + 16 * expected.size()) Fail("the table is not one entry per result");
+  std::uint64_t end = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (sent.results(static_cast<int>(i)).artifact().payload().size() != 0) Fail("a payload stayed in the proto");
+    const std::uint64_t offset = U64At(reply.body, 4 + proto + 16 * i), size = U64At(reply.body, 12 + proto + 16 * i);
+    if (size != expected[i].size()) Fail("a payload's size is wrong");
+    if (size == 0) continue;
+    if (offset % daemon::lean::kPayloadAlignment != 0 || offset < end || offset + size > blob.size()) {
+      Fail("a payload's offset is unaligned, overlapping or outside the blob");
+    }
+    if (blob.compare(offset, size, expected[i]) != 0) Fail("the blob does not hold a payload's bytes");
+    end = offset + size;
+  }
+  if (end != blob.size()) Fail("the blob is longer than its payloads");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  const std::string_view header = bytes.substr(0, daemon::lean::kHeaderBytes);
+  const std::string_view body = size > daemon::lean::kHeaderBytes ? bytes.substr(daemon::lean::kHeaderBytes) : "";
+  // The server reads exactly the header's length; inputs whose header says
+  // otherwise are decoded against their true length, which must fail.
+  Expected<v1::LookupRequest> request = daemon::lean::DecodeLookup(header, body, 1u << 20);
+  if (request.ok()) CheckReply(*request);
+  return 0;
+}

@@ -1,0 +1,308 @@
+// The lean transport (docs/protocol.md, "Lean transport") against a real
+// daemon, spoken byte by byte as the document says: a Lookup answers as the
+// gRPC method does, large answers come in a sealed memfd, every malformed
+// frame gets its error (or the connection ends) and gRPC clients on the same
+// socket never notice.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/kernels.h"
+#include "tests/support/temp_dir.h"
+
+using namespace qdcache;
+using namespace qdcache::testing;
+
+namespace {
+
+constexpr char kHello[] = "QDCLEAN1";
+
+std::string U32(std::uint32_t v) {
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  return out;
+}
+
+std::uint64_t U64At(const std::string& s, std::size_t at) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
+  return v;
+}
+
+// The frame of a request: body length, method, three zero bytes, body.
+std::string Request(std::uint8_t method, const std::string& body, char reserved = 0) {
+  return U32(static_cast<std::uint32_t>(body.size())) + static_cast<char>(method) + reserved + std::string(2, '\0') +
+         body;
+}
+
+struct Reply {
+  int code = -1;
+  int flags = 0;
+  std::string body;
+  int fd = -1;  // a passed memfd, owned by the caller
+};
+
+class LeanConnection {
+ public:
+  explicit LeanConnection(const std::string& socket_path, bool hello = true) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, socket_path.c_str(), sizeof addr.sun_path - 1);
+    REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    timeval tv{30, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (hello) {
+      Send(std::string(kHello, 8));
+      REQUIRE(ReadExact(8) == std::string(kHello, 8));
+    }
+  }
+  ~LeanConnection() { ::close(fd_); }
+
+  void Send(const std::string& bytes) {
+    REQUIRE(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+  }
+  // Exactly n bytes, or fewer when the daemon closed the connection first.
+  std::string ReadExact(std::size_t n) {
+    std::string out(n, '\0');
+    std::size_t got = 0;
+    while (got < n) {
+      const ssize_t r = ::recv(fd_, out.data() + got, n - got, 0);
+      if (r <= 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    out.resize(got);
+    return out;
+  }
+  // The next reply (its memfd received with the header), or nullopt at EOF.
+  std::optional<Reply> Read() {
+    char header[8];
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec iov{header, sizeof header};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC);
+    if (n <= 0) return std::nullopt;
+    std::string head(header, static_cast<std::size_t>(n));
+    if (head.size() < 8) head += ReadExact(8 - head.size());
+    REQUIRE(head.size() == 8);
+    Reply r;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&r.fd, CMSG_DATA(c), sizeof(int));
+    }
+    const std::uint32_t size = static_cast<std::uint32_t>(U64At(head + std::string(4, '\0'), 0) & 0xffffffffu);
+    r.code = static_cast<unsigned char>(head[4]);
+    r.flags = static_cast<unsigned char>(head[5]);
+    CHECK(head.substr(6) == std::string(2, '\0'));
+    r.body = ReadExact(size);
+    REQUIRE(r.body.size() == size);
+    return r;
+  }
+  // True once the daemon has closed the connection (EOF).
+  bool Closed() {
+    char c;
+    return ::recv(fd_, &c, 1, 0) == 0;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+v1::LookupRequest LookupOf(const std::vector<std::string>& keys) {
+  v1::LookupRequest request;
+  request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  for (const std::string& key : keys) {
+    v1::FastKeyQuery* q = request.add_queries();
+    q->set_fast_key(key);
+    q->set_namespace_("lean");
+    q->mutable_target()->mutable_cpu()->set_cpu("x86-64");
+  }
+  return request;
+}
+
+// The answer's LookupResponse and each result's payload, from the blob that
+// follows the offset table or the memfd.
+struct Answer {
+  v1::LookupResponse response;
+  std::vector<std::string> payloads;
+};
+
+Answer Decode(const Reply& reply) {
+  REQUIRE(reply.code == 0);
+  const auto proto_size = static_cast<std::size_t>(U64At(reply.body.substr(0, 4) + std::string(4, '\0'), 0));
+  Answer a;
+  REQUIRE(a.response.ParseFromString(reply.body.substr(4, proto_size)));
+  const std::size_t table = 4 + proto_size;
+  const std::size_t n = static_cast<std::size_t>(a.response.results_size());
+  std::string blob;
+  if (reply.flags & 1) {
+    REQUIRE(reply.fd >= 0);
+    CHECK(reply.body.size() == table + 16 * n);  // nothing inline
+    const int seals = ::fcntl(reply.fd, F_GET_SEALS);
+    CHECK((seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) ==
+          (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL));
+    const off_t size = ::lseek(reply.fd, 0, SEEK_END);
+    void* map = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, reply.fd, 0);
+    REQUIRE(map != MAP_FAILED);
+    blob.assign(static_cast<const char*>(map), static_cast<std::size_t>(size));
+    ::munmap(map, static_cast<std::size_t>(size));
+    CHECK(::mmap(nullptr, 4096, PROT_WRITE, MAP_SHARED, reply.fd, 0) == MAP_FAILED);  // sealed against writes
+    ::close(reply.fd);
+  } else {
+    CHECK(reply.fd < 0);
+    blob = reply.body.substr(table + 16 * n);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t offset = U64At(reply.body, table + 16 * i), size = U64At(reply.body, table + 16 * i + 8);
+    CHECK(offset % 64 == 0);
+    REQUIRE(offset + size <= blob.size());
+    a.payloads.push_back(blob.substr(offset, size));
+  }
+  return a;
+}
+
+void CompileWarm(DaemonProcess& daemon, int n, std::size_t table_bytes) {
+  auto client = daemon.Connect();
+  for (int i = 0; i < n; ++i) {
+    v1::KernelDescriptor d;
+    d.set_ir(PaddedCpuKernel(7000 + i, table_bytes));
+    d.mutable_target()->mutable_cpu()->set_cpu("x86-64");
+    d.set_fast_key("lean-" + std::to_string(i));
+    d.set_namespace_("lean");
+    REQUIRE(CompileOne(*client, d).status() == v1::CACHE_STATUS_COMPILED);
+  }
+}
+
+void CheckSameAsGrpc(DaemonProcess& daemon, const v1::LookupRequest& request, const Answer& lean) {
+  auto client = daemon.Connect();
+  auto grpc_answer = client->Lookup(request);
+  REQUIRE(grpc_answer.ok());
+  REQUIRE(grpc_answer->results_size() == lean.response.results_size());
+  for (int i = 0; i < grpc_answer->results_size(); ++i) {
+    v1::CompileResult expected = grpc_answer->results(i);
+    const std::string payload = expected.artifact().payload();
+    if (expected.has_artifact()) expected.mutable_artifact()->clear_payload();
+    CHECK(lean.response.results(i).SerializeAsString() == expected.SerializeAsString());
+    CHECK(lean.payloads[static_cast<std::size_t>(i)] == payload);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a lean Lookup answers as gRPC's, large answers in a sealed memfd", "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  CompileWarm(daemon, 12, 40 << 10);  // ~40 KiB each: all twelve pass the 256 KiB memfd threshold
+
+  LeanConnection lean(daemon.socket_path());
+  const v1::LookupRequest small = LookupOf({"lean-0", "absent", "lean-1"});
+  lean.Send(Request(1, small.SerializeAsString()));
+  std::optional<Reply> inline_reply = lean.Read();
+  REQUIRE(inline_reply);
+  CHECK(inline_reply->flags == 0);
+  const Answer a = Decode(*inline_reply);
+  CHECK(a.response.results(1).status() == v1::CACHE_STATUS_MISS);
+  CHECK(a.payloads[1].empty());
+  CHECK(a.payloads[0].substr(0, 4) == "\x7f" "ELF");
+  CheckSameAsGrpc(daemon, small, a);
+
+  std::vector<std::string> keys;
+  for (int i = 0; i < 12; ++i) keys.push_back("lean-" + std::to_string(i));
+  const v1::LookupRequest large = LookupOf(keys);
+  lean.Send(Request(1, large.SerializeAsString()));  // the same connection, again
+  std::optional<Reply> memfd_reply = lean.Read();
+  REQUIRE(memfd_reply);
+  CHECK(memfd_reply->flags == 1);
+  CheckSameAsGrpc(daemon, large, Decode(*memfd_reply));
+}
+
+TEST_CASE("malformed lean frames get their error or end the connection, and the daemon serves on",
+          "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--max-message-bytes", "1M", "--max-batch", "4"});
+  daemon.Start();
+  CompileWarm(daemon, 1, 1000);
+  const std::string good = Request(1, LookupOf({"lean-0"}).SerializeAsString());
+
+  SECTION("a wrong hello is not answered: the connection ends") {
+    LeanConnection c(daemon.socket_path(), false);
+    c.Send("QDCLEAN9");
+    CHECK(c.Closed());
+  }
+  SECTION("a method it does not serve is UNIMPLEMENTED, and the connection goes on") {
+    LeanConnection c(daemon.socket_path());
+    c.Send(Request(9, "whatever"));
+    std::optional<Reply> r = c.Read();
+    REQUIRE(r);
+    CHECK(r->code == static_cast<int>(Code::kUnimplemented));
+    CHECK_THAT(r->body, Catch::Contains("lean method 9"));
+    c.Send(good);
+    std::optional<Reply> ok = c.Read();
+    REQUIRE(ok);
+    CHECK(Decode(*ok).response.results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
+  }
+  SECTION("a body that is not a LookupRequest is INVALID_ARGUMENT, and the connection goes on") {
+    LeanConnection c(daemon.socket_path());
+    c.Send(Request(1, std::string("\xff\xff\xff\xff", 4)));
+    std::optional<Reply> r = c.Read();
+    REQUIRE(r);
+    CHECK(r->code == static_cast<int>(Code::kInvalidArgument));
+    c.Send(good);
+    REQUIRE(c.Read());
+  }
+  SECTION("a request the service refuses gets the service's code (batch limit, protocol version)") {
+    LeanConnection c(daemon.socket_path());
+    c.Send(Request(1, LookupOf({"a", "b", "c", "d", "e"}).SerializeAsString()));
+    std::optional<Reply> r = c.Read();
+    REQUIRE(r);
+    CHECK(r->code == static_cast<int>(Code::kResourceExhausted));
+    CHECK_THAT(r->body, Catch::Contains("--max-batch"));
+    v1::LookupRequest unversioned = LookupOf({"lean-0"});
+    unversioned.clear_header();
+    c.Send(Request(1, unversioned.SerializeAsString()));
+    r = c.Read();
+    REQUIRE(r);
+    CHECK(r->code == static_cast<int>(Code::kFailedPrecondition));
+  }
+  SECTION("reserved bytes set: INVALID_ARGUMENT, then the connection ends") {
+    LeanConnection c(daemon.socket_path());
+    c.Send(Request(1, "", 1));
+    std::optional<Reply> r = c.Read();
+    REQUIRE(r);
+    CHECK(r->code == static_cast<int>(Code::kInvalidArgument));
+    CHECK(c.Closed());
+  }
+  SECTION("a body longer than --max-message-bytes: RESOURCE_EXHAUSTED, then the connection ends") {
+    LeanConnection c(daemon.socket_path());
+    c.Send(U32(2u << 20) + std::string(1, '\x01') + std::string(3, '\0'));
+    std::optional<Reply> r = c.Read();
+    REQUIRE(r);
+    CHECK(r->code == static_cast<int>(Code::kResourceExhausted));
+    CHECK(c.Closed());
+  }
+  SECTION("a peer that hangs up mid-request or before saying anything") {
+    { LeanConnection c(daemon.socket_path(), false); }
+    {
+      LeanConnection c(daemon.socket_path());
+      c.Send(good.substr(0, good.size() - 3));
+    }
+  }
+  // Whatever the section did, both transports still serve.
+  LeanConnection after(daemon.socket_path());
+  after.Send(good);
+  REQUIRE(after.Read());
+  auto client = daemon.Connect();
+  REQUIRE(client->Ping().ok());
+}
