@@ -229,7 +229,10 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
   if (!ReadExact(fd, body.data(), body.size(), limits_.io_timeout, false)) return false;
 
   const auto t0 = Clock::now();
-  if (hooks_.started) hooks_.started();
+  // Lookups are counted (metrics, idle monitor) as the gRPC method's; a
+  // method the daemon does not serve is refused without counting.
+  const bool counted = h->method == lean::kLookup;
+  if (counted && hooks_.started) hooks_.started();
   Expected<v1::LookupRequest> request = lean::DecodeLookup(header_view, body, limits_.max_body);
   v1::LookupResponse response;
   LeanPayloads payloads;
@@ -263,7 +266,7 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
       sent = WriteAll(fd, wire, deadline);
     }
   }
-  if (hooks_.finished) {
+  if (counted && hooks_.finished) {
     hooks_.finished(status.code(), std::chrono::duration<double>(Clock::now() - t0).count());
   }
   return sent;

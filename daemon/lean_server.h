@@ -31,7 +31,7 @@ struct LeanPayloads {
 struct LeanHooks {
   // Answers a Lookup from the peer with this uid (admission included).
   std::function<Status(std::uint32_t uid, const v1::LookupRequest&, v1::LookupResponse*, LeanPayloads*)> lookup;
-  // Around every answered request (either may be empty): the idle monitor's
+  // Around every Lookup answered (either may be empty): the idle monitor's
   // activity and the request metrics.
   std::function<void()> started;
   std::function<void(Code code, double seconds)> finished;

@@ -12,10 +12,12 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "tests/support/daemon_process.h"
 #include "tests/support/kernels.h"
+#include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
 
 using namespace qdcache;
@@ -305,4 +307,34 @@ TEST_CASE("malformed lean frames get their error or end the connection, and the 
   REQUIRE(after.Read());
   auto client = daemon.Connect();
   REQUIRE(client->Ping().ok());
+}
+
+TEST_CASE("lean Lookups count in the request metrics as the gRPC method, other methods not at all",
+          "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--metrics-listen", "127.0.0.1:0"});
+  daemon.Start();
+  LeanConnection c(daemon.socket_path());
+  for (int i = 0; i < 3; ++i) {
+    c.Send(Request(1, LookupOf({"absent"}).SerializeAsString()));
+    REQUIRE(c.Read());
+  }
+  c.Send(Request(7, ""));
+  REQUIRE(c.Read());
+  const RunResult scrape = Run({FindOnPath("python3"), "-c",
+                                "import sys, urllib.request\n"
+                                "print(urllib.request.urlopen('http://' + sys.argv[1] + '/metrics').read().decode())",
+                                daemon.MetricsAddress()});
+  REQUIRE(scrape.exit_code == 0);
+  // The Lookup series with code OK: its labels in any order, its value 3.
+  std::istringstream lines(scrape.out);
+  std::string line, lookups;
+  while (std::getline(lines, line)) {
+    if (line.rfind("qdcache_grpc_requests_total{", 0) == 0 && line.find("method=\"Lookup\"") != std::string::npos &&
+        line.find("code=\"OK\"") != std::string::npos) {
+      lookups = line.substr(line.rfind(' ') + 1);
+    }
+  }
+  CHECK(lookups == "3");
+  CHECK(scrape.out.find("method=\"other\"") == std::string::npos);  // method 7 was not counted
 }
