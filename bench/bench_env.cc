@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace qdcache::bench {
@@ -32,6 +33,10 @@ Expected<std::unique_ptr<testing::DaemonProcess>> BenchEnv::StartDaemon(const st
   testing::WriteFileOrDie(tokens, std::string("bench write ") + kBenchToken + "\n");
   ::chmod(tokens.c_str(), 0600);
   std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--token-file", tokens};
+  // A warm start of the largest set asks for all its keys in one batch.
+  std::size_t largest = 4096;  // the daemon's default
+  for (std::size_t n : options.warm_kernels) largest = std::max(largest, n);
+  args.push_back("--max-batch=" + std::to_string(largest));
   args.insert(args.end(), options.daemon_args.begin(), options.daemon_args.end());
   auto daemon = std::make_unique<testing::DaemonProcess>(path, args);
   daemon->set_log_level("info");  // the default of a deployed daemon
