@@ -13,6 +13,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -23,6 +24,9 @@ namespace qdcache::daemon {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Room left in a frame for the length prefix and the offset table.
+constexpr std::size_t kHeadroom = 64u << 20;
 
 // Waits for `events` on `fd` until `deadline` (none: forever). False on
 // timeout or error.
@@ -179,7 +183,13 @@ void LeanServer::Adopt(int fd, std::uint32_t uid) {
   }
   Connection& c = connections_.emplace_back();
   c.fd = fd;
-  c.thread = std::thread([this, &c, uid] { Serve(&c, uid); });
+  try {
+    c.thread = std::thread([this, &c, uid] { Serve(&c, uid); });
+  } catch (const std::system_error& e) {  // out of threads: this connection only
+    spdlog::warn("lean transport: cannot start a thread ({}); closing a connection", e.what());
+    ::close(fd);
+    connections_.pop_back();
+  }
 }
 
 void LeanServer::Stop() {
@@ -225,8 +235,15 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
     (void)SendError(fd, h.status(), Clock::now() + limits_.io_timeout);
     return false;
   }
-  std::string body(h->body_bytes, '\0');
-  if (!ReadExact(fd, body.data(), body.size(), limits_.io_timeout, false)) return false;
+  // Grown as the bytes arrive: a header alone cannot make the daemon hold
+  // --max-message-bytes for a peer that sends nothing more.
+  std::string body;
+  constexpr std::size_t kChunk = 1u << 20;
+  while (body.size() < h->body_bytes) {
+    const std::size_t at = body.size();
+    body.resize(at + std::min<std::size_t>(kChunk, h->body_bytes - at));
+    if (!ReadExact(fd, body.data() + at, body.size() - at, limits_.io_timeout, false)) return false;
+  }
 
   const auto t0 = Clock::now();
   // Lookups are counted (metrics, idle monitor) as the gRPC method's; a
@@ -240,6 +257,11 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
   const Clock::time_point deadline = Clock::now() + limits_.io_timeout;
   bool sent = false;
   if (!status.ok()) {
+    sent = SendError(fd, status, deadline);
+  } else if (response.ByteSizeLong() > static_cast<std::size_t>(INT32_MAX) - kHeadroom) {
+    status = ResourceExhausted("the Lookup answer is " + std::to_string(response.ByteSizeLong()) +
+                               " bytes without its payloads, more than one lean frame carries; ask for fewer keys "
+                               "(or without PTX)");
     sent = SendError(fd, status, deadline);
   } else {
     lean::LookupReply reply = lean::EncodeLookupReply(std::move(response), payloads.views);
@@ -255,6 +277,9 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
                WriteAll(fd, reply.body, deadline);
         ::close(*memfd);
       }
+    } else if (reply.body.size() + reply.blob_bytes > UINT32_MAX) {
+      status = ResourceExhausted("the Lookup answer is too large for one lean frame");
+      sent = SendError(fd, status, deadline);
     } else {
       // Inline: the blob follows the body, in the body length.
       std::string wire = lean::EncodeReplyHeader(static_cast<std::uint32_t>(reply.body.size() + reply.blob_bytes),

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <system_error>
 #include <thread>
 #include <vector>
 #include <memory>
@@ -169,7 +170,12 @@ Status CompileCacheService::LookupBody(const engine::Peer& peer, const v1::Looku
     }
   };
   std::vector<std::thread> helpers;
-  for (int t = 1; t < threads; ++t) helpers.emplace_back(stripe, t);
+  int started = 1;
+  try {
+    for (; started < threads; ++started) helpers.emplace_back(stripe, started);
+  } catch (const std::system_error&) {  // out of threads: this one does the rest
+  }
+  for (int t = started; t < threads; ++t) stripe(t);
   stripe(0);
   for (std::thread& helper : helpers) helper.join();
   for (const v1::CompileResult& result : response->results()) LogHit(result, who);

@@ -186,6 +186,14 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
 
 void Engine::CompileDecoded(Decoded decoded, const v1::KernelDescriptor& descriptor, const Peer& peer,
                             bool include_ptx, const std::shared_ptr<Call>& call, CompileDone done) {
+  if (call != nullptr) {  // a keying that waited in the queue may belong to a call gone since
+    std::lock_guard lock(call->mu_);
+    if (call->cancelled_) {
+      ++cancelled_;
+      done(Fail(Cancelled("request cancelled")));
+      return;
+    }
+  }
   // A peer past its failure budget is served what needs no worker; the rest
   // is refused, and the refusal held back a while (RefuseOverBudget).
   std::chrono::milliseconds retry_after{0};

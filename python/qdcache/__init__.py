@@ -40,6 +40,8 @@ from ._errors import (
     error_for,
 )
 from ._dependencies import Dependency, file_dependencies, file_digest, files_unchanged
+from typing import TYPE_CHECKING
+
 from . import _lib
 from ._client import Client
 from ._request import KernelSpec
@@ -57,6 +59,10 @@ from ._launch import (
 )
 from ._launch_hip import HipDeviceBuffer, HipKernel, HipModule, hip_available, hip_synchronize, load_hip
 
+
+if TYPE_CHECKING:
+    __version__: str
+    abi_version: int
 
 
 def __getattr__(name: str) -> object:

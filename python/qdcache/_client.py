@@ -6,12 +6,14 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _lean, _lib
 from ._dependencies import Dependency
+from ._errors import error_for
 from ._lib import check, lib, text
 from ._request import KernelSpec, fast_key_bytes, request_of
 from ._results import Artifact, Result, lean_results_of, results_of
@@ -52,10 +54,28 @@ def _lean_socket(socket: str | os.PathLike[str] | None, address: str | None, spa
     if spawn or (spawn is None and os.environ.get("QDCACHE_AUTOSPAWN", "0") not in ("", "0")):
         return None
     if socket is not None:
-        return os.fspath(socket)
-    if "QDCACHE_ADDR" in os.environ:
+        path: str | None = os.fspath(socket)
+    elif "QDCACHE_ADDR" in os.environ:
         return None
-    return os.environ.get("QDCACHE_SOCKET") or None
+    else:
+        path = os.environ.get("QDCACHE_SOCKET") or None
+    return path if path is None or _private_dir_trusted(path) else None
+
+
+def _private_dir_trusted(path: str) -> bool:
+    """False for a socket under the shared /tmp fallback directory
+    (/tmp/qdcached-<uid>/) unless that is a directory of this user's that no
+    one else may enter: anyone could have made it first and put a daemon of
+    theirs there. libqdcache then answers with its own refusal (as
+    common/paths.cc's CheckPrivateDir words it)."""
+    private = "/tmp/qdcached-%d/" % os.getuid()
+    if not path.startswith(private):
+        return True
+    try:
+        st = os.lstat(private[:-1])
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077 == 0
 
 
 def _connect(settings: list[tuple[str, str]]) -> ctypes.c_void_p:
@@ -386,7 +406,7 @@ class Client:
         call (the caller then makes it through libqdcache, which answers it
         the same way, errors included)."""
         assert self._lean is not None
-        keys = [bytes(fast_key_bytes(key)) for key in fast_keys]
+        keys = [memoryview(fast_key_bytes(key)).tobytes() for key in fast_keys]  # TypeError for a non-key
         namespace_text, target_text = text(namespace, "namespace"), text(target, "target")
         with self._lock:
             if self._closing:
@@ -396,6 +416,9 @@ class Client:
             answer = self._lean.lookup(body)
         except _lean.Fallback:
             return None
+        if len(answer.items) != len(keys):
+            raise error_for(13, "INTERNAL", "unix:%s: the daemon answered %d of %d fast keys"
+                            % (self._lean.path, len(answer.items), len(keys)), "lookup")
         return [_artifact_or_miss(result) for result in lean_results_of(answer)]
 
     def explain_key(self, key: str, other: str | None = None) -> dict[str, Any]:

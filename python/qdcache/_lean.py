@@ -23,6 +23,7 @@ import mmap
 import os
 import struct
 import threading
+import time
 
 from ._errors import QdcacheError, error_for
 
@@ -43,6 +44,16 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 class Fallback(Exception):
     """The lean path cannot answer this; libqdcache's can."""
+
+
+class _Stale(Exception):
+    """The connection was closed before the request could be sent: nothing
+    reached the daemon, so the request may go out again."""
+
+
+# After a daemon did not take the lean hello, how long libqdcache's path
+# serves before the lean transport is tried again.
+_RETRY_SECONDS = 60.0
 
 
 # ---- protobuf encoding (the few fields a LookupRequest has) ----
@@ -154,7 +165,6 @@ def _result(data: memoryview, i: int, end: int) -> Item:
         elif number in (2, 3) and wire == 2:
             length, i = _read_varint(data, i)
             j, stop = i, i + length
-            kind = kind or (number == 2)  # an artifact whose kind is unset still is one
             while j < stop:
                 inner, j = _read_varint(data, j)
                 if number == 2 and inner == 0x08:
@@ -228,7 +238,10 @@ class _Connection:
             raise
 
     def lookup(self, body: bytes) -> Answer:
-        self.sock.sendall(_HEADER.pack(len(body), _LOOKUP) + body)
+        try:
+            self.sock.sendall(_HEADER.pack(len(body), _LOOKUP) + body)
+        except (BrokenPipeError, ConnectionResetError) as e:
+            raise _Stale from e
         header, fds, _, _ = self.sock.recvmsg(_REPLY.size, socket.CMSG_SPACE(4), socket.MSG_CMSG_CLOEXEC)
         passed = None
         for level, kind, data in fds:
@@ -285,36 +298,65 @@ def _answer(body: memoryview, blob_fd: int | None) -> Answer:
 
 class Channel:
     """Lean connections to one socket, reused one request at a time each;
-    thread-safe. `enabled` turns False (for good) once the daemon shows it
-    does not speak the lean transport."""
+    thread-safe. `enabled` is False for a while (_RETRY_SECONDS) once a
+    daemon there did not take the lean hello (an older daemon, or one at its
+    connection limit): libqdcache's path serves meanwhile."""
 
     def __init__(self, path: str, timeout: float) -> None:
         self.path = path
         self.timeout = timeout
-        self.enabled = True
         self._lock = threading.Lock()
         self._idle: list[_Connection] = []
+        self._closed = False
+        self._retry_at = 0.0
+
+    @property
+    def enabled(self) -> bool:
+        return time.monotonic() >= self._retry_at
 
     def lookup(self, body: bytes) -> Answer:
         """The daemon's answer; a QdcacheError for the daemon's refusal of the
-        call; Fallback when the lean transport cannot carry it."""
+        call, or when the connection fails after the request went out (it is
+        not sent twice); Fallback when the lean transport cannot carry it."""
         with self._lock:
             connection = self._idle.pop() if self._idle else None
-        if connection is None:
+        if connection is not None:
             try:
-                connection = _Connection(self.path, self.timeout)
-            except OSError as e:
-                if isinstance(e, ConnectionError) and not isinstance(e, (ConnectionRefusedError,)):
-                    self.enabled = False  # a daemon that does not speak it
-                raise Fallback from e
+                return self._exchange(connection, body)
+            except _Stale:
+                pass  # the daemon closed an idle connection (restart, shutdown): a new one
+        try:
+            connection = _Connection(self.path, self.timeout)
+        except OSError as e:
+            if isinstance(e, ConnectionError) and not isinstance(e, ConnectionRefusedError):
+                self._retry_at = time.monotonic() + _RETRY_SECONDS
+            raise Fallback from e
+        try:
+            return self._exchange(connection, body)
+        except _Stale as e:
+            raise error_for(14, "UNAVAILABLE", "unix:%s: the daemon closed the connection" % self.path,
+                            "lookup") from e
+
+    def _exchange(self, connection: _Connection, body: bytes) -> Answer:
         try:
             answer = connection.lookup(body)
-        except QdcacheError:  # the daemon's answer: the connection is fine
-            self._put_back(connection)
+        except QdcacheError as e:
+            # The daemon's answer. After these two it may have closed the connection.
+            if e.code in (3, 8):
+                connection.close()
+            else:
+                self._put_back(connection)
             raise
+        except _Stale:
+            connection.close()
+            raise
+        except TimeoutError as e:
+            connection.close()
+            raise error_for(4, "DEADLINE_EXCEEDED", "unix:%s: no answer within %.0f s" % (self.path, self.timeout),
+                            "lookup") from e
         except (OSError, ValueError, struct.error, IndexError) as e:
             connection.close()
-            raise Fallback from e
+            raise error_for(14, "UNAVAILABLE", "unix:%s: %s" % (self.path, e), "lookup") from e
         except BaseException:
             connection.close()
             raise
@@ -323,10 +365,14 @@ class Channel:
 
     def _put_back(self, connection: _Connection) -> None:
         with self._lock:
-            self._idle.append(connection)
+            if not self._closed:
+                self._idle.append(connection)
+                return
+        connection.close()
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             idle, self._idle = self._idle, []
         for connection in idle:
             connection.close()

@@ -4,6 +4,7 @@ qdcache_results handle."""
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any
 
 from . import _lean, _lib
@@ -25,14 +26,17 @@ class _Results:
     def __init__(self, handle: ctypes.c_void_p | None, response: bytes | None = None) -> None:
         self._handle = handle
         self._response = response
+        self._lock = threading.Lock() if response is not None else None
 
     @property
     def handle(self) -> ctypes.c_void_p | None:
-        if self._handle is None and self._response is not None:
-            out = ctypes.c_void_p()
-            check(_lib.require("qdcache_results_parse")(self._response, len(self._response), ctypes.byref(out)),
-                  "results")
-            self._handle, self._response = out, None
+        if self._handle is None and self._lock is not None:
+            with self._lock:  # one parse however many threads ask at once
+                if self._handle is None and self._response is not None:
+                    out = ctypes.c_void_p()
+                    check(_lib.require("qdcache_results_parse")(self._response, len(self._response),
+                                                                ctypes.byref(out)), "results")
+                    self._handle, self._response = out, None
         return self._handle
 
     def __del__(self) -> None:

@@ -57,6 +57,22 @@ qdcache_results* CompileOne(qdcache_client* client, const std::string& ir, const
   return results;
 }
 
+// One batch: saxpy, "not IR", saxpy again (asking for entry point
+// `third_entry` when not null).
+qdcache_results* CompileGoodBadGood(qdcache_client* client, const char* third_entry) {
+  const std::string good = Data("cpu/saxpy.ll");
+  qdcache_request* request = nullptr;
+  REQUIRE(qdcache_request_create(&request) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_kernel(request, good.data(), good.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_kernel(request, "not IR", 6, "cpu:x86-64", nullptr) == QDCACHE_OK);
+  REQUIRE(qdcache_request_add_kernel(request, good.data(), good.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
+  if (third_entry != nullptr) REQUIRE(qdcache_request_add_entry(request, 2, third_entry) == QDCACHE_OK);
+  qdcache_results* results = nullptr;
+  REQUIRE(qdcache_compile(client, request, &results) == QDCACHE_OK);
+  qdcache_request_free(request);
+  return results;
+}
+
 }  // namespace
 
 TEST_CASE("the version query and status names", "[capi]") {
@@ -244,16 +260,7 @@ TEST_CASE("a failing item is reported in its result, the others are served", "[c
   DaemonProcess daemon(dir.path());
   daemon.Start();
   Connection c(daemon);
-  const std::string good = Data("cpu/saxpy.ll");
-  qdcache_request* request = nullptr;
-  REQUIRE(qdcache_request_create(&request) == QDCACHE_OK);
-  REQUIRE(qdcache_request_add_kernel(request, good.data(), good.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
-  REQUIRE(qdcache_request_add_kernel(request, "not IR", 6, "cpu:x86-64", nullptr) == QDCACHE_OK);
-  REQUIRE(qdcache_request_add_kernel(request, good.data(), good.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
-  REQUIRE(qdcache_request_add_entry(request, 2, "missing_kernel") == QDCACHE_OK);
-  qdcache_results* results = nullptr;
-  REQUIRE(qdcache_compile(c.client, request, &results) == QDCACHE_OK);
-  qdcache_request_free(request);
+  qdcache_results* results = CompileGoodBadGood(c.client, "missing_kernel");
   REQUIRE(qdcache_results_count(results) == 3);
   const char* message = nullptr;
   CHECK(qdcache_result_error(results, 0, &message) == QDCACHE_OK);
@@ -271,15 +278,7 @@ TEST_CASE("ABI 1.7: every item at once says what the per-item calls say", "[capi
   DaemonProcess daemon(dir.path());
   daemon.Start();
   Connection c(daemon);
-  const std::string good = Data("cpu/saxpy.ll");
-  qdcache_request* request = nullptr;
-  REQUIRE(qdcache_request_create(&request) == QDCACHE_OK);
-  REQUIRE(qdcache_request_add_kernel(request, good.data(), good.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
-  REQUIRE(qdcache_request_add_kernel(request, "not IR", 6, "cpu:x86-64", nullptr) == QDCACHE_OK);
-  REQUIRE(qdcache_request_add_kernel(request, good.data(), good.size(), "cpu:x86-64", nullptr) == QDCACHE_OK);
-  qdcache_results* results = nullptr;
-  REQUIRE(qdcache_compile(c.client, request, &results) == QDCACHE_OK);
-  qdcache_request_free(request);
+  qdcache_results* results = CompileGoodBadGood(c.client, nullptr);
   REQUIRE(qdcache_results_count(results) == 3);
 
   // A caller compiled against a later ABI passes a longer struct: its stride
