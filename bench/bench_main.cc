@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   CLI::App app{"qdcache-bench: qdcached's performance, side by side with its baselines"};
   app.add_flag("--quick", quick, "Few rounds and small stores: checks the bench runs, not the figures");
-  app.add_option("--only", o.only, "Scenario numbers to run (1-7; default: all)")->check(CLI::Range(1, 7));
+  app.add_option("--only", o.only, "Scenario numbers to run (1-8; default: all)")->check(CLI::Range(1, 8));
   app.add_option("--rounds", o.rounds, "Interleaved rounds per latency figure")->check(CLI::Range(1, 10000));
   app.add_option("--calls", o.calls_per_round, "Calls per variant and round")->check(CLI::Range(1, 1000000));
   app.add_option("--warm-kernels", o.warm_kernels, "Kernels of the warm-start scenario's sets (comma-separated)")
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
       {1, qdcache::bench::RunHitLatency}, {2, qdcache::bench::RunWarmStart},
       {3, qdcache::bench::RunThroughput}, {4, qdcache::bench::RunColdCompile},
       {5, qdcache::bench::RunCoalescing}, {6, qdcache::bench::RunScale},
-      {7, qdcache::bench::RunFootprint},
+      {7, qdcache::bench::RunFootprint},       {8, qdcache::bench::RunLoadedHits},
   };
   const std::set<int> only(o.only.begin(), o.only.end());
   auto env = BenchEnv::Start(o);

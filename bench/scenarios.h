@@ -1,4 +1,4 @@
-// The seven measurements of qdcache-bench (docs/performance.md), each next
+// The eight measurements of qdcache-bench (docs/performance.md), each next
 // to its baselines in one run. A scenario adds figures and comparisons to
 // the report; an error means it could not be measured at all.
 #pragma once
@@ -28,6 +28,9 @@ namespace qdcache::bench {
 // 7: start-up + first hit and peak RSS of a minimal client process vs a
 // process that loads LLVM and nvJitLink.
 [[nodiscard]] Status RunFootprint(BenchEnv& env, Report& report);
+// 8: warm hits while as many clients as there are compile workers keep
+// them compiling, vs the same hits quiet.
+[[nodiscard]] Status RunLoadedHits(BenchEnv& env, Report& report);
 
 // Seconds `f` took.
 template <typename F>
