@@ -1,5 +1,8 @@
 #include "bench/bench_env.h"
 
+#include "bench/bench_kernels.h"
+#include "tests/support/kernels.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -94,6 +97,10 @@ Expected<v1::CompileResult> CompileOne(client::Client& client, const v1::KernelD
   v1::CompileResult& r = *response.mutable_results(0);
   if (r.has_error()) return Status(static_cast<Code>(r.error().code()), r.error().message());
   return std::move(r);
+}
+
+v1::KernelDescriptor HitKernel(const BenchEnv& env, std::uint64_t index, const std::string& fast_key) {
+  return CpuDescriptor(testing::PaddedCpuKernel(index, TableBytesFor(env.options.artifact_bytes)), fast_key);
 }
 
 v1::LookupRequest LookupOf(const std::string& fast_key) {

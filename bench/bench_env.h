@@ -69,6 +69,9 @@ class BenchEnv {
 
 // A descriptor for an x86-64 kernel with a fast key in namespace "bench".
 [[nodiscard]] v1::KernelDescriptor CpuDescriptor(const std::string& ir, const std::string& fast_key);
+// The kernel a hit scenario serves: x86-64, `index` telling kernels apart,
+// an artifact of the options' --artifact-bytes, under `fast_key`.
+[[nodiscard]] v1::KernelDescriptor HitKernel(const BenchEnv& env, std::uint64_t index, const std::string& fast_key);
 // One Compile of `descriptor`; an error unless the item succeeded.
 [[nodiscard]] Expected<v1::CompileResult> CompileOne(client::Client& client,
                                                      const v1::KernelDescriptor& descriptor);

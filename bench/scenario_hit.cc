@@ -80,8 +80,7 @@ Expected<std::vector<double>> CcacheHits(const BenchEnv& env, int runs, std::str
 Status RunHitLatency(BenchEnv& env, Report& report) {
   const char* kScenario = "1 hit";
   const std::string fast_key = "bench-hit";
-  const v1::KernelDescriptor d =
-      CpuDescriptor(testing::PaddedCpuKernel(0, TableBytesFor(env.options.artifact_bytes)), fast_key);
+  const v1::KernelDescriptor d = HitKernel(env, 0, fast_key);
   QDC_ASSIGN_OR_RETURN(v1::CompileResult first, CompileOne(*env.uds, d));
   const std::size_t size = first.artifact().payload().size();
   // Aliases belong to the tenant that made them: the TCP peer (a token)

@@ -44,8 +44,7 @@ Status MeasureHits(BenchEnv& env, const v1::LookupRequest& lookup, const v1::Com
 Status RunLoadedHits(BenchEnv& env, Report& report) {
   const char* kScenario = "8 loaded hits";
   const std::string fast_key = "bench-loaded-hit";
-  const v1::KernelDescriptor d =
-      CpuDescriptor(testing::PaddedCpuKernel(1, TableBytesFor(env.options.artifact_bytes)), fast_key);
+  const v1::KernelDescriptor d = HitKernel(env, 1, fast_key);
   QDC_RETURN_IF_ERROR(CompileOne(*env.uds, d).status());
   const v1::LookupRequest lookup = LookupOf(fast_key);
   v1::CompileRequest compile;
