@@ -167,6 +167,42 @@ class LeanTest(unittest.TestCase):
         server.close()
         self.assertFalse(channel.enabled)
 
+    def test_a_socket_in_a_shared_tmp_dir_it_cannot_vouch_for_is_left_to_libqdcache(self):
+        """Under /tmp/qdcached-<uid>/ (the fallback socket directory, which
+        anyone could have made first) the lean path is used only when the
+        directory is this user's and closed to others, as libqdcache
+        checks it. A made-up uid keeps the test off the real directory."""
+        from unittest import mock
+        from qdcache import _client
+        uid = 4242
+        private = "/tmp/qdcached-%d" % uid
+        sock = private + "/qdcached.sock"
+        if os.path.lexists(private):
+            self.skipTest(private + " exists already")
+        try:
+            with mock.patch("os.getuid", return_value=uid):
+                self.assertIsNone(_client._lean_socket(sock, None, False, {}))  # absent
+                os.mkdir(private, 0o700)
+                try:
+                    os.chown(private, uid, -1)
+                except PermissionError:
+                    self.skipTest("not root: cannot give the directory to another uid")
+                self.assertEqual(_client._lean_socket(sock, None, False, {}), sock)  # trusted
+                os.chmod(private, 0o755)
+                self.assertIsNone(_client._lean_socket(sock, None, False, {}))  # open to others
+                os.chmod(private, 0o700)
+                os.chown(private, uid + 1, -1)
+                self.assertIsNone(_client._lean_socket(sock, None, False, {}))  # someone else's
+                os.rmdir(private)
+                os.symlink("/tmp", private)
+                self.assertIsNone(_client._lean_socket(sock, None, False, {}))  # not a directory
+                self.assertEqual(_client._lean_socket("/elsewhere/sock", None, False, {}), "/elsewhere/sock")
+        finally:
+            if os.path.islink(private):
+                os.unlink(private)
+            elif os.path.isdir(private):
+                os.rmdir(private)
+
     def test_target_encoding_is_the_wire_target(self):
         self.assertEqual(_lean.target_message("cuda:sm_90"), b"\x0a\x07\x0a\x05sm_90")
         self.assertEqual(_lean.target_message("cpu:x86-64+avx2,+fma"),
