@@ -46,13 +46,12 @@ Expected<RequestHeader> DecodeRequestHeader(std::string_view header, std::uint64
   return out;
 }
 
-Expected<v1::LookupRequest> DecodeLookup(std::string_view header, std::string_view body, std::uint64_t max_body) {
-  QDC_ASSIGN_OR_RETURN(RequestHeader h, DecodeRequestHeader(header, max_body));
-  if (h.method != kLookup) {
-    return Status(Code::kUnimplemented, "lean method " + std::to_string(h.method) +
+Expected<v1::LookupRequest> DecodeLookup(const RequestHeader& header, std::string_view body) {
+  if (header.method != kLookup) {
+    return Status(Code::kUnimplemented, "lean method " + std::to_string(header.method) +
                                             " is not served (1: Lookup); use gRPC for the others");
   }
-  if (body.size() != h.body_bytes) return InvalidArgument("a lean request's body is not the length its header says");
+  if (body.size() != header.body_bytes) return InvalidArgument("a lean request's body is not the length its header says");
   v1::LookupRequest request;
   if (!request.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
     return InvalidArgument("a lean Lookup's body is not a qdcache.v1.LookupRequest");

@@ -43,11 +43,11 @@ struct RequestHeader {
 };
 [[nodiscard]] Expected<RequestHeader> DecodeRequestHeader(std::string_view header, std::uint64_t max_body);
 
-// A whole request (header and body) as the server reads it: the Lookup it
-// carries, UNIMPLEMENTED for a method the daemon does not serve, or the
-// header's error; INVALID_ARGUMENT for a body that is not a LookupRequest.
-[[nodiscard]] Expected<v1::LookupRequest> DecodeLookup(std::string_view header, std::string_view body,
-                                                       std::uint64_t max_body);
+// A request's body as the server reads it after DecodeRequestHeader: the
+// Lookup it carries, UNIMPLEMENTED for a method the daemon does not serve,
+// INVALID_ARGUMENT for a body that is not the header's length or not a
+// LookupRequest.
+[[nodiscard]] Expected<v1::LookupRequest> DecodeLookup(const RequestHeader& header, std::string_view body);
 
 [[nodiscard]] std::string EncodeReplyHeader(std::uint32_t body_bytes, Code code, std::uint8_t flags);
 [[nodiscard]] std::string EncodeRequestHeader(std::uint32_t body_bytes, std::uint8_t method);

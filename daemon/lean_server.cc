@@ -205,13 +205,6 @@ void LeanServer::Stop() {
   for (Connection& c : ending) c.thread.join();
 }
 
-std::size_t LeanServer::connections() const {
-  std::lock_guard lock(mu_);
-  std::size_t live = 0;
-  for (const Connection& c : connections_) live += !c.done;
-  return live;
-}
-
 void LeanServer::Serve(Connection* connection, std::uint32_t uid) {
   const int fd = connection->fd;
   char hello[lean::kHello.size()];
@@ -250,7 +243,7 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
   // method the daemon does not serve is refused without counting.
   const bool counted = h->method == lean::kLookup;
   if (counted && hooks_.started) hooks_.started();
-  Expected<v1::LookupRequest> request = lean::DecodeLookup(header_view, body, limits_.max_body);
+  Expected<v1::LookupRequest> request = lean::DecodeLookup(*h, body);
   v1::LookupResponse response;
   LeanPayloads payloads;
   Status status = request.ok() ? hooks_.lookup(uid, *request, &response, &payloads) : request.status();
@@ -258,8 +251,11 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
   bool sent = false;
   if (!status.ok()) {
     sent = SendError(fd, status, deadline);
-  } else if (response.ByteSizeLong() > static_cast<std::size_t>(INT32_MAX) - kHeadroom) {
-    status = ResourceExhausted("the Lookup answer is " + std::to_string(response.ByteSizeLong()) +
+  } else if (const std::size_t proto_bytes = response.ByteSizeLong();
+             proto_bytes > static_cast<std::size_t>(INT32_MAX) - kHeadroom) {
+    // Serializing would fail (protobuf's 2 GiB limit). The inline blob is
+    // below memfd_from_bytes, so a frame that passes this fits in a u32.
+    status = ResourceExhausted("the Lookup answer is " + std::to_string(proto_bytes) +
                                " bytes without its payloads, more than one lean frame carries; ask for fewer keys "
                                "(or without PTX)");
     sent = SendError(fd, status, deadline);
@@ -277,9 +273,6 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
                WriteAll(fd, reply.body, deadline);
         ::close(*memfd);
       }
-    } else if (reply.body.size() + reply.blob_bytes > UINT32_MAX) {
-      status = ResourceExhausted("the Lookup answer is too large for one lean frame");
-      sent = SendError(fd, status, deadline);
     } else {
       // Inline: the blob follows the body, in the body length.
       std::string wire = lean::EncodeReplyHeader(static_cast<std::uint32_t>(reply.body.size() + reply.blob_bytes),

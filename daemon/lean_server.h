@@ -60,8 +60,6 @@ class LeanServer {
   // joins their threads; later Adopt()s close the fd at once.
   void Stop();
 
-  [[nodiscard]] std::size_t connections() const;
-
  private:
   struct Connection {
     int fd;

@@ -152,12 +152,13 @@ void UnixAcceptor::Run(grpc::Server* server, PeerRegistry* registry, LeanServer*
   std::vector<pollfd> fds;
   for (;;) {
     fds.assign({{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}});
-    int timeout = -1;
-    for (const Pending& p : pending) {
-      fds.push_back({p.fd, POLLIN, 0});
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(p.deadline - Clock::now()).count();
-      timeout = static_cast<int>(std::max<long long>(0, timeout < 0 ? left : std::min<long long>(timeout, left)));
-    }
+    for (const Pending& p : pending) fds.push_back({p.fd, POLLIN, 0});
+    // Pending connections are in arrival order, so the first's deadline is the earliest.
+    const int timeout =
+        pending.empty()
+            ? -1
+            : static_cast<int>(std::max<long long>(
+                  0, std::chrono::ceil<std::chrono::milliseconds>(pending.front().deadline - Clock::now()).count()));
     if (::poll(fds.data(), fds.size(), timeout) < 0) {
       if (errno == EINTR) continue;
       spdlog::error("accept loop: poll: {}", std::strerror(errno));

@@ -110,26 +110,31 @@ Expected<Engine::Keyed> Engine::KeyOf(Decoded decoded, const Peer& peer, const S
     return k;
   }
   const std::string& raw = decoded.raw;
+  if (!decoded.memoized) decoded.memoized = ir_digests_.Find(raw);
   // A peer past its failure budget is keyed only from memory: IR it sent
   // before (a hit) needs no worker.
-  if (!budget.ok() && !ir_digests_.Find(raw)) {
+  if (!budget.ok() && !decoded.memoized) {
     *over_budget = true;
     return budget;
   }
-  QDC_ASSIGN_OR_RETURN(k.canonical_ir, ir_digests_.FindOrCompute(raw, [&]() -> Expected<Digest> {
-    if (std::optional<Status> remembered = failures_.Find(raw)) {
-      ++remembered_failures_;
-      return *remembered;
-    }
-    std::atomic<int> used_up{0};
-    compiler::CallControl control;
-    control.workers_used_up = &used_up;
-    Expected<Digest> digest =
-        compiler_.CanonicalIrDigest(k.kernel.input.ir, k.kernel.input.target, keep_debug, control);
-    budget_.Charge(peer.tenant, used_up.load());
-    if (!digest.ok()) failures_.Remember(raw, digest.status());
-    return digest;
-  }));
+  if (decoded.memoized) {
+    k.canonical_ir = *decoded.memoized;
+  } else {
+    QDC_ASSIGN_OR_RETURN(k.canonical_ir, ir_digests_.FindOrCompute(raw, [&]() -> Expected<Digest> {
+      if (std::optional<Status> remembered = failures_.Find(raw)) {
+        ++remembered_failures_;
+        return *remembered;
+      }
+      std::atomic<int> used_up{0};
+      compiler::CallControl control;
+      control.workers_used_up = &used_up;
+      Expected<Digest> digest =
+          compiler_.CanonicalIrDigest(k.kernel.input.ir, k.kernel.input.target, keep_debug, control);
+      budget_.Charge(peer.tenant, used_up.load());
+      if (!digest.ok()) failures_.Remember(raw, digest.status());
+      return digest;
+    }));
+  }
   k.components = ArtifactKeyComponents(k.kernel, k.canonical_ir, toolchain_);
   k.key = DigestBytes(KeyFromComponents("artifact", k.components));
   return k;
@@ -145,21 +150,27 @@ Expected<Engine::Decoded> Engine::Decode(const v1::KernelDescriptor& descriptor)
   return decoded;
 }
 
-bool Engine::KeyingNeedsWorker(const Decoded& decoded) {
-  return !decoded.raw.empty() && !ir_digests_.Find(decoded.raw) && !failures_.Find(decoded.raw);
+bool Engine::KeyingNeedsWorker(Decoded& decoded) {
+  if (decoded.raw.empty()) return false;
+  decoded.memoized = ir_digests_.Find(decoded.raw);
+  return !decoded.memoized && !failures_.Find(decoded.raw);
+}
+
+bool Engine::AnswerIfCancelled(const std::shared_ptr<Call>& call, CompileDone& done) {
+  if (call == nullptr) return false;
+  {
+    std::lock_guard lock(call->mu_);
+    if (!call->cancelled_) return false;
+  }
+  ++cancelled_;
+  done(Fail(Cancelled("request cancelled")));
+  return true;
 }
 
 void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
                      const std::shared_ptr<Call>& call, CompileDone done) {
   ++requests_;
-  if (call != nullptr) {
-    std::lock_guard lock(call->mu_);
-    if (call->cancelled_) {  // keying a cancelled batch's remaining items is wasted work
-      ++cancelled_;
-      done(Fail(Cancelled("request cancelled")));
-      return;
-    }
-  }
+  if (AnswerIfCancelled(call, done)) return;  // keying a cancelled batch's remaining items is wasted work
   Expected<Decoded> decoded = Decode(descriptor);
   if (!decoded.ok()) {
     done(Fail(decoded.status()));
@@ -186,14 +197,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
 
 void Engine::CompileDecoded(Decoded decoded, const v1::KernelDescriptor& descriptor, const Peer& peer,
                             bool include_ptx, const std::shared_ptr<Call>& call, CompileDone done) {
-  if (call != nullptr) {  // a keying that waited in the queue may belong to a call gone since
-    std::lock_guard lock(call->mu_);
-    if (call->cancelled_) {
-      ++cancelled_;
-      done(Fail(Cancelled("request cancelled")));
-      return;
-    }
-  }
+  if (AnswerIfCancelled(call, done)) return;  // a keying that waited in the queue may belong to a call gone since
   // A peer past its failure budget is served what needs no worker; the rest
   // is refused, and the refusal held back a while (RefuseOverBudget).
   std::chrono::milliseconds retry_after{0};

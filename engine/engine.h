@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -204,6 +205,7 @@ class Engine {
   struct Decoded {
     DecodedKernel kernel;
     std::string raw;
+    std::optional<Digest> memoized;  // raw's digest, as KeyingNeedsWorker found it
   };
   // Decodes `descriptor` (decoded.kernel views its bytes).
   [[nodiscard]] Expected<Decoded> Decode(const v1::KernelDescriptor& descriptor) const;
@@ -213,8 +215,11 @@ class Engine {
   [[nodiscard]] Expected<Keyed> KeyOf(Decoded decoded, const Peer& peer, const Status& budget,
                                       bool* over_budget);
   // Whether keying needs a compile worker: LLVM IR whose canonical digest
-  // (or the failure to make one) is not remembered.
-  [[nodiscard]] bool KeyingNeedsWorker(const Decoded& decoded);
+  // (or the failure to make one) is not remembered. Sets decoded.memoized,
+  // which KeyOf then uses instead of looking again.
+  [[nodiscard]] bool KeyingNeedsWorker(Decoded& decoded);
+  // Answers `done` CANCELLED when `call` (may be null) is cancelled: true then.
+  bool AnswerIfCancelled(const std::shared_ptr<Call>& call, CompileDone& done);
   // Compile() from the decoded descriptor on: keys it, then serves, joins or
   // starts its compile.
   void CompileDecoded(Decoded decoded, const v1::KernelDescriptor& descriptor, const Peer& peer,

@@ -95,10 +95,18 @@ class LeanTest(unittest.TestCase):
                 self.assertSameAnswers(lean, library)
 
     def test_loading_a_lean_payload_runs_it(self):
+        import array
+        import ctypes
         saxpy = read_data("cpu/saxpy.ll")
         self.client.compile(saxpy, target=CPU, fast_key=b"lean-saxpy", namespace=self.ns, entries=["saxpy"])
         [artifact] = self.client.lookup([b"lean-saxpy"], namespace=self.ns, target=CPU)
-        self.assertIsNotNone(qdcache.load_cpu(artifact).function("saxpy", None, []))
+        self.assertIsNone(artifact._address)  # a view into the lean answer, not the library's memory
+        function = qdcache.load_cpu(artifact).function(
+            "saxpy", None, [ctypes.c_int64, ctypes.c_float, ctypes.c_void_p, ctypes.c_void_p])
+        x = array.array("f", [1.0, 2.0, 3.0])
+        y = array.array("f", [10.0, 20.0, 30.0])
+        function(3, 2.0, x.buffer_info()[0], y.buffer_info()[0])
+        self.assertEqual(list(y), [12.0, 24.0, 36.0])
 
     def test_a_refused_call_raises_as_through_libqdcache(self):
         too_many = [b"k%d" % i for i in range(65)]  # --max-batch 64

@@ -1,6 +1,7 @@
 // libFuzzer target: arbitrary bytes as a lean-transport request
 // (daemon/lean_protocol.h): the first 8 bytes as its header, the rest as its
-// body, decoded as the lean server decodes them (DecodeLookup). What
+// body, decoded as the lean server decodes them (DecodeRequestHeader, then
+// DecodeLookup). What
 // decodes is answered by a response built from it (one result per query,
 // the fast key as its payload, every third a miss), encoded as the server
 // encodes it.
@@ -84,7 +85,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view body = size > daemon::lean::kHeaderBytes ? bytes.substr(daemon::lean::kHeaderBytes) : "";
   // The server reads exactly the header's length; inputs whose header says
   // otherwise are decoded against their true length, which must fail.
-  Expected<v1::LookupRequest> request = daemon::lean::DecodeLookup(header, body, 1u << 20);
+  Expected<daemon::lean::RequestHeader> h = daemon::lean::DecodeRequestHeader(header, 1u << 20);
+  if (!h.ok()) return 0;
+  Expected<v1::LookupRequest> request = daemon::lean::DecodeLookup(*h, body);
   if (request.ok()) CheckReply(*request);
   return 0;
 }

@@ -33,11 +33,14 @@ std::string U32(std::uint32_t v) {
   return out;
 }
 
-std::uint64_t U64At(const std::string& s, std::size_t at) {
+// The little-endian integer of `bytes` bytes at `at`.
+std::uint64_t LittleEndian(const std::string& s, std::size_t at, int bytes) {
   std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
+  for (int i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
   return v;
 }
+
+std::uint64_t U64At(const std::string& s, std::size_t at) { return LittleEndian(s, at, 8); }
 
 // The frame of a request: body length, method, three zero bytes, body.
 std::string Request(std::uint8_t method, const std::string& body, char reserved = 0) {
@@ -103,7 +106,7 @@ class LeanConnection {
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&r.fd, CMSG_DATA(c), sizeof(int));
     }
-    const std::uint32_t size = static_cast<std::uint32_t>(U64At(head + std::string(4, '\0'), 0) & 0xffffffffu);
+    const auto size = static_cast<std::size_t>(LittleEndian(head, 0, 4));
     r.code = static_cast<unsigned char>(head[4]);
     r.flags = static_cast<unsigned char>(head[5]);
     CHECK(head.substr(6) == std::string(2, '\0'));
@@ -142,7 +145,7 @@ struct Answer {
 
 Answer Decode(const Reply& reply) {
   REQUIRE(reply.code == 0);
-  const auto proto_size = static_cast<std::size_t>(U64At(reply.body.substr(0, 4) + std::string(4, '\0'), 0));
+  const auto proto_size = static_cast<std::size_t>(LittleEndian(reply.body, 0, 4));
   Answer a;
   REQUIRE(a.response.ParseFromString(reply.body.substr(4, proto_size)));
   const std::size_t table = 4 + proto_size;
