@@ -1,9 +1,9 @@
 """qdcache-bench's Python child: a warm start as a Python framework sees it.
 
-    python3 python_warm_start.py lookup SOCKET NAMESPACE TARGET KEYS
+    python3 -S python_warm_start.py lookup SOCKET NAMESPACE TARGET KEYS
         import qdcache, connect, and get every fast key of KEYS (hex, one
         per line) in one Client.lookup; all must hit.
-    python3 python_warm_start.py files DIR NAMES
+    python3 -S python_warm_start.py files DIR NAMES
         the baseline, the shape of Triton's and Quadrants' caches: each file
         of DIR named in NAMES (one per line) read whole with open().read().
 

@@ -80,6 +80,9 @@ Expected<double> TimedChild(const std::vector<std::string>& argv, std::size_t ex
 // `import qdcache`: the interpreter's start-up, the same for it and its
 // baseline, is not counted. Its "ms". Byte code is cached (under
 // `pycache`), as for an installed package: round 0, the warm-up, writes it.
+// Both children run with -S (no site hooks): a site that imports modules
+// itself (a pyenv interpreter's .pth files import typing) would hide import
+// costs that a stock Debian python3, whose site imports almost nothing, pays.
 Expected<double> PythonChild(const std::vector<std::string>& argv, std::size_t expect_items,
                              const std::string& pycache) {
   const std::vector<std::string> env = {"PYTHONPATH=" + PythonPackageDir(), "QDCACHE_LIBRARY=" + CLibrary(),
@@ -89,7 +92,7 @@ Expected<double> PythonChild(const std::vector<std::string>& argv, std::size_t e
   const std::string want = "{\"items\": " + std::to_string(expect_items) + ",";
   const std::size_t ms = run.out.find("\"ms\": ");
   if (run.exit_code != 0 || run.out.rfind(want, 0) != 0 || ms == std::string::npos) {
-    return Internal("python " + argv[2] + " child failed (exit " + std::to_string(run.exit_code) + "): " + run.out);
+    return Internal("python " + argv[3] + " child failed (exit " + std::to_string(run.exit_code) + "): " + run.out);
   }
   return std::stod(run.out.substr(ms + 6));
 }
@@ -156,9 +159,10 @@ Status RunSet(BenchEnv& env, Report& report, std::size_t n, std::size_t artifact
   const std::vector<std::string> read = {BenchClientBinary(), "files", "--dir", set.files, "--keys", set.names_file};
   const std::vector<std::string> capi = {CapiClientBinary(), socket, "bench", "cpu:x86-64", set.keys_file};
   const std::string python = testing::FindOnPath("python3");
-  const std::vector<std::string> py_lookup = {python, PythonWarmStartScript(), "lookup", socket, "bench",
+  const std::vector<std::string> py_lookup = {python, "-S", PythonWarmStartScript(), "lookup", socket, "bench",
                                               "cpu:x86-64", set.keys_file};
-  const std::vector<std::string> py_read = {python, PythonWarmStartScript(), "files", set.files, set.names_file};
+  const std::vector<std::string> py_read = {python, "-S", PythonWarmStartScript(), "files", set.files,
+                                            set.names_file};
   const std::string pycache = env.dir / "pycache";
   Samples s;
   double max_resident = 0;

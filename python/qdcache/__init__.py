@@ -39,42 +39,81 @@ from ._errors import (
     Unknown,
     error_for,
 )
-from ._dependencies import Dependency, file_dependencies, file_digest, files_unchanged
-from typing import TYPE_CHECKING
-
-from . import _lib
 from ._client import Client
-from ._request import KernelSpec
 from ._results import Artifact, Result
-from ._launch import (
-    CpuModule,
-    CudaKernel,
-    CudaModule,
-    DeviceBuffer,
-    cuda_available,
-    cuda_compute_capability,
-    load_cpu,
-    load_cuda,
-    synchronize,
-)
-from ._launch_hip import HipDeviceBuffer, HipKernel, HipModule, hip_available, hip_synchronize, load_hip
 
+# The rest of the API is imported on first use (PEP 562): a warm start
+# imports only what Client.lookup needs, without ctypes, typing or
+# libqdcache (each costs milliseconds a framework's start pays).
+_LAZY = {
+    "Dependency": "_dependencies",
+    "file_dependencies": "_dependencies",
+    "file_digest": "_dependencies",
+    "files_unchanged": "_dependencies",
+    "KernelSpec": "_request",
+    "CpuModule": "_launch",
+    "CudaKernel": "_launch",
+    "CudaModule": "_launch",
+    "DeviceBuffer": "_launch",
+    "cuda_available": "_launch",
+    "cuda_compute_capability": "_launch",
+    "load_cpu": "_launch",
+    "load_cuda": "_launch",
+    "synchronize": "_launch",
+    "HipDeviceBuffer": "_launch_hip",
+    "HipKernel": "_launch_hip",
+    "HipModule": "_launch_hip",
+    "hip_available": "_launch_hip",
+    "hip_synchronize": "_launch_hip",
+    "load_hip": "_launch_hip",
+}
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ._dependencies import Dependency, file_dependencies, file_digest, files_unchanged
+    from ._launch import (
+        CpuModule,
+        CudaKernel,
+        CudaModule,
+        DeviceBuffer,
+        cuda_available,
+        cuda_compute_capability,
+        load_cpu,
+        load_cuda,
+        synchronize,
+    )
+    from ._launch_hip import HipDeviceBuffer, HipKernel, HipModule, hip_available, hip_synchronize, load_hip
+    from ._request import KernelSpec
+
     __version__: str
     abi_version: int
 
 
 def __getattr__(name: str) -> object:
-    """__version__ and abi_version: libqdcache's, which they load (importing
-    the package loads no library: a warm start over the lean transport never
-    needs one)."""
+    """The lazily imported names of _LAZY; and __version__ and abi_version:
+    libqdcache's, which they load (importing the package loads no library:
+    a warm start over the lean transport never needs one)."""
+    module = _LAZY.get(name)
+    if module is not None:
+        import importlib
+
+        value: object = getattr(importlib.import_module("." + module, __name__), name)
+        globals()[name] = value  # found directly from now on
+        return value
     if name == "__version__":
-        version: str = _lib.lib.qdcache_version().decode()
+        from ._lib import lib
+
+        version: str = lib.qdcache_version().decode()
         return version
     if name == "abi_version":
-        return _lib.abi()
+        from ._lib import abi
+
+        return abi()
     raise AttributeError("module 'qdcache' has no attribute %r" % name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | {"__version__", "abi_version"})
 
 
 __all__ = [

@@ -3,22 +3,27 @@ explain, and the introspection and admin commands of the CLI."""
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
 import stat
-import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from _thread import allocate_lock
 
-from . import _lean, _lib
-from ._dependencies import Dependency
+from . import _lean
 from ._errors import error_for
-from ._lib import check, lib, text
-from ._request import KernelSpec, fast_key_bytes, request_of
-from ._results import Artifact, Result, lean_results_of, results_of
+from ._results import Artifact, Result, lean_results_of
+from ._text import fast_key_bytes, text
 
+# Importing this module loads neither ctypes nor libqdcache (nor typing):
+# Client.lookup over the lean transport needs neither, and a warm start
+# pays for every module it imports. What calls libqdcache imports
+# _lib (ctypes) where it does.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import ctypes
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from typing import Any
+
+    from ._dependencies import Dependency
+    from ._request import KernelSpec
     from ._types import FastKey, Source, Text
 
 
@@ -80,6 +85,10 @@ def _private_dir_trusted(path: str) -> bool:
 
 def _connect(settings: list[tuple[str, str]]) -> ctypes.c_void_p:
     """A qdcache_client handle made with these options."""
+    import ctypes
+
+    from ._lib import check, lib
+
     handle = ctypes.c_void_p()
     check(lib.qdcache_options_create(ctypes.byref(handle)))
     try:
@@ -90,6 +99,12 @@ def _connect(settings: list[tuple[str, str]]) -> ctypes.c_void_p:
         return client
     finally:
         lib.qdcache_options_free(handle)
+
+
+def _free(handle: ctypes.c_void_p) -> None:
+    from ._lib import lib
+
+    lib.qdcache_client_free(handle)
 
 
 class Client:
@@ -118,7 +133,7 @@ class Client:
         self._handle: ctypes.c_void_p | None = None
         # close() may come while other threads are inside calls (ctypes lets
         # go of the GIL): the handle is freed by whoever leaves it last.
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._calls = 0
         self._closing = False
         self._settings = _settings(socket, address, spawn, spawn_args, options)
@@ -141,7 +156,7 @@ class Client:
             if handle is not None:
                 self._handle = None
         if handle is not None:
-            lib.qdcache_client_free(handle)
+            _free(handle)
         lean = getattr(self, "_lean", None)
         if lean is not None:
             lean.close()
@@ -154,38 +169,45 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def _client(self) -> Iterator[ctypes.c_void_p]:
-        """The handle, held open for the duration of one call."""
+    def _client(self) -> _HeldHandle:
+        """The handle, held open for the duration of one call (a with block)."""
+        return _HeldHandle(self)
+
+    def _hold(self) -> ctypes.c_void_p:
         with self._lock:
             if self._closing:
                 raise ValueError("the client is closed")
             if not self._handle:
                 self._handle = _connect(self._settings)
             self._calls += 1
-            handle = self._handle
-        try:
-            yield handle
-        finally:
-            with self._lock:
-                self._calls -= 1
-                last = self._closing and self._calls == 0 and self._handle is not None
-                if last:
-                    self._handle = None
+            return self._handle
+
+    def _release(self, handle: ctypes.c_void_p) -> None:
+        with self._lock:
+            self._calls -= 1
+            last = self._closing and self._calls == 0 and self._handle is not None
             if last:
-                lib.qdcache_client_free(handle)
+                self._handle = None
+        if last:
+            _free(handle)
 
     def _string_call(self, what: str, function: Callable[..., Any], *args: object) -> str:
         """function(client, *args, &out) for a C function that answers a
         string (freed here); raises for its status."""
+        import ctypes
+
+        from ._lib import check, take_string
+
         out = ctypes.c_void_p()
         with self._client() as client:
             check(function(client, *args, ctypes.byref(out)), what)
-        return _lib.take_string(out)
+        return take_string(out)
 
     def _json_call(self, what: str, function: Callable[..., Any], *args: object) -> dict[str, Any]:
         """_string_call() of a C function that answers a JSON object, parsed."""
-        return _lib.json_object(self._string_call(what, function, *args), what)
+        from ._lib import json_object
+
+        return json_object(self._string_call(what, function, *args), what)
 
     def _command(self, command: str, args: Mapping[str, object] | None = None) -> dict[str, Any]:
         """What `qdcache <command> --json` prints, as a dict, through
@@ -193,18 +215,22 @@ class Client:
         left out). Unimplemented with a libqdcache older than ABI 1.4."""
         import json  # here: a warm start never needs it
 
+        from ._lib import require
+
         given = {name: value for name, value in (args or {}).items() if value is not None}
         args_json = json.dumps(given).encode() if given else None
-        return self._json_call(command, _lib.require("qdcache_command_json"), command.encode(), args_json)
+        return self._json_call(command, require("qdcache_command_json"), command.encode(), args_json)
 
     def ping(self) -> str:
         """The daemon's version ("0.1.0") once it answers its health check;
         raises Unavailable when no daemon answers."""
-        if not _lib.has("qdcache_daemon_version"):  # a libqdcache older than ABI 1.4
+        from ._lib import check, has, lib, require
+
+        if not has("qdcache_daemon_version"):  # a libqdcache older than ABI 1.4
             with self._client() as client:
                 check(lib.qdcache_ping(client), "ping")
             return str(self.stats()["version"])
-        return self._string_call("ping", _lib.require("qdcache_daemon_version"))
+        return self._string_call("ping", require("qdcache_daemon_version"))
 
     def stats(self, reset: bool = False) -> dict[str, Any]:
         """The daemon's counters as a dict (the Stats message of the
@@ -216,6 +242,8 @@ class Client:
         artifact) and "alias_stale" (compiles that rebound an alias whose
         dependencies had changed). reset=True zeroes them after reading
         (admin)."""
+        from ._lib import lib
+
         return self._json_call("stats", lib.qdcache_stats_json, 1 if reset else 0)
 
     def ls(self, limit: int = 0, target: str | None = None, namespace: str | None = None,
@@ -282,11 +310,16 @@ class Client:
                or a dict of the compile() arguments in which it differs from
                the first, e.g. {"options": {"fast_math": True}}.
         """
+        from collections.abc import Mapping
+
         first = dict(kernel, ir=ir, target=target)
         kernels = [first]
         if other is not None:
             kernels.append({**first, **(other if isinstance(other, Mapping) else {"ir": other})})
-        explain = _lib.require("qdcache_explain_json")
+        from ._lib import require
+        from ._request import request_of
+
+        explain = require("qdcache_explain_json")
         with request_of(kernels) as request:
             return self._json_call("explain", explain, request)
 
@@ -340,6 +373,8 @@ class Client:
         entries: the kernel names to launch (checked to exist).
         key_extras: {name: value} of client-side inputs folded into the key.
         """
+        from ._request import KernelSpec
+
         [result] = self.compile_many([KernelSpec(
             ir=ir, target=target, options=options, fast_key=fast_key, namespace=namespace, entries=entries,
             key_extras=key_extras, no_store=no_store, recache=recache, kind=kind, headers=headers,
@@ -354,6 +389,12 @@ class Client:
         """Compiles a batch in one call: `kernels` is a list of dicts of
         compile()'s keyword arguments. Returns one Result per kernel, in order
         (an item's failure is in its Result, not raised)."""
+        import ctypes
+
+        from ._lib import check, lib
+        from ._request import request_of
+        from ._results_native import results_of
+
         with request_of(kernels, include_ptx) as request:
             out = ctypes.c_void_p()
             with self._client() as client:
@@ -382,18 +423,23 @@ class Client:
             found = self._lean_lookup(fast_keys, namespace, target, include_ptx)
             if found is not None:
                 if check is not None:
-                    _lib.require("qdcache_result_dependency_count")  # else every hit would pass unchecked
+                    _require_dependencies()
                     return [_unless_stale(artifact, check) for artifact in found]
                 return found
+        import ctypes
+
+        from . import _lib
+        from ._results_native import results_of
+
         keys = [_lib.buffer_pointer(fast_key_bytes(key), "fast key") for key in fast_keys]
         count = len(keys)
         pointers = (ctypes.c_void_p * max(count, 1))(*[k[0] for k in keys])
         sizes = (ctypes.c_size_t * max(count, 1))(*[k[1] for k in keys])
         if check is not None:
-            _lib.require("qdcache_result_dependency_count")  # else every hit would pass unchecked
+            _require_dependencies()
         out = ctypes.c_void_p()
         with self._client() as client:
-            _lib.check(lib.qdcache_lookup(client, text(namespace, "namespace"), text(target, "target"), pointers,
+            _lib.check(_lib.lib.qdcache_lookup(client, text(namespace, "namespace"), text(target, "target"), pointers,
                                           sizes, count, 1 if include_ptx else 0, ctypes.byref(out)), "lookup")
         found = [_artifact_or_miss(result) for result in results_of(out)]
         if check is None:
@@ -444,11 +490,33 @@ class Client:
         return self._command("explain", {"fast_key": fast_key_hex, "namespace": namespace, "target": target})
 
 
+def _require_dependencies() -> None:
+    """Raises Unimplemented with a libqdcache older than ABI 1.5, where every
+    hit would pass lookup(check=...) unchecked."""
+    from ._lib import require
+
+    require("qdcache_result_dependency_count")
+
+
 def _artifact_or_miss(result: Result) -> Artifact | None:
     """A lookup item's artifact, None for a miss; raises its error."""
     if result.error is not None:
         raise result.error
     return result.artifact
+
+
+class _HeldHandle:
+    """Client._client(): `with` it for the handle, held open for one call."""
+
+    def __init__(self, client: Client) -> None:
+        self._owner = client
+
+    def __enter__(self) -> ctypes.c_void_p:
+        self._handle = self._owner._hold()
+        return self._handle
+
+    def __exit__(self, *exc: object) -> None:
+        self._owner._release(self._handle)
 
 
 def _unless_stale(artifact: Artifact | None, check: Callable[[Sequence[Dependency]], bool]) -> Artifact | None:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from . import _lib
 from ._errors import Unimplemented
-from ._lib import check, lib, text
+from ._lib import check, lib
+from ._text import text
 from ._results import Artifact
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ import fcntl
 import mmap
 import os
 import struct
-import threading
 import time
+from _thread import allocate_lock
 
 from ._errors import QdcacheError, error_for
 
@@ -305,7 +305,7 @@ class Channel:
     def __init__(self, path: str, timeout: float) -> None:
         self.path = path
         self.timeout = timeout
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._idle: list[_Connection] = []
         self._closed = False
         self._retry_at = 0.0

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from ._errors import INTERNAL, UNIMPLEMENTED, QdcacheError, error_for
 
 if TYPE_CHECKING:
-    from ._types import Source, Text
+    from ._types import Source
 
 ABI_MAJOR = 1
 
@@ -328,21 +328,6 @@ def json_object(text: str, what: str) -> dict[str, Any]:
     return value
 
 
-def text(value: Text, what: str) -> bytes:
-    """A str (or UTF-8 bytes) argument as bytes for a `const char*`: UTF-8
-    without NUL, which would silently cut it short at the C boundary."""
-    if isinstance(value, bytes):
-        try:
-            value.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError("%s is not valid UTF-8: %r" % (what, value)) from None
-    elif isinstance(value, str):
-        value = value.encode("utf-8")
-    else:
-        raise TypeError("%s must be str, not %s" % (what, type(value).__name__))
-    if b"\0" in value:
-        raise ValueError("%s contains a NUL character: %r" % (what, value))
-    return value
 
 
 def buffer_pointer(data: Source, what: str) -> tuple[ctypes.c_void_p, int, object]:

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import _lib
 from ._dependencies import Dependency
-from ._lib import check, lib, text
+from ._lib import check, lib
+from ._text import fast_key_bytes, text
 
 if TYPE_CHECKING:
-    from ._types import BytesLike, FastKey, Source, Text
+    from ._types import FastKey, Source, Text
 
 
 class _KernelSource(TypedDict):
@@ -59,29 +60,11 @@ def _compile_option_names() -> set[str]:
         _option_names.update(names)
     return _option_names
 
+
 # What a fast-key conflict does (the alias names another artifact), as
 # qdcache_request_set's alias-policy spells it.
 _ALIAS_POLICIES = ("rebind", "strict", "off")
 
-
-
-def fast_key_bytes(key: FastKey) -> BytesLike:
-    """A fast key as the bytes the daemon sees: a bytes-like key as-is; a str
-    is hex, one spelling with the CLI and the manifest ("c0ffee01" is the
-    4 bytes c0 ff ee 01). Raises ValueError for a str that is not a
-    non-empty, even number of hex digits and nothing else."""
-    if not isinstance(key, str):
-        return key
-    # ASCII letters and digits only first: bytes.fromhex allows whitespace.
-    if key.isascii() and key.isalnum() and len(key) % 2 == 0:
-        try:
-            return bytes.fromhex(key)
-        except ValueError:
-            pass
-    raise ValueError(
-        "fast key %r is not hex: the text form of a fast key is hex (as `qdcache compile --fast-key` "
-        "takes it, e.g. \"c0ffee01\"); pass bytes (e.g. s.encode()) to use a string's raw bytes" % key
-    )
 
 
 def _option_text(value: bool | int) -> str:

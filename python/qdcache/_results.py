@@ -1,16 +1,24 @@
 """Artifact and Result: what compile() and lookup() answer, read out of a
-qdcache_results handle."""
+qdcache_results handle or a lean-transport answer.
+
+Importing this loads neither ctypes nor libqdcache: a lean warm start
+reads kind, status and payload, which it has; the rest is read through
+the library (_results_native) on first use."""
 
 from __future__ import annotations
 
-import ctypes
-import threading
-from typing import Any
+from _thread import allocate_lock
 
-from . import _lean, _lib
-from ._dependencies import Dependency
+from . import _lean
 from ._errors import QdcacheError, error_for
-from ._lib import check, lib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import ctypes
+    from collections.abc import Callable
+    from typing import Any
+
+    from ._dependencies import Dependency
 
 # qdcache_cache_status values, by name.
 _CACHE_STATUS = {1: "compiled", 2: "hit", 3: "coalesced", 4: "alias_hit", 5: "stage_hit", 6: "miss", 7: "error"}
@@ -23,96 +31,30 @@ class _Results:
     handle is made on first use (qdcache_results_parse): most callers never
     read what only the library decodes."""
 
-    def __init__(self, handle: ctypes.c_void_p | None, response: bytes | None = None) -> None:
+    def __init__(self, handle: ctypes.c_void_p | None, response: bytes | None = None,
+                 free: Callable[[ctypes.c_void_p], None] | None = None) -> None:
+        """handle and free (qdcache_results_free), or response."""
         self._handle = handle
+        self._free = free
         self._response = response
-        self._lock = threading.Lock() if response is not None else None
+        self._lock = allocate_lock() if response is not None else None
 
     @property
     def handle(self) -> ctypes.c_void_p | None:
         if self._handle is None and self._lock is not None:
             with self._lock:  # one parse however many threads ask at once
                 if self._handle is None and self._response is not None:
-                    out = ctypes.c_void_p()
-                    check(_lib.require("qdcache_results_parse")(self._response, len(self._response),
-                                                                ctypes.byref(out)), "results")
-                    self._handle, self._response = out, None
+                    from . import _results_native
+
+                    self._handle, self._response = _results_native.parse(self._response), None
+                    self._free = _results_native.free
         return self._handle
 
     def __del__(self) -> None:
-        handle = getattr(self, "_handle", None)
-        if handle:
-            lib.qdcache_results_free(handle)
+        handle, free = getattr(self, "_handle", None), getattr(self, "_free", None)
+        if handle and free is not None:
             self._handle = None
-
-
-def _dependencies(handle: ctypes.c_void_p | None, index: int) -> list[Dependency]:
-    """The dependencies item `index` carries (an alias hit's, as its compile
-    declared them); [] with a libqdcache older than ABI 1.5."""
-    if not _lib.has("qdcache_result_dependency_count"):
-        return []
-    count: int = lib.qdcache_result_dependency_count(handle, index)
-    dependencies = []
-    for i in range(count):
-        name = ctypes.c_char_p()
-        digest = ctypes.c_void_p()
-        size = ctypes.c_size_t()
-        check(lib.qdcache_result_dependency(handle, index, i, ctypes.byref(name), ctypes.byref(digest),
-                                            ctypes.byref(size)), "dependency")
-        value = ctypes.string_at(digest.value, size.value) if digest.value and size.value else b""
-        dependencies.append(Dependency((name.value or b"").decode("utf-8", "replace"), value))
-    return dependencies
-
-
-class _Item(ctypes.Structure):
-    """qdcache_item (ABI 1.7)."""
-
-    _fields_ = [
-        ("cache_status", ctypes.c_int),
-        ("kind", ctypes.c_int),
-        ("error_code", ctypes.c_int),
-        ("payload", ctypes.c_void_p),
-        ("payload_size", ctypes.c_size_t),
-    ]
-
-
-def _items(handle: ctypes.c_void_p, count: int) -> list[tuple[int, int, int, int | None, int]]:
-    """(cache status, kind, error code, payload address, payload size) of
-    every item: one qdcache_results_items call, or with a libqdcache older
-    than ABI 1.7 the per-item calls."""
-    if _lib.has("qdcache_results_items"):
-        array = (_Item * count)()
-        check(lib.qdcache_results_items(handle, 0, count, array, ctypes.sizeof(_Item)), "results")
-        return [(i.cache_status, i.kind, i.error_code, i.payload, i.payload_size) for i in array]
-    items = []
-    for index in range(count):
-        kind = ctypes.c_int()
-        pointer = ctypes.c_void_p()
-        size = ctypes.c_size_t()
-        code: int = lib.qdcache_result_error(handle, index, None)
-        if code == 0:
-            lib.qdcache_result_artifact(handle, index, ctypes.byref(kind), ctypes.byref(pointer), ctypes.byref(size))
-        items.append((lib.qdcache_result_cache_status(handle, index), kind.value, code, pointer.value, size.value))
-    return items
-
-
-class _Payloads:
-    """Read-only views of payloads inside one results handle, which every
-    view keeps alive; no copy. One ctypes array type as long as the largest
-    payload serves them all: a view is cut to its payload's size before
-    anything can read it, and making an array type per size would cost more
-    than the rest of a warm start's per-artifact work."""
-
-    def __init__(self, results: _Results, largest: int) -> None:
-        self._results = results
-        self._array = ctypes.c_char * max(largest, 1)
-
-    def view(self, address: int | None, size: int) -> memoryview:
-        if not size or address is None:
-            return memoryview(b"")
-        array = self._array.from_address(address)
-        setattr(array, "_owner", self._results)  # the memoryview holds the array, the array the results
-        return memoryview(array).cast("B")[:size].toreadonly()
+            free(handle)
 
 
 class Artifact:
@@ -152,31 +94,33 @@ class Artifact:
     @property
     def key(self) -> str:
         if self._key is None:
-            self._key = lib.qdcache_result_key(self._results.handle, self._index).decode()
+            from . import _results_native
+
+            self._key = _results_native.key(self._results.handle, self._index)
         return self._key
 
     @property
     def target(self) -> str:
         if self._target is None:
-            self._target = lib.qdcache_result_target(self._results.handle, self._index).decode()
+            from . import _results_native
+
+            self._target = _results_native.target(self._results.handle, self._index)
         return self._target
 
     @property
     def ptx(self) -> str | None:
         if self._ptx is False:
-            ptx = ctypes.c_void_p()
-            size = ctypes.c_size_t()
-            check(lib.qdcache_result_ptx(self._results.handle, self._index, ctypes.byref(ptx), ctypes.byref(size)))
-            self._ptx = ctypes.string_at(ptx.value, size.value).decode("utf-8", "replace") if ptx.value and size.value \
-                else None
+            from . import _results_native
+
+            self._ptx = _results_native.ptx(self._results.handle, self._index)
         return self._ptx if isinstance(self._ptx, str) else None
 
     def _result_json(self) -> dict[str, Any]:
         """The item's qdcache_result_json, read once."""
         if self._json is None:
-            out = ctypes.c_void_p()
-            check(lib.qdcache_result_json(self._results.handle, self._index, ctypes.byref(out)))
-            self._json = _lib.json_object(_lib.take_string(out), "qdcache_result_json")
+            from . import _results_native
+
+            self._json = _results_native.result_json(self._results.handle, self._index)
             artifact = self._json.get("artifact")
             if isinstance(artifact, dict) and "payload_size" in artifact:
                 artifact["payload_size"] = self.payload.nbytes  # a lean answer's bytes hold none
@@ -195,7 +139,9 @@ class Artifact:
         dependencies=, sorted by name); [] for a compile's artifact, or an
         alias without them."""
         if self._dependencies is None:
-            self._dependencies = _dependencies(self._results.handle, self._index)
+            from . import _results_native
+
+            self._dependencies = _results_native.dependencies(self._results.handle, self._index)
         return self._dependencies
 
     @property
@@ -256,9 +202,9 @@ class Result:
         self.artifact: Artifact | None = None
         if code != 0:
             if message is None:
-                pointer = ctypes.c_char_p()
-                lib.qdcache_result_error(results.handle, index, ctypes.byref(pointer))
-                message = (pointer.value or b"").decode("utf-8", "replace")
+                from . import _results_native
+
+                message = _results_native.error_message(results.handle, index)
             name = _lean.CODE_NAMES[code] if 0 <= code < len(_lean.CODE_NAMES) else "UNKNOWN"
             self.error = error_for(code, name, message)
         elif self.status != "miss":
@@ -284,16 +230,6 @@ class Result:
 
     def __repr__(self) -> str:
         return "<qdcache.Result %s %r>" % (self.status, self.error or self.artifact)
-
-
-def results_of(handle: ctypes.c_void_p) -> list[Result]:
-    """One Result per item of a qdcache_results handle, which they own from now on."""
-    results = _Results(handle)
-    count: int = lib.qdcache_results_count(handle)
-    items = _items(handle, count) if count else []
-    payloads = _Payloads(results, max((item[4] for item in items), default=0))
-    return [Result(results, i, status, kind, code, None, payloads.view(address, size), address if size else None)
-            for i, (status, kind, code, address, size) in enumerate(items)]
 
 
 def lean_results_of(answer: _lean.Answer) -> list[Result]:

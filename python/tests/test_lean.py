@@ -136,15 +136,29 @@ class LeanTest(unittest.TestCase):
                         outcomes.append((type(e).__name__, e.code, e.message))
                 self.assertEqual(outcomes[0], outcomes[1])
 
-    def test_a_warm_start_loads_no_library(self):
+    def test_a_warm_start_imports_no_library_ctypes_or_typing(self):
+        # -S: this interpreter's site hooks may import typing themselves; a
+        # stock python3's do not, and the test is about what qdcache imports.
         script = ("import qdcache, sys\n"
                   "c = qdcache.Client(socket=sys.argv[1], spawn=False)\n"
                   "found = c.lookup([b'lean-0', b'lean-1'], namespace='lean', target='cpu:x86-64')\n"
-                  "assert all(a is not None and len(a) > 0 for a in found)\n"
-                  "print(qdcache._lib.lib._cdll is None)\n")
-        out = subprocess.run([sys.executable, "-c", script, self.daemon.socket], check=True,
+                  "assert all(a is not None and len(a) > 0 and a.status == 'alias_hit' for a in found)\n"
+                  "heavy = ('ctypes', 'typing', 'threading', 'contextlib', 'qdcache._lib',\n"
+                  "         'qdcache._results_native', 'qdcache._launch', 'qdcache._request')\n"
+                  "print(' '.join(m for m in heavy if m in sys.modules) or 'none')\n")
+        out = subprocess.run([sys.executable, "-S", "-c", script, self.daemon.socket], check=True,
                              capture_output=True, text=True, env=os.environ).stdout
-        self.assertEqual(out.strip(), "True")
+        self.assertEqual(out.strip(), "none")
+
+    def test_lazily_imported_names_are_the_modules_own(self):
+        from qdcache import _dependencies, _launch, _launch_hip, _request
+        self.assertIs(qdcache.Dependency, _dependencies.Dependency)
+        self.assertIs(qdcache.load_cpu, _launch.load_cpu)
+        self.assertIs(qdcache.load_hip, _launch_hip.load_hip)
+        self.assertIs(qdcache.KernelSpec, _request.KernelSpec)
+        self.assertTrue(set(qdcache.__all__) <= set(dir(qdcache)))
+        with self.assertRaises(AttributeError):
+            qdcache.no_such_name
 
     def test_no_daemon_falls_back_to_libqdcache_s_error(self):
         client = qdcache.Client(socket=os.path.join(self.daemon.dir, "nothing-here"), spawn=False)
