@@ -67,7 +67,7 @@ std::string EncodeRequestHeader(std::uint32_t body_bytes, std::uint8_t method) {
   return Header(body_bytes, method, 0);
 }
 
-LookupReply EncodeLookupReply(v1::LookupResponse response, const std::vector<std::string_view>& payloads) {
+LookupReply EncodeLookupReply(v1::LookupResponse& response, const std::vector<std::string_view>& payloads) {
   LookupReply reply;
   std::string table;
   const std::size_t n = static_cast<std::size_t>(response.results_size());
@@ -90,10 +90,11 @@ LookupReply EncodeLookupReply(v1::LookupResponse response, const std::vector<std
     reply.offsets.push_back(offset);
     reply.payloads.push_back(payload);
   }
-  const std::string proto = response.SerializeAsString();
-  reply.body.reserve(4 + proto.size() + table.size());
-  PutU32(reply.body, static_cast<std::uint32_t>(proto.size()));
-  reply.body += proto;
+  const std::size_t proto_bytes = response.ByteSizeLong();
+  reply.body.reserve(4 + proto_bytes + table.size());
+  PutU32(reply.body, static_cast<std::uint32_t>(proto_bytes));
+  reply.body.resize(4 + proto_bytes);
+  response.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(reply.body.data() + 4));
   reply.body += table;
   return reply;
 }

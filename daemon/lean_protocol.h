@@ -63,9 +63,10 @@ struct LookupReply {
   std::uint64_t blob_bytes = 0;
   std::vector<std::string> owned;  // payloads moved out of the response
 };
-// Result i's payload is the one in `response` (moved out, no copy), or
-// else `payloads[i]` (which must outlive the reply; may be shorter).
-[[nodiscard]] LookupReply EncodeLookupReply(v1::LookupResponse response,
+// Result i's payload is the one in `response` (moved out, no copy: the
+// response is left without payloads), or else `payloads[i]` (which must
+// outlive the reply; may be shorter).
+[[nodiscard]] LookupReply EncodeLookupReply(v1::LookupResponse& response,
                                             const std::vector<std::string_view>& payloads = {});
 // Writes the blob to `out`, blob_bytes long and zero-filled.
 void CopyBlob(const LookupReply& reply, char* out);

@@ -164,8 +164,7 @@ Status CompileCacheService::LookupBody(const engine::Peer& peer, const v1::Looku
       n < kParallelLookupFrom ? 1 : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
   auto stripe = [&](int first) {
     for (int i = first; i < n; i += threads) {
-      *response->mutable_results(i) =
-          engine_.Lookup(request.queries(i), peer, request.include_ptx(),
+      engine_.LookupInto(request.queries(i), peer, request.include_ptx(), response->mutable_results(i),
                          records != nullptr ? &(*records)[static_cast<std::size_t>(i)] : nullptr);
     }
   };

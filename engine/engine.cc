@@ -589,45 +589,49 @@ v1::CompileResult Engine::Serve(const store::ArtifactRecord& record, const Waite
 
 v1::CompileResult Engine::Lookup(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx,
                                  std::shared_ptr<const store::ArtifactRecord>* payload_record) {
+  v1::CompileResult result;
+  LookupInto(query, peer, include_ptx, &result, payload_record);
+  return result;
+}
+
+void Engine::LookupInto(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx, v1::CompileResult* out,
+                        std::shared_ptr<const store::ArtifactRecord>* payload_record) {
   if (payload_record != nullptr) payload_record->reset();
   ++requests_;
-  if (query.fast_key().empty()) return Fail(InvalidArgument("fast_key is empty"));
-  if (Status s = CheckFastKey(query.fast_key(), query.namespace_(), config_.limits); !s.ok()) {
-    return Fail(s);
-  }
+  auto fail = [&](const Status& status) { *out = Fail(status); };
+  if (query.fast_key().empty()) return fail(InvalidArgument("fast_key is empty"));
+  if (Status s = CheckFastKey(query.fast_key(), query.namespace_(), config_.limits); !s.ok()) return fail(s);
   Expected<compiler::Target> target = DecodeTarget(query.target());
-  if (!target.ok()) return Fail(target.status());
+  if (!target.ok()) return fail(target.status());
 
   store::AliasKey alias{peer.tenant, query.namespace_(), target->ToString(), query.fast_key()};
   Expected<std::optional<store::AliasValue>> named = store_.GetAliasValue(alias);
   if (!named.ok()) {
     ++store_errors_;
-    return Fail(named.status().WithContext("alias lookup"));
+    return fail(named.status().WithContext("alias lookup"));
   }
-  v1::CompileResult result;
   // A manifest that does not decode was not written by this code: no alias.
-  if (named->has_value() && DecodeManifest((*named)->manifest, result.mutable_dependencies()).ok()) {
+  if (named->has_value() && DecodeManifest((*named)->manifest, out->mutable_dependencies()).ok()) {
     Expected<std::shared_ptr<const store::ArtifactRecord>> record = store_.GetShared((*named)->key);
     if (!record.ok()) {
       ++store_errors_;
-      return Fail(record.status().WithContext("artifact read"));
+      return fail(record.status().WithContext("artifact read"));
     }
     // An alias made under another toolchain (daemon, LLVM, CUDA upgrade) must
     // not serve its old artifact: the client will compile and re-alias.
     if (*record != nullptr && (*record)->toolchain == toolchain_) {
-      Status s = ToWireArtifact(**record, include_ptx, result.mutable_artifact(), payload_record == nullptr);
-      if (!s.ok()) return Fail(s);
+      Status s = ToWireArtifact(**record, include_ptx, out->mutable_artifact(), payload_record == nullptr);
+      if (!s.ok()) return fail(s);
       if (payload_record != nullptr) *payload_record = *record;
       ++alias_hits_;
       CountSaved((*record)->compile_micros);
-      result.set_status(v1::CACHE_STATUS_ALIAS_HIT);
-      return result;
+      out->set_status(v1::CACHE_STATUS_ALIAS_HIT);
+      return;
     }
   }
   ++misses_;
-  result.Clear();
-  result.set_status(v1::CACHE_STATUS_MISS);
-  return result;
+  out->Clear();
+  out->set_status(v1::CACHE_STATUS_MISS);
 }
 
 v1::Explanation Engine::Explain(const v1::KernelDescriptor& descriptor, const Peer& peer) {

@@ -130,6 +130,10 @@ class Engine {
   // sends the bytes from there, uncopied); null otherwise.
   [[nodiscard]] v1::CompileResult Lookup(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx,
                                          std::shared_ptr<const store::ArtifactRecord>* payload_record = nullptr);
+  // The same, written into `*out` (empty), which may live on an arena: a
+  // batch's answer is then built without a heap allocation per field.
+  void LookupInto(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx, v1::CompileResult* out,
+                  std::shared_ptr<const store::ArtifactRecord>* payload_record = nullptr);
 
   // The artifact key of a descriptor and every component that went into it.
   // Keying may need a compile worker: it is charged to `peer` as compiles are.
