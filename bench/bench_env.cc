@@ -69,6 +69,8 @@ Expected<std::unique_ptr<BenchEnv>> BenchEnv::Start(const BenchOptions& options)
   uds.socket_path = env->daemon->socket_path();
   uds.spawn = false;
   QDC_ASSIGN_OR_RETURN(env->uds, client::Client::Connect(uds));
+  uds.lean = false;
+  QDC_ASSIGN_OR_RETURN(env->uds_grpc, client::Client::Connect(uds));
   client::ClientOptions tcp;
   tcp.token = kBenchToken;
   try {

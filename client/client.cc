@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "client/endpoint.h"
+#include "client/lean_channel.h"
 #include "client/socket_probe.h"
 #include "common/paths.h"
 
@@ -99,7 +100,15 @@ Client::Client(ClientOptions options, std::string target, std::shared_ptr<grpc::
     : options_(std::move(options)),
       target_(std::move(target)),
       channel_(std::move(channel)),
-      stub_(v1::CompileCache::NewStub(channel_)) {}
+      stub_(v1::CompileCache::NewStub(channel_)) {
+  const char* env = std::getenv("QDCACHE_LEAN");
+  const bool lean = options_.lean.value_or(env == nullptr || std::string_view(env) != "0");
+  if (lean && options_.address.empty()) {
+    lean_ = std::make_unique<LeanChannel>(options_.socket_path, target_, options_.timeout);
+  }
+}
+
+Client::~Client() = default;
 
 Status Client::Failure(const grpc::Status& status) const {
   Status failed = FromGrpc(status).WithContext(target_);
@@ -139,6 +148,19 @@ Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request, Deadli
 }
 
 Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
+  auto all_answered = [&](const v1::LookupResponse& response) -> Status {
+    if (response.results_size() == request.queries_size()) return Status::Ok();
+    return Internal(target_ + " answered " + std::to_string(response.results_size()) + " of " +
+                    std::to_string(request.queries_size()) + " lookups");
+  };
+  if (lean_ != nullptr && lean_->enabled()) {
+    request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+    request.mutable_header()->set_client(options_.client_name);
+    if (std::optional<Expected<v1::LookupResponse>> answer = lean_->Lookup(request)) {
+      if (answer->ok()) QDC_RETURN_IF_ERROR(all_answered(**answer));
+      return std::move(*answer);
+    }
+  }
   if (request.queries_size() >= kStreamedLookupMin) {
     grpc::ClientContext context;
     Prepare(&context, request.mutable_header());
@@ -154,10 +176,7 @@ Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
     const bool unimplemented = s.error_code() == grpc::StatusCode::UNIMPLEMENTED && all.results_size() == 0;
     if (!unimplemented) {
       if (!s.ok()) return Failure(s);
-      if (all.results_size() != request.queries_size()) {
-        return Internal(target_ + " answered " + std::to_string(all.results_size()) + " of " +
-                        std::to_string(request.queries_size()) + " lookups");
-      }
+      QDC_RETURN_IF_ERROR(all_answered(all));
       return all;
     }
   }

@@ -43,7 +43,14 @@ struct ClientOptions {
   // $QDCACHE_AUTOSPAWN if set, else off.
   std::optional<bool> spawn;
   SpawnOptions spawn_options;
+
+  // Lookups on a unix socket over the lean transport (client/lean_channel.h,
+  // docs/protocol.md §1.1), gRPC where it cannot carry them: the same
+  // answers, faster. Unset: on unless $QDCACHE_LEAN is "0".
+  std::optional<bool> lean;
 };
+
+class LeanChannel;
 
 class Client {
  public:
@@ -57,6 +64,7 @@ class Client {
   // NOT_FOUND when a TLS file cannot be read, INVALID_ARGUMENT when it holds
   // no PEM data (an empty CA must not fall back to the system's roots).
   [[nodiscard]] static Expected<std::unique_ptr<Client>> Connect(ClientOptions options);
+  ~Client();
 
   // "unix:/path" or "HOST:PORT".
   [[nodiscard]] const std::string& target() const { return target_; }
@@ -72,10 +80,11 @@ class Client {
   // call failed (daemon unreachable, deadline, protocol refusal).
   [[nodiscard]] Expected<v1::CompileResponse> Compile(v1::CompileRequest request,
                                                       Deadline deadline = Deadline::kTimeout);
-  // A batch of kStreamedLookupMin queries or more goes through LookupStream
-  // (faster for a warm start: the daemon pipelines the results), falling
-  // back to the unary Lookup when the daemon does not have it; the answer is
-  // the same either way.
+  // On a unix socket, over the lean transport (ClientOptions::lean). Else,
+  // or where it cannot carry the call, a batch of kStreamedLookupMin
+  // queries or more goes through LookupStream (the daemon pipelines the
+  // results), falling back to the unary Lookup when the daemon does not
+  // have it; the answer is the same either way.
   [[nodiscard]] Expected<v1::LookupResponse> Lookup(v1::LookupRequest request);
   static constexpr int kStreamedLookupMin = 16;
   // With `reset`, the daemon zeroes its counters after reading them (admin).
@@ -127,6 +136,7 @@ class Client {
   const std::string target_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::CompileCache::Stub> stub_;
+  std::unique_ptr<LeanChannel> lean_;  // null: gRPC only
 };
 
 // The gRPC status as a Status (same code numbers).

@@ -19,7 +19,7 @@
 #include <google/protobuf/arena.h>
 #include <spdlog/spdlog.h>
 
-#include "daemon/lean_protocol.h"
+#include "lean/protocol.h"
 
 namespace qdcache::daemon {
 namespace {

@@ -1,4 +1,4 @@
-// Serves the lean transport (daemon/lean_protocol.h, docs/protocol.md) on
+// Serves the lean transport (lean/protocol.h, docs/protocol.md) on
 // unix-socket connections the acceptor hands over: a thread per connection,
 // one request at a time, bounded reads and writes. Large Lookup answers go
 // out in a sealed memfd the client maps instead of reading. Thread-safe.

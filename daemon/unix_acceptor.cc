@@ -1,5 +1,5 @@
 #include "daemon/unix_acceptor.h"
-#include "daemon/lean_protocol.h"
+#include "lean/protocol.h"
 #include "daemon/lean_server.h"
 
 #include <chrono>

@@ -46,10 +46,10 @@ Status SetOption(client::ClientOptions& o, std::string_view name, std::string_vi
     o.max_message_bytes = *bytes;
     return Status::Ok();
   }
-  if (name == "spawn") {
+  if (name == "spawn" || name == "lean") {
     Expected<bool> on = ParseBool(value);
     if (!on.ok()) return on.status();
-    o.spawn = *on;
+    (name == "spawn" ? o.spawn : o.lean) = *on;
     return Status::Ok();
   }
   if (name == "spawn-idle-exit") {

@@ -1,5 +1,5 @@
 // libFuzzer target: arbitrary bytes as a lean-transport request
-// (daemon/lean_protocol.h): the first 8 bytes as its header, the rest as its
+// (lean/protocol.h): the first 8 bytes as its header, the rest as its
 // body, decoded as the lean server decodes them (DecodeRequestHeader, then
 // DecodeLookup). What
 // decodes is answered by a response built from it (one result per query,
@@ -9,16 +9,19 @@
 // Invariants: an error is the header's or the body's (never a crash); the
 // encoded answer's table names every payload at a 64-byte aligned offset
 // inside the blob, in order and without overlap, and the blob holds each
-// payload's bytes there (CopyBlob).
+// payload's bytes there (CopyBlob); the client's decoder
+// (DecodeLookupReply) gives every payload back. The same bytes read as a
+// reply (DecodeReplyHeader, DecodeLookupReply) are an error or an answer.
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
-#include "daemon/lean_protocol.h"
+#include "lean/protocol.h"
 
 namespace {
 
@@ -48,10 +51,10 @@ void CheckReply(const v1::LookupRequest& request) {
       r->mutable_artifact()->set_payload(expected.back());
     }
   }
-  const daemon::lean::LookupReply reply = daemon::lean::EncodeLookupReply(response);
+  const lean::LookupReply reply = lean::EncodeLookupReply(response);
   if (reply.payloads.size() != expected.size()) Fail("not one payload per result");
   std::string blob(reply.blob_bytes, '\x55');
-  daemon::lean::CopyBlob(reply, blob.data());
+  lean::CopyBlob(reply, blob.data());
   const std::uint64_t proto = U64At(reply.body.substr(0, 4) + std::string(4, '\0'), 0);
   v1::LookupResponse sent;
   if (!sent.ParseFromString(reply.body.substr(4, proto))) Fail("the encoded response does not parse");
@@ -62,13 +65,26 @@ void CheckReply(const v1::LookupRequest& request) {
     const std::uint64_t offset = U64At(reply.body, 4 + proto + 16 * i), size = U64At(reply.body, 12 + proto + 16 * i);
     if (size != expected[i].size()) Fail("a payload's size is wrong");
     if (size == 0) continue;
-    if (offset % daemon::lean::kPayloadAlignment != 0 || offset < end || offset + size > blob.size()) {
+    if (offset % lean::kPayloadAlignment != 0 || offset < end || offset + size > blob.size()) {
       Fail("a payload's offset is unaligned, overlapping or outside the blob");
     }
     if (blob.compare(offset, size, expected[i]) != 0) Fail("the blob does not hold a payload's bytes");
     end = offset + size;
   }
   if (end != blob.size()) Fail("the blob is longer than its payloads");
+  // The client's decoder gives back every result with its payload, blob
+  // inline or apart.
+  for (const bool inline_blob : {true, false}) {
+    Expected<v1::LookupResponse> decoded =
+        inline_blob ? lean::DecodeLookupReply(reply.body + blob, std::nullopt) : lean::DecodeLookupReply(reply.body, blob);
+    if (!decoded.ok()) Fail("the client cannot decode the answer: " + decoded.status().ToString());
+    if (decoded->results_size() != static_cast<int>(expected.size())) Fail("the client decodes another count");
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      if (decoded->results(static_cast<int>(i)).artifact().payload() != expected[i]) {
+        Fail("the client decodes another payload");
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -81,13 +97,17 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const std::string_view header = bytes.substr(0, daemon::lean::kHeaderBytes);
-  const std::string_view body = size > daemon::lean::kHeaderBytes ? bytes.substr(daemon::lean::kHeaderBytes) : "";
+  const std::string_view header = bytes.substr(0, lean::kHeaderBytes);
+  const std::string_view body = size > lean::kHeaderBytes ? bytes.substr(lean::kHeaderBytes) : "";
   // The server reads exactly the header's length; inputs whose header says
   // otherwise are decoded against their true length, which must fail.
-  Expected<daemon::lean::RequestHeader> h = daemon::lean::DecodeRequestHeader(header, 1u << 20);
+  // The same bytes as a reply, as the C++ client decodes one: an error or
+  // an answer, never a crash.
+  (void)lean::DecodeReplyHeader(header);
+  (void)lean::DecodeLookupReply(body, std::nullopt);
+  Expected<lean::RequestHeader> h = lean::DecodeRequestHeader(header, 1u << 20);
   if (!h.ok()) return 0;
-  Expected<v1::LookupRequest> request = daemon::lean::DecodeLookup(*h, body);
+  Expected<v1::LookupRequest> request = lean::DecodeLookup(*h, body);
   if (request.ok()) CheckReply(*request);
   return 0;
 }

@@ -14,7 +14,9 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 
+#include "client/lean_channel.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/kernels.h"
 #include "tests/support/subprocess.h"
@@ -190,7 +192,7 @@ void CompileWarm(DaemonProcess& daemon, int n, std::size_t table_bytes) {
 }
 
 void CheckSameAsGrpc(DaemonProcess& daemon, const v1::LookupRequest& request, const Answer& lean) {
-  auto client = daemon.Connect();
+  auto client = daemon.ConnectGrpcOnly();
   auto grpc_answer = client->Lookup(request);
   REQUIRE(grpc_answer.ok());
   REQUIRE(grpc_answer->results_size() == lean.response.results_size());
@@ -340,4 +342,83 @@ TEST_CASE("lean Lookups count in the request metrics as the gRPC method, other m
   }
   CHECK(lookups == "3");
   CHECK(scrape.out.find("method=\"other\"") == std::string::npos);  // method 7 was not counted
+}
+
+TEST_CASE("the C++ client's lean channel answers as gRPC, and leaves to gRPC what it cannot carry",
+          "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--max-batch", "8", "--max-message-bytes", "1M"});
+  daemon.Start();
+  CompileWarm(daemon, 3, 120 << 10);  // with a miss: two hits, 240 KiB; all three pass the memfd threshold
+  const std::string target = "unix:" + daemon.socket_path();
+  client::LeanChannel channel(daemon.socket_path(), target, std::chrono::seconds(30));
+  auto grpc = daemon.ConnectGrpcOnly();
+
+  for (const v1::LookupRequest& request :
+       {LookupOf({"lean-0", "absent", "lean-1"}), LookupOf({"lean-0", "lean-1", "lean-2"}), LookupOf({""})}) {
+    std::optional<Expected<v1::LookupResponse>> lean = channel.Lookup(request);
+    REQUIRE(lean.has_value());  // carried, not left to gRPC
+    REQUIRE(lean->ok());
+    auto expected = grpc->Lookup(request);
+    REQUIRE(expected.ok());
+    REQUIRE((*lean)->results_size() == expected->results_size());
+    for (int i = 0; i < expected->results_size(); ++i) {
+      CHECK((*lean)->results(i).SerializeAsString() == expected->results(i).SerializeAsString());
+    }
+  }
+
+  SECTION("the daemon's refusal is the call's error, worded as gRPC's; the channel goes on") {
+    const std::vector<std::string> nine(9, "lean-0");
+    std::optional<Expected<v1::LookupResponse>> refused = channel.Lookup(LookupOf(nine));
+    REQUIRE(refused.has_value());
+    CHECK(refused->status().code() == Code::kResourceExhausted);
+    CHECK(refused->status().message() == grpc->Lookup(LookupOf(nine)).status().message());
+    std::optional<Expected<v1::LookupResponse>> after = channel.Lookup(LookupOf({"lean-0"}));
+    REQUIRE(after.has_value());
+    CHECK((*after)->results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
+  }
+  SECTION("a request over --max-message-bytes is the daemon's RESOURCE_EXHAUSTED, read though it closed early") {
+    std::optional<Expected<v1::LookupResponse>> refused = channel.Lookup(LookupOf({std::string(3 << 20, 'k')}));
+    REQUIRE(refused.has_value());
+    CHECK(refused->status().code() == Code::kResourceExhausted);
+    CHECK_THAT(refused->status().message(), Catch::Contains("--max-message-bytes"));
+    CHECK(grpc->Lookup(LookupOf({std::string(3 << 20, 'k')})).status().code() == Code::kResourceExhausted);
+    std::optional<Expected<v1::LookupResponse>> after = channel.Lookup(LookupOf({"lean-1"}));
+    REQUIRE(after.has_value());
+    CHECK((*after)->results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
+  }
+  SECTION("an idle connection the daemon closed (a restart) is replaced, the request not lost") {
+    REQUIRE(daemon.Stop() == 0);
+    daemon.Start();
+    std::optional<Expected<v1::LookupResponse>> again = channel.Lookup(LookupOf({"lean-2"}));
+    REQUIRE(again.has_value());
+    REQUIRE(again->ok());
+    CHECK((*again)->results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
+  }
+  SECTION("nobody at the socket: left to gRPC (which names it), and tried again next time") {
+    const std::string nowhere = dir.path() + "/nobody.sock";
+    client::LeanChannel absent(nowhere, "unix:" + nowhere, std::chrono::seconds(30));
+    CHECK_FALSE(absent.Lookup(LookupOf({"lean-0"})).has_value());
+    CHECK(absent.enabled());
+  }
+  SECTION("a server that does not answer the hello (an older daemon): left to gRPC, and off for a while") {
+    const std::string path = dir.path() + "/old.sock";
+    const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(listener, 1) == 0);
+    std::thread old_daemon([&] {
+      const int conn = ::accept(listener, nullptr, nullptr);
+      char hello[8];
+      (void)::recv(conn, hello, sizeof hello, MSG_WAITALL);
+      ::close(conn);  // what a gRPC server does with bytes that are not HTTP/2
+    });
+    client::LeanChannel older(path, "unix:" + path, std::chrono::seconds(30));
+    CHECK_FALSE(older.Lookup(LookupOf({"lean-0"})).has_value());
+    old_daemon.join();
+    ::close(listener);
+    CHECK_FALSE(older.enabled());
+  }
 }

@@ -41,7 +41,7 @@ TEST_CASE("a large lookup batch is streamed: same results in the same order as o
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
-  auto client = daemon.Connect();
+  auto client = daemon.ConnectGrpcOnly();  // on the unix socket a client would take the lean transport
   for (int i = 0; i < 3; ++i) {
     v1::KernelDescriptor d;
     d.set_ir(PaddedCpuKernel(i, kTableBytes));
@@ -71,6 +71,16 @@ TEST_CASE("a large lookup batch is streamed: same results in the same order as o
   CHECK(batch->results(2).status() == v1::CACHE_STATUS_MISS);
   CHECK(batch->results(5).status() == v1::CACHE_STATUS_ERROR);
 
+  // The lean transport, which a client takes on the unix socket, answers
+  // exactly the same (these payloads come in its memfd).
+  auto lean = daemon.Connect()->Lookup(request);
+  REQUIRE(lean.ok());
+  REQUIRE(lean->results_size() == batch->results_size());
+  for (int i = 0; i < batch->results_size(); ++i) {
+    INFO("query " << i);
+    CHECK(lean->results(i).SerializeAsString() == batch->results(i).SerializeAsString());
+  }
+
   // On the wire: several messages, none much above 1 MiB plus one result.
   auto stub = v1::CompileCache::NewStub(
       grpc::CreateChannel("unix:" + daemon.socket_path(), grpc::InsecureChannelCredentials()));
@@ -97,7 +107,7 @@ TEST_CASE("a streamed lookup batch over --max-batch is refused whole", "[integra
   daemon.Start();
   v1::LookupRequest request;
   for (int i = 0; i < 17; ++i) *request.add_queries() = Query("k" + std::to_string(i));
-  auto batch = daemon.Connect()->Lookup(request);
+  auto batch = daemon.ConnectGrpcOnly()->Lookup(request);
   REQUIRE_FALSE(batch.ok());
   CHECK(batch.status().code() == Code::kResourceExhausted);
   CHECK_THAT(batch.status().message(), Catch::Contains("--max-batch"));

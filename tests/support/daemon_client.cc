@@ -5,18 +5,28 @@
 // qdcache.proto into the process.
 #include "tests/support/daemon_process.h"
 
+#include <optional>
 #include <stdexcept>
 
 namespace qdcache::testing {
 
-std::unique_ptr<client::Client> DaemonProcess::Connect() const {
+namespace {
+
+std::unique_ptr<client::Client> ConnectTo(const std::string& socket, std::optional<bool> lean) {
   client::ClientOptions o;
-  o.socket_path = socket_;
+  o.socket_path = socket;
   o.timeout = std::chrono::seconds(120);
+  o.lean = lean;
   auto c = client::Client::Connect(o);
   if (!c.ok()) throw std::runtime_error(c.status().ToString());
   return std::move(c).value();
 }
+
+}  // namespace
+
+std::unique_ptr<client::Client> DaemonProcess::Connect() const { return ConnectTo(socket_, std::nullopt); }
+
+std::unique_ptr<client::Client> DaemonProcess::ConnectGrpcOnly() const { return ConnectTo(socket_, false); }
 
 v1::Stats StatsOf(const DaemonProcess& daemon) {
   auto s = daemon.Connect()->Stats();

@@ -79,6 +79,9 @@ class DaemonProcess {
   std::string MetricsAddress() const;
 
   std::unique_ptr<client::Client> Connect() const;
+  // A client whose lookups take gRPC even on the unix socket (no lean
+  // transport): for tests of the gRPC methods themselves.
+  std::unique_ptr<client::Client> ConnectGrpcOnly() const;
 
  private:
   int Wait();

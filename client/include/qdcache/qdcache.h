@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 #define QDCACHE_ABI_VERSION_MAJOR 1
-#define QDCACHE_ABI_VERSION_MINOR 7
+#define QDCACHE_ABI_VERSION_MINOR 8
 #define QDCACHE_ABI_VERSION ((QDCACHE_ABI_VERSION_MAJOR << 16) | QDCACHE_ABI_VERSION_MINOR)
 
 /* ---- Versions, status codes and errors ---- */
@@ -112,7 +112,11 @@ qdcache_status qdcache_options_create(qdcache_options** out);
  *                    installed next to this library, then $PATH)
  *   spawn-idle-exit  the spawned daemon exits after this long idle ("10m")
  *   spawn-arg        one more flag for the spawned daemon (repeatable, e.g.
- *                    "--store=/path")                                     */
+ *                    "--store=/path")
+ *   lean             "1"/"0": lookups on a unix socket over the daemon's lean
+ *                    transport (docs/protocol.md §1.1), gRPC where it cannot
+ *                    carry them: the same answers, faster (default:
+ *                    on unless $QDCACHE_LEAN is "0"; since ABI 1.8)     */
 qdcache_status qdcache_options_set(qdcache_options* options, const char* name, const char* value);
 void qdcache_options_free(qdcache_options* options);
 

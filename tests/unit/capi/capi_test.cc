@@ -26,11 +26,13 @@ std::string Data(const std::string& relative) { return ReadFileOrDie(std::string
 
 // A connected client (owned) for a daemon.
 struct Connection {
-  explicit Connection(const DaemonProcess& daemon) {
+  // lean: the "lean" option's value (nullptr: left to the default).
+  explicit Connection(const DaemonProcess& daemon, const char* lean = nullptr) {
     qdcache_options* options = nullptr;
     REQUIRE(qdcache_options_create(&options) == QDCACHE_OK);
     REQUIRE(qdcache_options_set(options, "socket", daemon.socket_path().c_str()) == QDCACHE_OK);
     REQUIRE(qdcache_options_set(options, "spawn", "0") == QDCACHE_OK);
+    if (lean != nullptr) REQUIRE(qdcache_options_set(options, "lean", lean) == QDCACHE_OK);
     REQUIRE(qdcache_connect(options, &client) == QDCACHE_OK);
     qdcache_options_free(options);
   }
@@ -324,6 +326,50 @@ TEST_CASE("ABI 1.7: every item at once says what the per-item calls say", "[capi
   CHECK(qdcache_results_items(results, 3, 0, nullptr, sizeof(untouched)) == QDCACHE_OK);  // nothing asked
   CHECK(untouched.kind == 99);
   qdcache_results_free(results);
+}
+
+TEST_CASE("ABI 1.8: lookups over the lean transport answer what gRPC answers", "[capi][integration]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  Connection lean(daemon, "1"), grpc(daemon, "0");
+  const std::string saxpy = Data("cpu/saxpy.ll");
+  qdcache_results_free(CompileOne(lean.client, saxpy, "cpu:x86-64", "k0", "abi18"));
+  const char* keys[] = {"k0", "absent", "", "k0"};
+  const void* key_data[4];
+  size_t key_sizes[4];
+  for (int i = 0; i < 4; ++i) {
+    key_data[i] = keys[i];
+    key_sizes[i] = std::strlen(keys[i]);
+  }
+  qdcache_results* answers[2] = {};
+  qdcache_client* clients[2] = {lean.client, grpc.client};
+  for (int c = 0; c < 2; ++c) {
+    REQUIRE(qdcache_lookup(clients[c], "abi18", "cpu:x86-64", key_data, key_sizes, 4, 0, &answers[c]) == QDCACHE_OK);
+    REQUIRE(qdcache_results_count(answers[c]) == 4);
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    INFO("item " << i);
+    qdcache_item a{}, b{};
+    REQUIRE(qdcache_results_items(answers[0], i, 1, &a, sizeof a) == QDCACHE_OK);
+    REQUIRE(qdcache_results_items(answers[1], i, 1, &b, sizeof b) == QDCACHE_OK);
+    CHECK(a.cache_status == b.cache_status);
+    CHECK(a.kind == b.kind);
+    CHECK(a.error_code == b.error_code);
+    REQUIRE(a.payload_size == b.payload_size);
+    if (a.payload_size > 0) CHECK(std::memcmp(a.payload, b.payload, a.payload_size) == 0);
+    CHECK(std::string(qdcache_result_key(answers[0], i)) == qdcache_result_key(answers[1], i));
+  }
+  qdcache_item hit{};
+  REQUIRE(qdcache_results_items(answers[0], 0, 1, &hit, sizeof hit) == QDCACHE_OK);
+  CHECK(hit.cache_status == QDCACHE_CACHE_ALIAS_HIT);
+  CHECK(hit.payload_size > 0);
+  for (qdcache_results* r : answers) qdcache_results_free(r);
+
+  qdcache_options* options = nullptr;
+  REQUIRE(qdcache_options_create(&options) == QDCACHE_OK);
+  CHECK(qdcache_options_set(options, "lean", "perhaps") == QDCACHE_INVALID_ARGUMENT);
+  qdcache_options_free(options);
 }
 
 TEST_CASE("one client handle serves many threads", "[capi][integration]") {

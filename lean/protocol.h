@@ -14,11 +14,13 @@
 //                 | per result: u64 offset, u64 size of its payload
 //                 | the payloads, each at its offset (64-byte aligned),
 //                   unless they are in the memfd (the same layout there).
-// Pure: encoding and decoding only; daemon/lean_server.h does the I/O.
+// Pure: encoding and decoding only; the I/O is daemon/lean_server.h's and
+// client/lean_channel.h's.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,7 +28,7 @@
 #include "common/expected.h"
 #include "qdcache/v1/qdcache.pb.h"
 
-namespace qdcache::daemon::lean {
+namespace qdcache::lean {
 
 inline constexpr std::string_view kHello{"QDCLEAN1", 8};
 inline constexpr std::size_t kHeaderBytes = 8;
@@ -52,6 +54,16 @@ struct RequestHeader {
 [[nodiscard]] std::string EncodeReplyHeader(std::uint32_t body_bytes, Code code, std::uint8_t flags);
 [[nodiscard]] std::string EncodeRequestHeader(std::uint32_t body_bytes, std::uint8_t method);
 
+// A reply header's fields, as the client reads them. UNAVAILABLE (the
+// daemon broke the protocol) when a reserved byte or an unknown flag is
+// set, or the code is not a status code.
+struct ReplyHeader {
+  std::uint32_t body_bytes = 0;
+  Code code = Code::kOk;
+  std::uint8_t flags = 0;
+};
+[[nodiscard]] Expected<ReplyHeader> DecodeReplyHeader(std::string_view header);
+
 // A Lookup answer for the wire: `body` up to and including the offset
 // table, and the payloads that make the blob (what follows the table
 // inline, or the memfd's contents): payloads[i] at offsets[i], zeros
@@ -71,4 +83,14 @@ struct LookupReply {
 // Writes the blob to `out`, blob_bytes long and zero-filled.
 void CopyBlob(const LookupReply& reply, char* out);
 
-}  // namespace qdcache::daemon::lean
+// A Lookup answer's body as the client reads it, back into the response
+// gRPC would have answered: each payload copied from the blob into its
+// artifact. The blob is `memfd_blob` (the passed memfd's contents) when the
+// reply came with one, else what follows the offset table in `body`.
+// UNAVAILABLE (the daemon broke the protocol) when the body does not
+// decode, a payload lies outside the blob or overlaps another, or one is
+// given for a result without an artifact.
+[[nodiscard]] Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body,
+                                                             std::optional<std::string_view> memfd_blob);
+
+}  // namespace qdcache::lean

@@ -1,8 +1,8 @@
-#include "daemon/lean_protocol.h"
+#include "lean/protocol.h"
 
 #include <cstring>
 
-namespace qdcache::daemon::lean {
+namespace qdcache::lean {
 namespace {
 
 void PutU32(std::string& out, std::uint32_t v) {
@@ -16,6 +16,12 @@ void PutU64(std::string& out, std::uint64_t v) {
 std::uint32_t GetU32(std::string_view in) {
   std::uint32_t v = 0;
   for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(in[i])) << (8 * i);
+  return v;
+}
+
+std::uint64_t GetU64(std::string_view in) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[i])) << (8 * i);
   return v;
 }
 
@@ -99,6 +105,51 @@ LookupReply EncodeLookupReply(v1::LookupResponse& response, const std::vector<st
   return reply;
 }
 
+Expected<ReplyHeader> DecodeReplyHeader(std::string_view header) {
+  if (header.size() != kHeaderBytes) return Unavailable("a lean reply header is 8 bytes");
+  if (header[6] != 0 || header[7] != 0) return Unavailable("a lean reply header's reserved bytes are not zero");
+  ReplyHeader out;
+  out.body_bytes = GetU32(header);
+  const auto code = static_cast<std::uint8_t>(header[4]);
+  out.flags = static_cast<std::uint8_t>(header[5]);
+  if (code > static_cast<std::uint8_t>(Code::kUnauthenticated)) {
+    return Unavailable("a lean reply's status code " + std::to_string(code) + " is not one");
+  }
+  if ((out.flags & ~kWithFd) != 0) return Unavailable("a lean reply header has unknown flags");
+  out.code = static_cast<Code>(code);
+  return out;
+}
+
+Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body, std::optional<std::string_view> memfd_blob) {
+  if (body.size() < 4) return Unavailable("a lean Lookup answer is shorter than its length prefix");
+  const std::uint64_t proto_bytes = GetU32(body);
+  if (proto_bytes > body.size() - 4) return Unavailable("a lean Lookup answer is shorter than its LookupResponse");
+  v1::LookupResponse response;
+  if (!response.ParseFromArray(body.data() + 4, static_cast<int>(proto_bytes))) {
+    return Unavailable("a lean Lookup answer's LookupResponse does not decode");
+  }
+  const auto n = static_cast<std::size_t>(response.results_size());
+  const std::size_t table_at = 4 + proto_bytes;
+  if ((body.size() - table_at) / 16 < n) return Unavailable("a lean Lookup answer's offset table is cut short");
+  const std::string_view blob = memfd_blob ? *memfd_blob : body.substr(table_at + 16 * n);
+  std::uint64_t end = 0;  // where the previous payload ended: payloads come in order, apart
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t offset = GetU64(body.substr(table_at + 16 * i));
+    const std::uint64_t size = GetU64(body.substr(table_at + 16 * i + 8));
+    if (size == 0) continue;
+    if (offset < end || offset > blob.size() || size > blob.size() - offset) {
+      return Unavailable("a lean Lookup answer's payload " + std::to_string(i) + " lies outside its blob");
+    }
+    v1::CompileResult& result = *response.mutable_results(static_cast<int>(i));
+    if (!result.has_artifact()) {
+      return Unavailable("a lean Lookup answer gives result " + std::to_string(i) + " a payload but no artifact");
+    }
+    result.mutable_artifact()->set_payload(blob.data() + offset, size);
+    end = offset + size;
+  }
+  return response;
+}
+
 void CopyBlob(const LookupReply& reply, char* out) {
   std::uint64_t at = 0;
   for (std::size_t i = 0; i < reply.payloads.size(); ++i) {
@@ -110,4 +161,4 @@ void CopyBlob(const LookupReply& reply, char* out) {
   }
 }
 
-}  // namespace qdcache::daemon::lean
+}  // namespace qdcache::lean

@@ -1,0 +1,68 @@
+// The C++ client's side of the lean transport (lean/protocol.h,
+// docs/protocol.md §1.1): Lookup over a framed protocol on the daemon's
+// unix socket, payloads in a sealed memfd for large answers, instead of
+// gRPC's HTTP/2. Client::Lookup uses it on a unix socket and falls back to
+// gRPC when it cannot carry a call; a caller sees the same answers and
+// errors either way, only faster.
+//
+// Thread-safety: a LeanChannel may be used from many threads at once; each
+// call takes an idle connection or opens one.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/expected.h"
+#include "qdcache/v1/qdcache.pb.h"
+
+namespace qdcache::client {
+
+class LeanChannel {
+ public:
+  // How long a channel stays off after a daemon there did not take the
+  // lean hello (an older daemon, or one at its connection limit).
+  static constexpr std::chrono::seconds kRetryAfter{60};
+
+  // `target`: "unix:<path>", the prefix of the daemon's errors (as gRPC's
+  // calls word them). Opens nothing yet.
+  LeanChannel(std::string path, std::string target, std::chrono::milliseconds timeout);
+  ~LeanChannel();
+  LeanChannel(const LeanChannel&) = delete;
+  LeanChannel& operator=(const LeanChannel&) = delete;
+
+  // Whether a Lookup may be tried now (not within kRetryAfter of a daemon
+  // that refused the hello).
+  [[nodiscard]] bool enabled() const;
+
+  // The daemon's answer, payloads in their artifacts; or its refusal of the
+  // call as a Status; UNAVAILABLE / DEADLINE_EXCEEDED when the connection
+  // fails after the request went out (it is never sent twice). nullopt
+  // when the lean transport cannot carry the call (no connection could be
+  // made, or the daemon does not speak it): the caller uses gRPC.
+  [[nodiscard]] std::optional<Expected<v1::LookupResponse>> Lookup(const v1::LookupRequest& request);
+
+ private:
+  struct Connection;
+  // What an exchange left of its connection.
+  struct Outcome {
+    bool stale = false;     // the request could not go out: the daemon had closed it
+    bool reusable = false;  // it may carry the next request
+  };
+  // Sends one request frame and reads its answer.
+  [[nodiscard]] Expected<v1::LookupResponse> Exchange(Connection& connection, const std::string& frame,
+                                                      Outcome* outcome);
+  void PutBack(std::unique_ptr<Connection> connection);
+
+  const std::string path_;
+  const std::string target_;
+  const std::chrono::milliseconds timeout_;
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Connection>> idle_;       // guarded by mu_
+  std::chrono::steady_clock::time_point retry_at_{};  // guarded by mu_
+};
+
+}  // namespace qdcache::client

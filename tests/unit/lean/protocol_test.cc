@@ -1,0 +1,129 @@
+// The lean wire format both ways: what the daemon encodes, the C++ client
+// decodes back into the response gRPC would have answered; and a reply
+// that breaks the format is an error, never a misread answer.
+#include <catch2/catch.hpp>
+
+#include "lean/protocol.h"
+
+using namespace qdcache;
+
+namespace {
+
+v1::LookupResponse Response(const std::vector<std::string>& payloads) {
+  v1::LookupResponse r;
+  for (std::size_t i = 0; i < payloads.size(); ++i) {
+    v1::CompileResult* result = r.add_results();
+    if (payloads[i].empty()) {
+      result->set_status(v1::CACHE_STATUS_MISS);
+      continue;
+    }
+    result->set_status(v1::CACHE_STATUS_ALIAS_HIT);
+    result->mutable_artifact()->set_artifact_key(std::string(32, static_cast<char>('a' + i)));
+    result->mutable_artifact()->set_payload(payloads[i]);
+  }
+  return r;
+}
+
+// The wire form of `response`: body, and the blob inline after it or apart (a memfd's).
+struct Wire {
+  std::string body;
+  std::string blob;
+};
+
+Wire Encode(v1::LookupResponse response, bool inline_blob) {
+  const lean::LookupReply reply = lean::EncodeLookupReply(response);
+  Wire w{reply.body, std::string(reply.blob_bytes, '\x55')};
+  lean::CopyBlob(reply, w.blob.data());
+  if (inline_blob) {
+    w.body += w.blob;
+    w.blob.clear();
+  }
+  return w;
+}
+
+Expected<v1::LookupResponse> Decode(const Wire& w, bool inline_blob) {
+  return lean::DecodeLookupReply(w.body, inline_blob ? std::nullopt : std::optional<std::string_view>(w.blob));
+}
+
+// Offset `i`'s table entry in `body` (8 bytes at 4 + proto + 16 i + 8 * field).
+void PutTable(std::string& body, std::size_t i, int field, std::uint64_t value) {
+  std::uint32_t proto = 0;
+  for (int b = 0; b < 4; ++b) proto |= static_cast<std::uint32_t>(static_cast<unsigned char>(body[b])) << (8 * b);
+  const std::size_t at = 4 + proto + 16 * i + 8 * static_cast<std::size_t>(field);
+  for (int b = 0; b < 8; ++b) body[at + b] = static_cast<char>((value >> (8 * b)) & 0xff);
+}
+
+}  // namespace
+
+TEST_CASE("a lookup answer decodes to the response it was encoded from, blob inline or apart", "[lean]") {
+  const std::vector<std::string> payloads = {"\x7f" "ELF one", "", std::string(100000, 'x'), "z"};
+  const v1::LookupResponse original = Response(payloads);
+  for (const bool inline_blob : {true, false}) {
+    INFO((inline_blob ? "inline" : "memfd"));
+    Expected<v1::LookupResponse> decoded = Decode(Encode(original, inline_blob), inline_blob);
+    REQUIRE(decoded.ok());
+    CHECK(decoded->SerializeAsString() == original.SerializeAsString());
+  }
+  Expected<v1::LookupResponse> empty = Decode(Encode(v1::LookupResponse(), true), true);
+  REQUIRE(empty.ok());
+  CHECK(empty->results_size() == 0);
+}
+
+TEST_CASE("a lookup answer that breaks the format is UNAVAILABLE, never a misread answer", "[lean]") {
+  Wire w = Encode(Response({"abc", "defgh"}), false);
+  auto refused = [](const Expected<v1::LookupResponse>& r, const std::string& words) {
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == Code::kUnavailable);
+    CHECK_THAT(r.status().message(), Catch::Contains(words));
+  };
+  SECTION("cut short") {
+    refused(lean::DecodeLookupReply(w.body.substr(0, 3), w.blob), "length prefix");
+    refused(lean::DecodeLookupReply(w.body.substr(0, 10), w.blob), "shorter than its LookupResponse");
+    refused(lean::DecodeLookupReply(w.body.substr(0, w.body.size() - 1), w.blob), "offset table");
+    refused(lean::DecodeLookupReply(w.body, std::string_view(w.blob).substr(0, w.blob.size() - 1)),
+            "outside its blob");
+  }
+  SECTION("a payload beyond the blob, or overlapping the one before") {
+    std::string beyond = w.body;
+    PutTable(beyond, 1, 0, std::uint64_t{1} << 62);
+    refused(lean::DecodeLookupReply(beyond, w.blob), "payload 1 lies outside");
+    std::string overlap = w.body;
+    PutTable(overlap, 1, 0, 1);
+    refused(lean::DecodeLookupReply(overlap, w.blob), "payload 1 lies outside");
+    std::string huge = w.body;
+    PutTable(huge, 0, 1, ~std::uint64_t{0});
+    refused(lean::DecodeLookupReply(huge, w.blob), "payload 0 lies outside");
+  }
+  SECTION("a payload for a result without an artifact") {
+    Wire miss = Encode(Response({""}), false);
+    PutTable(miss.body, 0, 1, 1);
+    refused(lean::DecodeLookupReply(miss.body, "x"), "but no artifact");
+  }
+  SECTION("a response that is not a LookupResponse") {
+    std::string body = w.body;
+    body[4] = '\xff';  // not a valid tag
+    refused(lean::DecodeLookupReply(body, w.blob), "does not decode");
+  }
+}
+
+TEST_CASE("reply headers: what the daemon encodes decodes, anything else is refused", "[lean]") {
+  Expected<lean::ReplyHeader> ok = lean::DecodeReplyHeader(lean::EncodeReplyHeader(1234, Code::kOk, lean::kWithFd));
+  REQUIRE(ok.ok());
+  CHECK(ok->body_bytes == 1234);
+  CHECK(ok->code == Code::kOk);
+  CHECK(ok->flags == lean::kWithFd);
+  Expected<lean::ReplyHeader> denied = lean::DecodeReplyHeader(lean::EncodeReplyHeader(5, Code::kPermissionDenied, 0));
+  REQUIRE(denied.ok());
+  CHECK(denied->code == Code::kPermissionDenied);
+
+  std::string reserved = lean::EncodeReplyHeader(0, Code::kOk, 0);
+  reserved[7] = 1;
+  CHECK(lean::DecodeReplyHeader(reserved).status().code() == Code::kUnavailable);
+  std::string flags = lean::EncodeReplyHeader(0, Code::kOk, 0);
+  flags[5] = 2;
+  CHECK(lean::DecodeReplyHeader(flags).status().code() == Code::kUnavailable);
+  std::string code = lean::EncodeReplyHeader(0, Code::kOk, 0);
+  code[4] = 17;
+  CHECK(lean::DecodeReplyHeader(code).status().code() == Code::kUnavailable);
+  CHECK(lean::DecodeReplyHeader("short").status().code() == Code::kUnavailable);
+}
