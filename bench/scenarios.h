@@ -10,8 +10,9 @@
 
 namespace qdcache::bench {
 
-// 1: one warm hit of a ~16 KiB artifact over UDS and TCP, by fast key and
-// by IR, vs a bare gRPC echo, a raw unix-socket echo and a ccache hit.
+// 1: one warm hit of a ~16 KiB artifact over UDS (the lean transport, and
+// gRPC) and TCP, by fast key and by IR, vs a bare gRPC echo, a raw
+// unix-socket echo and a ccache hit.
 [[nodiscard]] Status RunHitLatency(BenchEnv& env, Report& report);
 // 2: a fresh process fetching 1,000 artifacts by fast key vs reading them
 // from a file-per-entry directory, warm and cold.

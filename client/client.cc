@@ -148,6 +148,17 @@ Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request, Deadli
 }
 
 Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
+  QDC_ASSIGN_OR_RETURN(LookupAnswer answer, LookupViews(std::move(request)));
+  for (std::size_t i = 0; i < answer.payloads.size(); ++i) {
+    const std::string_view payload = answer.payloads[i];
+    if (payload.empty()) continue;
+    answer.response.mutable_results(static_cast<int>(i))->mutable_artifact()->set_payload(payload.data(),
+                                                                                           payload.size());
+  }
+  return std::move(answer.response);
+}
+
+Expected<LookupAnswer> Client::LookupViews(v1::LookupRequest request) {
   auto all_answered = [&](const v1::LookupResponse& response) -> Status {
     if (response.results_size() == request.queries_size()) return Status::Ok();
     return Internal(target_ + " answered " + std::to_string(response.results_size()) + " of " +
@@ -156,8 +167,8 @@ Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
   if (lean_ != nullptr && lean_->enabled()) {
     request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
     request.mutable_header()->set_client(options_.client_name);
-    if (std::optional<Expected<v1::LookupResponse>> answer = lean_->Lookup(request)) {
-      if (answer->ok()) QDC_RETURN_IF_ERROR(all_answered(**answer));
+    if (std::optional<Expected<LookupAnswer>> answer = lean_->Lookup(request)) {
+      if (answer->ok()) QDC_RETURN_IF_ERROR(all_answered((*answer)->response));
       return std::move(*answer);
     }
   }
@@ -177,10 +188,12 @@ Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
     if (!unimplemented) {
       if (!s.ok()) return Failure(s);
       QDC_RETURN_IF_ERROR(all_answered(all));
-      return all;
+      return LookupAnswer{std::move(all), {}, nullptr};
     }
   }
-  return Call<v1::LookupResponse>(&v1::CompileCache::Stub::Lookup, std::move(request));
+  QDC_ASSIGN_OR_RETURN(v1::LookupResponse response,
+                       Call<v1::LookupResponse>(&v1::CompileCache::Stub::Lookup, std::move(request)));
+  return LookupAnswer{std::move(response), {}, nullptr};
 }
 
 Expected<v1::Stats> Client::Stats(bool reset) {

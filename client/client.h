@@ -14,6 +14,7 @@
 #include <string>
 
 #include "client/autospawn.h"
+#include "client/lookup_answer.h"
 #include "common/expected.h"
 #include "qdcache/v1/qdcache.grpc.pb.h"
 
@@ -87,6 +88,10 @@ class Client {
   // have it; the answer is the same either way.
   [[nodiscard]] Expected<v1::LookupResponse> Lookup(v1::LookupRequest request);
   static constexpr int kStreamedLookupMin = 16;
+  // The same call, payloads left where they arrived (client/lookup_answer.h):
+  // over the lean transport, views into the daemon's mapped memfd instead
+  // of copies. What the C ABI answers a warm start with.
+  [[nodiscard]] Expected<LookupAnswer> LookupViews(v1::LookupRequest request);
   // With `reset`, the daemon zeroes its counters after reading them (admin).
   [[nodiscard]] Expected<v1::Stats> Stats(bool reset = false);
   [[nodiscard]] Expected<v1::ExplainResponse> Explain(v1::ExplainRequest request);

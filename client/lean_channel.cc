@@ -84,6 +84,13 @@ class MappedBlob {
   std::size_t size_ = 0;
 };
 
+// What an answer's payload views point into: the frame's body (an inline
+// blob) and the passed memfd's mapping.
+struct Held {
+  std::string body;
+  std::unique_ptr<MappedBlob> blob;
+};
+
 }  // namespace
 
 struct LeanChannel::Connection {
@@ -103,7 +110,7 @@ bool LeanChannel::enabled() const {
   return std::chrono::steady_clock::now() >= retry_at_;
 }
 
-std::optional<Expected<v1::LookupResponse>> LeanChannel::Lookup(const v1::LookupRequest& request) {
+std::optional<Expected<LookupAnswer>> LeanChannel::Lookup(const v1::LookupRequest& request) {
   std::string frame;
   const std::size_t body_bytes = request.ByteSizeLong();
   if (body_bytes > UINT32_MAX) return std::nullopt;  // gRPC refuses it in its words
@@ -121,7 +128,7 @@ std::optional<Expected<v1::LookupResponse>> LeanChannel::Lookup(const v1::Lookup
   }
   if (connection != nullptr) {
     Outcome outcome;
-    Expected<v1::LookupResponse> answer = Exchange(*connection, frame, &outcome);
+    Expected<LookupAnswer> answer = Exchange(*connection, frame, &outcome);
     if (!outcome.stale) {
       if (outcome.reusable) PutBack(std::move(connection));
       return answer;
@@ -154,12 +161,12 @@ std::optional<Expected<v1::LookupResponse>> LeanChannel::Lookup(const v1::Lookup
     return std::nullopt;
   }
   Outcome outcome;
-  Expected<v1::LookupResponse> answer = Exchange(*connection, frame, &outcome);
+  Expected<LookupAnswer> answer = Exchange(*connection, frame, &outcome);
   if (outcome.reusable) PutBack(std::move(connection));
   return answer;
 }
 
-Expected<v1::LookupResponse> LeanChannel::Exchange(Connection& connection, const std::string& frame,
+Expected<LookupAnswer> LeanChannel::Exchange(Connection& connection, const std::string& frame,
                                                    Outcome* outcome) {
   const int fd = connection.fd;
   const std::string no_answer =
@@ -185,15 +192,15 @@ Expected<v1::LookupResponse> LeanChannel::Exchange(Connection& connection, const
   do {
     got = ::recvmsg(fd, &message, MSG_CMSG_CLOEXEC);
   } while (got < 0 && errno == EINTR);
-  std::optional<MappedBlob> blob;
+  std::unique_ptr<MappedBlob> blob;
   for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
     if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
     const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
     for (std::size_t i = 0; i < count; ++i) {
       int passed;
       std::memcpy(&passed, CMSG_DATA(c) + i * sizeof(int), sizeof passed);
-      if (!blob) {
-        blob.emplace(passed);
+      if (blob == nullptr) {
+        blob = std::make_unique<MappedBlob>(passed);
       } else {
         ::close(passed);
       }
@@ -214,7 +221,10 @@ Expected<v1::LookupResponse> LeanChannel::Exchange(Connection& connection, const
   }
   Expected<lean::ReplyHeader> h = lean::DecodeReplyHeader(std::string_view(header, sizeof header));
   if (!h.ok()) return h.status().WithContext(target_);
-  std::string body(h->body_bytes, '\0');
+  auto held = std::make_shared<Held>();
+  held->blob = std::move(blob);
+  std::string& body = held->body;
+  body.resize(h->body_bytes);
   const IoEnd read = RecvAll(fd, body.data(), body.size());
   if (read == IoEnd::kTimeout) return DeadlineExceeded(no_answer);
   if (read != IoEnd::kDone) return Unavailable(target_ + ": the daemon closed the connection");
@@ -227,15 +237,17 @@ Expected<v1::LookupResponse> LeanChannel::Exchange(Connection& connection, const
 
   std::optional<std::string_view> mapped;
   if ((h->flags & lean::kWithFd) != 0) {
-    if (!blob) return Unavailable(target_ + ": the daemon's answer lacks the memfd its header announces");
-    Expected<std::string_view> view = blob->Map();
+    if (held->blob == nullptr) {
+      return Unavailable(target_ + ": the daemon's answer lacks the memfd its header announces");
+    }
+    Expected<std::string_view> view = held->blob->Map();
     if (!view.ok()) return view.status().WithContext(target_);
     mapped = *view;
   }
-  Expected<v1::LookupResponse> response = lean::DecodeLookupReply(body, mapped);
-  if (!response.ok()) return response.status().WithContext(target_);
+  Expected<lean::LookupAnswer> decoded = lean::DecodeLookupAnswer(body, mapped);
+  if (!decoded.ok()) return decoded.status().WithContext(target_);
   outcome->reusable = !cut_off;
-  return response;
+  return LookupAnswer{std::move(decoded->response), std::move(decoded->payloads), std::move(held)};
 }
 
 void LeanChannel::PutBack(std::unique_ptr<Connection> connection) {

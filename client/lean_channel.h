@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "client/lookup_answer.h"
 #include "common/expected.h"
 #include "qdcache/v1/qdcache.pb.h"
 
@@ -38,12 +39,13 @@ class LeanChannel {
   // that refused the hello).
   [[nodiscard]] bool enabled() const;
 
-  // The daemon's answer, payloads in their artifacts; or its refusal of the
+  // The daemon's answer, each payload a view into the sealed memfd it came
+  // in (mapped read-only, not copied) or into the frame; or its refusal of the
   // call as a Status; UNAVAILABLE / DEADLINE_EXCEEDED when the connection
   // fails after the request went out (it is never sent twice). nullopt
   // when the lean transport cannot carry the call (no connection could be
   // made, or the daemon does not speak it): the caller uses gRPC.
-  [[nodiscard]] std::optional<Expected<v1::LookupResponse>> Lookup(const v1::LookupRequest& request);
+  [[nodiscard]] std::optional<Expected<LookupAnswer>> Lookup(const v1::LookupRequest& request);
 
  private:
   struct Connection;
@@ -53,8 +55,8 @@ class LeanChannel {
     bool reusable = false;  // it may carry the next request
   };
   // Sends one request frame and reads its answer.
-  [[nodiscard]] Expected<v1::LookupResponse> Exchange(Connection& connection, const std::string& frame,
-                                                      Outcome* outcome);
+  [[nodiscard]] Expected<LookupAnswer> Exchange(Connection& connection, const std::string& frame,
+                                                Outcome* outcome);
   void PutBack(std::unique_ptr<Connection> connection);
 
   const std::string path_;

@@ -120,15 +120,17 @@ Expected<ReplyHeader> DecodeReplyHeader(std::string_view header) {
   return out;
 }
 
-Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body, std::optional<std::string_view> memfd_blob) {
+Expected<LookupAnswer> DecodeLookupAnswer(std::string_view body, std::optional<std::string_view> memfd_blob) {
   if (body.size() < 4) return Unavailable("a lean Lookup answer is shorter than its length prefix");
   const std::uint64_t proto_bytes = GetU32(body);
   if (proto_bytes > body.size() - 4) return Unavailable("a lean Lookup answer is shorter than its LookupResponse");
-  v1::LookupResponse response;
+  LookupAnswer answer;
+  v1::LookupResponse& response = answer.response;
   if (!response.ParseFromArray(body.data() + 4, static_cast<int>(proto_bytes))) {
     return Unavailable("a lean Lookup answer's LookupResponse does not decode");
   }
   const auto n = static_cast<std::size_t>(response.results_size());
+  answer.payloads.resize(n);
   const std::size_t table_at = 4 + proto_bytes;
   if ((body.size() - table_at) / 16 < n) return Unavailable("a lean Lookup answer's offset table is cut short");
   const std::string_view blob = memfd_blob ? *memfd_blob : body.substr(table_at + 16 * n);
@@ -140,14 +142,24 @@ Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body, std::optio
     if (offset < end || offset > blob.size() || size > blob.size() - offset) {
       return Unavailable("a lean Lookup answer's payload " + std::to_string(i) + " lies outside its blob");
     }
-    v1::CompileResult& result = *response.mutable_results(static_cast<int>(i));
-    if (!result.has_artifact()) {
+    if (!response.results(static_cast<int>(i)).has_artifact()) {
       return Unavailable("a lean Lookup answer gives result " + std::to_string(i) + " a payload but no artifact");
     }
-    result.mutable_artifact()->set_payload(blob.data() + offset, size);
+    answer.payloads[i] = blob.substr(offset, size);
     end = offset + size;
   }
-  return response;
+  return answer;
+}
+
+Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body, std::optional<std::string_view> memfd_blob) {
+  QDC_ASSIGN_OR_RETURN(LookupAnswer answer, DecodeLookupAnswer(body, memfd_blob));
+  for (std::size_t i = 0; i < answer.payloads.size(); ++i) {
+    if (answer.payloads[i].empty()) continue;
+    answer.response.mutable_results(static_cast<int>(i))
+        ->mutable_artifact()
+        ->set_payload(answer.payloads[i].data(), answer.payloads[i].size());
+  }
+  return std::move(answer.response);
 }
 
 void CopyBlob(const LookupReply& reply, char* out) {

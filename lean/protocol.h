@@ -83,13 +83,21 @@ struct LookupReply {
 // Writes the blob to `out`, blob_bytes long and zero-filled.
 void CopyBlob(const LookupReply& reply, char* out);
 
-// A Lookup answer's body as the client reads it, back into the response
-// gRPC would have answered: each payload copied from the blob into its
-// artifact. The blob is `memfd_blob` (the passed memfd's contents) when the
-// reply came with one, else what follows the offset table in `body`.
-// UNAVAILABLE (the daemon broke the protocol) when the body does not
-// decode, a payload lies outside the blob or overlaps another, or one is
-// given for a result without an artifact.
+// A Lookup answer's body as the client reads it: the response, every
+// artifact's payload still empty, and each result's payload as a view into
+// the blob (empty without one). The blob is `memfd_blob` (the passed
+// memfd's contents) when the reply came with one, else what follows the
+// offset table in `body`. UNAVAILABLE (the daemon broke the protocol) when
+// the body does not decode, a payload lies outside the blob or overlaps
+// another, or one is given for a result without an artifact.
+struct LookupAnswer {
+  v1::LookupResponse response;
+  std::vector<std::string_view> payloads;  // one per result
+};
+[[nodiscard]] Expected<LookupAnswer> DecodeLookupAnswer(std::string_view body,
+                                                        std::optional<std::string_view> memfd_blob);
+// The same, back into the response gRPC would have answered: each payload
+// copied into its artifact.
 [[nodiscard]] Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body,
                                                              std::optional<std::string_view> memfd_blob);
 

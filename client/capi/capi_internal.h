@@ -39,6 +39,11 @@ struct qdcache_results {
   // `const char*` handed out lives as long as the results).
   std::vector<qdcache::v1::CompileResult> items;
   std::vector<std::string> key_hex;
+  // A lookup over the lean transport: item i's payload, a view into `keep`
+  // (the daemon's mapped memfd), its artifact's own left empty. Empty
+  // otherwise: payloads are in the artifacts.
+  std::vector<std::string_view> payloads;
+  std::shared_ptr<const void> keep;
 };
 
 struct qdcache_cpu_module {
@@ -91,6 +96,10 @@ Status Required(const T* pointer, const char* what) {
 
 // A results handle owning `items` (the key of each artifact in hex beside it).
 qdcache_results* NewResults(google::protobuf::RepeatedPtrField<v1::CompileResult>&& items);
+// A lookup's results, payloads where they arrived (no copy).
+qdcache_results* NewResults(client::LookupAnswer&& answer);
+// Item `index`'s payload (it must exist): in its artifact or a view; empty without an artifact.
+std::string_view PayloadOf(const qdcache_results& results, std::size_t index);
 
 // A copy of `text` that qdcache_string_free releases.
 char* NewCString(const std::string& text);

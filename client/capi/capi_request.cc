@@ -310,9 +310,11 @@ qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char
       query->set_namespace_(ns);
       *query->mutable_target() = *wire_target;
     }
-    auto response = client->client->Lookup(std::move(lookup));
-    if (!response.ok()) return response.status();
-    *out = qdcache::capi::NewResults(std::move(*response->mutable_results()));
+    // Payloads stay where they arrived: a warm start's thousands of
+    // artifacts are views into the daemon's memfd, not copies.
+    auto answer = client->client->LookupViews(std::move(lookup));
+    if (!answer.ok()) return answer.status();
+    *out = qdcache::capi::NewResults(std::move(*answer));
     return Status::Ok();
   });
 }

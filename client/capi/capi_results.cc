@@ -35,6 +35,19 @@ qdcache_results* NewResults(google::protobuf::RepeatedPtrField<v1::CompileResult
   return results;
 }
 
+qdcache_results* NewResults(client::LookupAnswer&& answer) {
+  qdcache_results* results = NewResults(std::move(*answer.response.mutable_results()));
+  results->payloads = std::move(answer.payloads);
+  results->keep = std::move(answer.keep);
+  return results;
+}
+
+std::string_view PayloadOf(const qdcache_results& results, std::size_t index) {
+  const v1::CompileResult& item = results.items[index];
+  if (!item.has_artifact()) return {};  // a stale hit dropped since, or none
+  return results.payloads.empty() ? std::string_view(item.artifact().payload()) : results.payloads[index];
+}
+
 }  // namespace qdcache::capi
 
 using qdcache::Status;
@@ -96,8 +109,9 @@ qdcache_status qdcache_result_artifact(const qdcache_results* results, size_t in
                                qdcache_cache_status_name(item->status()) + ")");
     }
     if (kind != nullptr) *kind = static_cast<int>(item->artifact().kind());
-    *payload = item->artifact().payload().data();
-    *payload_size = item->artifact().payload().size();
+    const std::string_view bytes = qdcache::capi::PayloadOf(*results, index);
+    *payload = bytes.data();
+    *payload_size = bytes.size();
     return Status::Ok();
   });
 }
@@ -127,9 +141,10 @@ qdcache_status qdcache_results_items(const qdcache_results* results, size_t firs
         out.error_code = code > 0 && code <= QDCACHE_UNAUTHENTICATED ? code : QDCACHE_UNKNOWN;
       }
       if (item.has_artifact()) {
+        const std::string_view bytes = qdcache::capi::PayloadOf(*results, first + i);
         out.kind = static_cast<int>(item.artifact().kind());
-        out.payload = item.artifact().payload().data();
-        out.payload_size = item.artifact().payload().size();
+        out.payload = bytes.data();
+        out.payload_size = bytes.size();
       }
       // The caller's struct may be longer (a later ABI's): its extra fields
       // are not ours to write.
@@ -191,7 +206,7 @@ qdcache_status qdcache_result_json(const qdcache_results* results, size_t index,
     out["error"] = nullptr;
     if (item->has_artifact()) {
       out["artifact"] = qdcache::client::ProtoToJson(item->artifact(), {"payload", "ptx"});
-      out["artifact"]["payload_size"] = item->artifact().payload().size();
+      out["artifact"]["payload_size"] = qdcache::capi::PayloadOf(*results, index).size();
       // What the backend does not know (a CPU kernel's registers: -1) is left out.
       out["artifact"]["entries"] = qdcache::client::EntriesJson(item->artifact().entries());
     }

@@ -356,44 +356,51 @@ TEST_CASE("the C++ client's lean channel answers as gRPC, and leaves to gRPC wha
 
   for (const v1::LookupRequest& request :
        {LookupOf({"lean-0", "absent", "lean-1"}), LookupOf({"lean-0", "lean-1", "lean-2"}), LookupOf({""})}) {
-    std::optional<Expected<v1::LookupResponse>> lean = channel.Lookup(request);
+    std::optional<Expected<client::LookupAnswer>> lean = channel.Lookup(request);
     REQUIRE(lean.has_value());  // carried, not left to gRPC
     REQUIRE(lean->ok());
+    const client::LookupAnswer& answer = **lean;
     auto expected = grpc->Lookup(request);
     REQUIRE(expected.ok());
-    REQUIRE((*lean)->results_size() == expected->results_size());
+    REQUIRE(answer.response.results_size() == expected->results_size());
+    REQUIRE(answer.payloads.size() == static_cast<std::size_t>(expected->results_size()));
+    CHECK(answer.keep != nullptr);  // the payloads are views into what it holds
     for (int i = 0; i < expected->results_size(); ++i) {
-      CHECK((*lean)->results(i).SerializeAsString() == expected->results(i).SerializeAsString());
+      // The payload travelled apart; with it put back, the result is gRPC's to the byte.
+      v1::CompileResult result = answer.response.results(i);
+      CHECK(result.artifact().payload().empty());
+      if (result.has_artifact()) result.mutable_artifact()->set_payload(std::string(answer.payload(i)));
+      CHECK(result.SerializeAsString() == expected->results(i).SerializeAsString());
     }
   }
 
   SECTION("the daemon's refusal is the call's error, worded as gRPC's; the channel goes on") {
     const std::vector<std::string> nine(9, "lean-0");
-    std::optional<Expected<v1::LookupResponse>> refused = channel.Lookup(LookupOf(nine));
+    std::optional<Expected<client::LookupAnswer>> refused = channel.Lookup(LookupOf(nine));
     REQUIRE(refused.has_value());
     CHECK(refused->status().code() == Code::kResourceExhausted);
     CHECK(refused->status().message() == grpc->Lookup(LookupOf(nine)).status().message());
-    std::optional<Expected<v1::LookupResponse>> after = channel.Lookup(LookupOf({"lean-0"}));
+    std::optional<Expected<client::LookupAnswer>> after = channel.Lookup(LookupOf({"lean-0"}));
     REQUIRE(after.has_value());
-    CHECK((*after)->results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
+    CHECK((*after)->response.results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
   }
   SECTION("a request over --max-message-bytes is the daemon's RESOURCE_EXHAUSTED, read though it closed early") {
-    std::optional<Expected<v1::LookupResponse>> refused = channel.Lookup(LookupOf({std::string(3 << 20, 'k')}));
+    std::optional<Expected<client::LookupAnswer>> refused = channel.Lookup(LookupOf({std::string(3 << 20, 'k')}));
     REQUIRE(refused.has_value());
     CHECK(refused->status().code() == Code::kResourceExhausted);
     CHECK_THAT(refused->status().message(), Catch::Contains("--max-message-bytes"));
     CHECK(grpc->Lookup(LookupOf({std::string(3 << 20, 'k')})).status().code() == Code::kResourceExhausted);
-    std::optional<Expected<v1::LookupResponse>> after = channel.Lookup(LookupOf({"lean-1"}));
+    std::optional<Expected<client::LookupAnswer>> after = channel.Lookup(LookupOf({"lean-1"}));
     REQUIRE(after.has_value());
-    CHECK((*after)->results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
+    CHECK((*after)->response.results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
   }
   SECTION("an idle connection the daemon closed (a restart) is replaced, the request not lost") {
     REQUIRE(daemon.Stop() == 0);
     daemon.Start();
-    std::optional<Expected<v1::LookupResponse>> again = channel.Lookup(LookupOf({"lean-2"}));
+    std::optional<Expected<client::LookupAnswer>> again = channel.Lookup(LookupOf({"lean-2"}));
     REQUIRE(again.has_value());
     REQUIRE(again->ok());
-    CHECK((*again)->results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
+    CHECK((*again)->response.results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
   }
   SECTION("nobody at the socket: left to gRPC (which names it), and tried again next time") {
     const std::string nowhere = dir.path() + "/nobody.sock";
