@@ -59,14 +59,17 @@ Expected<Totals> LookupAll(const std::string& socket, const std::string& ns, con
     q->set_namespace_(ns);
     *q->mutable_target() = wire_target;
   }
-  QDC_ASSIGN_OR_RETURN(qdcache::v1::LookupResponse response, client->Lookup(std::move(request)));
+  // Payloads where they arrived (the lean transport's mapped memfd), as a
+  // framework's warm start would take them: usable in place, not copied.
+  QDC_ASSIGN_OR_RETURN(qdcache::client::LookupAnswer answer, client->LookupViews(std::move(request)));
   Totals totals;
-  for (const qdcache::v1::CompileResult& r : response.results()) {
+  for (int i = 0; i < answer.response.results_size(); ++i) {
+    const qdcache::v1::CompileResult& r = answer.response.results(i);
     if (r.status() != qdcache::v1::CACHE_STATUS_ALIAS_HIT) {
       return qdcache::NotFound("a fast key missed: " + r.error().message());
     }
     ++totals.items;
-    totals.bytes += r.artifact().payload().size();
+    totals.bytes += answer.payload(i).size();
   }
   return totals;
 }

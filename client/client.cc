@@ -41,12 +41,10 @@ bool UsesTls(const ClientOptions& o) {
   return !o.tls_ca_file.empty() || !o.tls_cert_file.empty() || !o.tls_key_file.empty();
 }
 
-// Insecure for the unix socket and plain TCP; TLS (mutual with a client
-// certificate) when asked for.
+// TCP's: insecure, or TLS (mutual with a client certificate) when asked for.
 Expected<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(const ClientOptions& o,
                                                                        grpc::ChannelArguments* args) {
   if (!UsesTls(o)) return grpc::InsecureChannelCredentials();
-  if (o.address.empty()) return InvalidArgument("TLS options need a TCP address (no TLS on the unix socket)");
   if (o.tls_cert_file.empty() != o.tls_key_file.empty()) {
     return InvalidArgument("a TLS client certificate and its key go together");
   }
@@ -84,23 +82,30 @@ Expected<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
   const int max = static_cast<int>(std::min<std::uint64_t>(options.max_message_bytes, INT32_MAX));
   args.SetMaxReceiveMessageSize(max);
   args.SetMaxSendMessageSize(max);
-  QDC_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
-                       ChannelCredentials(options, &args));
   if (options.address.empty()) options.token.clear();  // the uid is the identity there
   for (char c : options.token) {
     // gRPC refuses other bytes in metadata; say so without echoing the token.
     if (c < 0x21 || c > 0x7e) return InvalidArgument("the bearer token is not all visible ASCII");
   }
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(target, credentials, args);
-  if (!channel) return InvalidArgument("cannot create a channel to " + target);
-  return std::unique_ptr<Client>(new Client(std::move(options), std::move(target), std::move(channel)));
+  std::function<std::shared_ptr<grpc::Channel>()> make_channel;
+  if (options.address.empty()) {
+    // The unix socket: insecure credentials, made with the channel on first
+    // use (making them starts gRPC).
+    if (UsesTls(options)) return InvalidArgument("TLS options need a TCP address (no TLS on the unix socket)");
+    make_channel = [target, args] { return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args); };
+  } else {
+    // TCP: the TLS files are read now, so that Connect reports what is wrong with them.
+    QDC_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials, ChannelCredentials(options, &args));
+    std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(target, credentials, args);
+    if (!channel) return InvalidArgument("cannot create a channel to " + target);
+    make_channel = [channel] { return channel; };
+  }
+  return std::unique_ptr<Client>(new Client(std::move(options), std::move(target), std::move(make_channel)));
 }
 
-Client::Client(ClientOptions options, std::string target, std::shared_ptr<grpc::Channel> channel)
-    : options_(std::move(options)),
-      target_(std::move(target)),
-      channel_(std::move(channel)),
-      stub_(v1::CompileCache::NewStub(channel_)) {
+Client::Client(ClientOptions options, std::string target,
+               std::function<std::shared_ptr<grpc::Channel>()> make_channel)
+    : options_(std::move(options)), target_(std::move(target)), make_channel_(std::move(make_channel)) {
   const char* env = std::getenv("QDCACHE_LEAN");
   const bool lean = options_.lean.value_or(env == nullptr || std::string_view(env) != "0");
   if (lean && options_.address.empty()) {
@@ -109,6 +114,19 @@ Client::Client(ClientOptions options, std::string target, std::shared_ptr<grpc::
 }
 
 Client::~Client() = default;
+
+const std::shared_ptr<grpc::Channel>& Client::channel() {
+  std::call_once(channel_once_, [this] {
+    channel_ = make_channel_();
+    stub_ = v1::CompileCache::NewStub(channel_);
+  });
+  return channel_;
+}
+
+v1::CompileCache::Stub& Client::stub() {
+  (void)channel();
+  return *stub_;
+}
 
 Status Client::Failure(const grpc::Status& status) const {
   Status failed = FromGrpc(status).WithContext(target_);
@@ -138,7 +156,7 @@ Expected<Response> Client::Call(Method method, Request request, Deadline deadlin
   grpc::ClientContext context;
   Prepare(&context, request.mutable_header(), deadline);
   Response response;
-  grpc::Status s = (stub_.get()->*method)(&context, request, &response);
+  grpc::Status s = (stub().*method)(&context, request, &response);
   if (!s.ok()) return Failure(s);
   return response;
 }
@@ -176,7 +194,7 @@ Expected<LookupAnswer> Client::LookupViews(v1::LookupRequest request) {
     grpc::ClientContext context;
     Prepare(&context, request.mutable_header());
     std::unique_ptr<grpc::ClientReader<v1::LookupResponse>> reader =
-        stub_->LookupStream(&context, request);
+        stub().LookupStream(&context, request);
     v1::LookupResponse all, part;
     all.mutable_results()->Reserve(request.queries_size());
     while (reader->Read(&part)) {
@@ -240,7 +258,7 @@ Status Client::Export(v1::ExportRequest request,
                       const std::function<Status(v1::ExportChunk& chunk)>& on_chunk) {
   grpc::ClientContext context;
   Prepare(&context, request.mutable_header());
-  std::unique_ptr<grpc::ClientReader<v1::ExportChunk>> reader = stub_->Export(&context, request);
+  std::unique_ptr<grpc::ClientReader<v1::ExportChunk>> reader = stub().Export(&context, request);
   v1::ExportChunk chunk;
   Status failed;
   while (reader->Read(&chunk)) {
@@ -259,7 +277,7 @@ Expected<v1::ImportResponse> Client::Import(const std::function<Expected<bool>(v
   grpc::ClientContext context;
   Authenticate(&context);
   v1::ImportResponse response;
-  std::unique_ptr<grpc::ClientWriter<v1::ImportChunk>> writer = stub_->Import(&context, &response);
+  std::unique_ptr<grpc::ClientWriter<v1::ImportChunk>> writer = stub().Import(&context, &response);
   Status failed;
   for (bool first = true;; first = false) {
     v1::ImportChunk chunk;
@@ -290,7 +308,7 @@ Status Client::Ping(const std::string& service) {
   // grpc.health.v1.Health/Check with HealthCheckRequest{service = 1} (empty
   // for the daemon itself); the reply is HealthCheckResponse{status =
   // SERVING(1)}, i.e. bytes 08 01.
-  grpc::GenericStub generic(channel_);
+  grpc::GenericStub generic(channel());
   grpc::ClientContext context;
   Authenticate(&context);
   std::string encoded;

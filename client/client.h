@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -124,7 +125,11 @@ class Client {
   [[nodiscard]] Status Ping(const std::string& service = "");
 
  private:
-  Client(ClientOptions options, std::string target, std::shared_ptr<grpc::Channel> channel);
+  // `make_channel` makes the gRPC channel, on first use: a process whose
+  // calls all take the lean transport never starts gRPC (its threads).
+  Client(ClientOptions options, std::string target, std::function<std::shared_ptr<grpc::Channel>()> make_channel);
+  [[nodiscard]] const std::shared_ptr<grpc::Channel>& channel();
+  [[nodiscard]] v1::CompileCache::Stub& stub();
   // A failed call's Status; UNAVAILABLE with nobody at the unix socket
   // names it and says how to start a daemon (client/endpoint.h).
   [[nodiscard]] Status Failure(const grpc::Status& status) const;
@@ -139,8 +144,10 @@ class Client {
 
   const ClientOptions options_;
   const std::string target_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::CompileCache::Stub> stub_;
+  const std::function<std::shared_ptr<grpc::Channel>()> make_channel_;
+  std::once_flag channel_once_;
+  std::shared_ptr<grpc::Channel> channel_;        // set once, by channel()
+  std::unique_ptr<v1::CompileCache::Stub> stub_;  // likewise
   std::unique_ptr<LeanChannel> lean_;  // null: gRPC only
 };
 
