@@ -109,7 +109,8 @@ Client::Client(ClientOptions options, std::string target,
   const char* env = std::getenv("QDCACHE_LEAN");
   const bool lean = options_.lean.value_or(env == nullptr || std::string_view(env) != "0");
   if (lean && options_.address.empty()) {
-    lean_ = std::make_unique<LeanChannel>(options_.socket_path, target_, options_.timeout);
+    lean_ = std::make_unique<LeanChannel>(options_.socket_path, target_, options_.timeout,
+                                          options_.max_message_bytes);
   }
 }
 

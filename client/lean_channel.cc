@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -84,11 +85,11 @@ class MappedBlob {
   std::size_t size_ = 0;
 };
 
-// What an answer's payload views point into: the frame's body (an inline
-// blob) and the passed memfd's mapping.
+// What an answer's payload views point into: the passed memfd's mapping,
+// or an inline blob moved out of the frame's body to an aligned start.
 struct Held {
-  std::string body;
   std::unique_ptr<MappedBlob> blob;
+  std::string aligned;
 };
 
 }  // namespace
@@ -100,8 +101,9 @@ struct LeanChannel::Connection {
   }
 };
 
-LeanChannel::LeanChannel(std::string path, std::string target, std::chrono::milliseconds timeout)
-    : path_(std::move(path)), target_(std::move(target)), timeout_(timeout) {}
+LeanChannel::LeanChannel(std::string path, std::string target, std::chrono::milliseconds timeout,
+                         std::uint64_t max_body)
+    : path_(std::move(path)), target_(std::move(target)), timeout_(timeout), max_body_(max_body) {}
 
 LeanChannel::~LeanChannel() = default;
 
@@ -169,19 +171,26 @@ std::optional<Expected<LookupAnswer>> LeanChannel::Lookup(const v1::LookupReques
 Expected<LookupAnswer> LeanChannel::Exchange(Connection& connection, const std::string& frame,
                                                    Outcome* outcome) {
   const int fd = connection.fd;
-  const std::string no_answer =
-      target_ + ": no answer within " + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout_).count()) + " s";
+  const std::string no_answer = target_ + ": no answer within " +
+                                (timeout_ >= std::chrono::seconds(1)
+                                     ? std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout_).count()) + " s"
+                                     : std::to_string(timeout_.count()) + " ms");
   // Closed while sending: the daemon may have refused the request before
   // closing (a body over its limit), and its answer is still to be read;
   // with none, the connection was one it had closed while idle.
   const IoEnd sent = SendAll(fd, frame);
   if (sent == IoEnd::kTimeout) return DeadlineExceeded(no_answer);
   if (sent == IoEnd::kError) return Unavailable(target_ + ": sending the lookup: " + std::strerror(errno));
+  auto failed = [&](IoEnd end, int err) -> Status {
+    if (end == IoEnd::kTimeout) return DeadlineExceeded(no_answer);
+    if (end == IoEnd::kError) return Unavailable(target_ + ": reading the answer: " + std::strerror(err));
+    return Unavailable(target_ + ": the daemon closed the connection");
+  };
   const bool cut_off = sent == IoEnd::kClosed;
 
   // The header, with the memfd (if any) as SCM_RIGHTS on its bytes.
   char header[lean::kHeaderBytes];
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)];
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
   iovec iov{header, sizeof header};
   msghdr message{};
   message.msg_iov = &iov;
@@ -192,9 +201,14 @@ Expected<LookupAnswer> LeanChannel::Exchange(Connection& connection, const std::
   do {
     got = ::recvmsg(fd, &message, MSG_CMSG_CLOEXEC);
   } while (got < 0 && errno == EINTR);
+  // A failed recvmsg filled no control data: nothing to close.
+  if (got < 0) {
+    const int err = errno;
+    return failed(err == EAGAIN || err == EWOULDBLOCK ? IoEnd::kTimeout : IoEnd::kError, err);
+  }
   std::unique_ptr<MappedBlob> blob;
   for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0)) continue;
     const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
     for (std::size_t i = 0; i < count; ++i) {
       int passed;
@@ -206,28 +220,30 @@ Expected<LookupAnswer> LeanChannel::Exchange(Connection& connection, const std::
       }
     }
   }
-  if (got < 0) {
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return DeadlineExceeded(no_answer);
-    return Unavailable(target_ + ": reading the answer: " + std::strerror(errno));
-  }
   if (got == 0) {
     outcome->stale = cut_off;
     return Unavailable(target_ + ": the daemon closed the connection");
   }
   if (static_cast<std::size_t>(got) < sizeof header) {
     const IoEnd rest = RecvAll(fd, header + got, sizeof header - static_cast<std::size_t>(got));
-    if (rest == IoEnd::kTimeout) return DeadlineExceeded(no_answer);
-    if (rest != IoEnd::kDone) return Unavailable(target_ + ": the daemon closed the connection");
+    if (rest != IoEnd::kDone) return failed(rest, errno);
   }
   Expected<lean::ReplyHeader> h = lean::DecodeReplyHeader(std::string_view(header, sizeof header));
   if (!h.ok()) return h.status().WithContext(target_);
+  // The body holds the metadata (and an inline blob, under 256 KiB): past
+  // the client's message limit, as gRPC refuses such an answer, it is
+  // refused unread (and the connection with it).
+  if (h->body_bytes > max_body_) {
+    return ResourceExhausted(target_ + ": the daemon's answer is " + std::to_string(h->body_bytes) +
+                             " bytes without its memfd, more than max-message-bytes (" + std::to_string(max_body_) +
+                             ")");
+  }
   auto held = std::make_shared<Held>();
-  held->blob = std::move(blob);
-  std::string& body = held->body;
-  body.resize(h->body_bytes);
+  if ((h->flags & lean::kWithFd) != 0) held->blob = std::move(blob);  // else one passed unannounced is closed
+  blob.reset();
+  std::string body(h->body_bytes, '\0');
   const IoEnd read = RecvAll(fd, body.data(), body.size());
-  if (read == IoEnd::kTimeout) return DeadlineExceeded(no_answer);
-  if (read != IoEnd::kDone) return Unavailable(target_ + ": the daemon closed the connection");
+  if (read != IoEnd::kDone) return failed(read, errno);
   if (h->code != Code::kOk) {
     // The daemon's refusal of this call. It closes the connection after a
     // request it could not read (INVALID_ARGUMENT) or hold (RESOURCE_EXHAUSTED).
@@ -247,12 +263,27 @@ Expected<LookupAnswer> LeanChannel::Exchange(Connection& connection, const std::
   Expected<lean::LookupAnswer> decoded = lean::DecodeLookupAnswer(body, mapped);
   if (!decoded.ok()) return decoded.status().WithContext(target_);
   outcome->reusable = !cut_off;
+  if (!mapped && !decoded->blob.empty()) {
+    // An inline blob starts wherever the table ends in the frame: moved to
+    // a 64-byte boundary, as in a memfd, so that payloads keep the
+    // alignment their offsets promise (an ELF reader may rely on it).
+    const std::string_view blob_in_body = decoded->blob;
+    held->aligned.assign(blob_in_body.size() + lean::kPayloadAlignment, '\0');
+    const auto at = reinterpret_cast<std::uintptr_t>(held->aligned.data());
+    char* start = held->aligned.data() + (lean::kPayloadAlignment - at % lean::kPayloadAlignment) % lean::kPayloadAlignment;
+    std::memcpy(start, blob_in_body.data(), blob_in_body.size());
+    for (std::string_view& payload : decoded->payloads) {
+      if (!payload.empty()) payload = std::string_view(start + (payload.data() - blob_in_body.data()), payload.size());
+    }
+  }
   return LookupAnswer{std::move(decoded->response), std::move(decoded->payloads), std::move(held)};
 }
 
 void LeanChannel::PutBack(std::unique_ptr<Connection> connection) {
   std::lock_guard lock(mu_);
-  idle_.push_back(std::move(connection));
+  // A few kept are enough for the threads that look up at once: the
+  // daemon's lean connections are shared by every client (256 in all).
+  if (idle_.size() < kMaxIdle) idle_.push_back(std::move(connection));
 }
 
 }  // namespace qdcache::client

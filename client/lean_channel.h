@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,9 +29,16 @@ class LeanChannel {
   // lean hello (an older daemon, or one at its connection limit).
   static constexpr std::chrono::seconds kRetryAfter{60};
 
+  // At most this many connections are kept between calls.
+  static constexpr std::size_t kMaxIdle = 4;
+
   // `target`: "unix:<path>", the prefix of the daemon's errors (as gRPC's
-  // calls word them). Opens nothing yet.
-  LeanChannel(std::string path, std::string target, std::chrono::milliseconds timeout);
+  // calls word them). `timeout`: for each send and each read (as a socket
+  // timeout, not one deadline for the call). `max_body`: the largest answer
+  // body taken (the client's max-message-bytes; a memfd's payloads are not
+  // counted). Opens nothing yet.
+  LeanChannel(std::string path, std::string target, std::chrono::milliseconds timeout,
+              std::uint64_t max_body = 256ull << 20);
   ~LeanChannel();
   LeanChannel(const LeanChannel&) = delete;
   LeanChannel& operator=(const LeanChannel&) = delete;
@@ -62,6 +70,7 @@ class LeanChannel {
   const std::string path_;
   const std::string target_;
   const std::chrono::milliseconds timeout_;
+  const std::uint64_t max_body_;
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_;       // guarded by mu_
   std::chrono::steady_clock::time_point retry_at_{};  // guarded by mu_

@@ -134,6 +134,7 @@ Expected<LookupAnswer> DecodeLookupAnswer(std::string_view body, std::optional<s
   const std::size_t table_at = 4 + proto_bytes;
   if ((body.size() - table_at) / 16 < n) return Unavailable("a lean Lookup answer's offset table is cut short");
   const std::string_view blob = memfd_blob ? *memfd_blob : body.substr(table_at + 16 * n);
+  answer.blob = blob;
   std::uint64_t end = 0;  // where the previous payload ended: payloads come in order, apart
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t offset = GetU64(body.substr(table_at + 16 * i));
@@ -142,8 +143,12 @@ Expected<LookupAnswer> DecodeLookupAnswer(std::string_view body, std::optional<s
     if (offset < end || offset > blob.size() || size > blob.size() - offset) {
       return Unavailable("a lean Lookup answer's payload " + std::to_string(i) + " lies outside its blob");
     }
-    if (!response.results(static_cast<int>(i)).has_artifact()) {
+    const v1::CompileResult& result = response.results(static_cast<int>(i));
+    if (!result.has_artifact()) {
       return Unavailable("a lean Lookup answer gives result " + std::to_string(i) + " a payload but no artifact");
+    }
+    if (!result.artifact().payload().empty()) {
+      return Unavailable("a lean Lookup answer gives result " + std::to_string(i) + " its payload twice");
     }
     answer.payloads[i] = blob.substr(offset, size);
     end = offset + size;

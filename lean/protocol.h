@@ -89,10 +89,12 @@ void CopyBlob(const LookupReply& reply, char* out);
 // memfd's contents) when the reply came with one, else what follows the
 // offset table in `body`. UNAVAILABLE (the daemon broke the protocol) when
 // the body does not decode, a payload lies outside the blob or overlaps
-// another, or one is given for a result without an artifact.
+// another, or one is given for a result without an artifact or for one
+// that carries its payload itself.
 struct LookupAnswer {
   v1::LookupResponse response;
   std::vector<std::string_view> payloads;  // one per result
+  std::string_view blob;                   // what they are views into
 };
 [[nodiscard]] Expected<LookupAnswer> DecodeLookupAnswer(std::string_view body,
                                                         std::optional<std::string_view> memfd_blob);

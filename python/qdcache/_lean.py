@@ -279,7 +279,15 @@ def _answer(body: memoryview, blob_fd: int | None) -> Answer:
     table_at = 4 + proto_size
     table = struct.unpack_from("<%dQ" % (2 * len(items)), body, table_at)
     if blob_fd is None:
-        blob = body[table_at + 16 * len(items):].toreadonly()
+        blob = body[table_at + 16 * len(items):]
+        if len(blob):
+            # An inline blob starts wherever the table ends: copied to a
+            # page (so 64-byte) boundary, as in a memfd, so that payloads
+            # keep the alignment their offsets promise.
+            aligned = mmap.mmap(-1, len(blob))
+            aligned.write(blob)
+            blob = memoryview(aligned)
+        blob = blob.toreadonly()
     else:
         if fcntl.fcntl(blob_fd, fcntl.F_GET_SEALS) & _SEALS != _SEALS:
             raise ConnectionError("the daemon passed a memfd that is not sealed")

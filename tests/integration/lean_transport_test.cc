@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <sstream>
@@ -369,6 +370,9 @@ TEST_CASE("the C++ client's lean channel answers as gRPC, and leaves to gRPC wha
       // The payload travelled apart; with it put back, the result is gRPC's to the byte.
       v1::CompileResult result = answer.response.results(i);
       CHECK(result.artifact().payload().empty());
+      if (!answer.payload(i).empty()) {  // at the 64-byte boundary its offset promises, inline or mapped
+        CHECK(reinterpret_cast<std::uintptr_t>(answer.payload(i).data()) % 64 == 0);
+      }
       if (result.has_artifact()) result.mutable_artifact()->set_payload(std::string(answer.payload(i)));
       CHECK(result.SerializeAsString() == expected->results(i).SerializeAsString());
     }
@@ -393,6 +397,16 @@ TEST_CASE("the C++ client's lean channel answers as gRPC, and leaves to gRPC wha
     std::optional<Expected<client::LookupAnswer>> after = channel.Lookup(LookupOf({"lean-1"}));
     REQUIRE(after.has_value());
     CHECK((*after)->response.results(0).status() == v1::CACHE_STATUS_ALIAS_HIT);
+  }
+  SECTION("an answer over the client's max-message-bytes is refused, as gRPC refuses it") {
+    client::LeanChannel small(daemon.socket_path(), target, std::chrono::seconds(30), 200);
+    std::optional<Expected<client::LookupAnswer>> refused = small.Lookup(LookupOf({"lean-0", "lean-1", "lean-2"}));
+    REQUIRE(refused.has_value());
+    CHECK(refused->status().code() == Code::kResourceExhausted);
+    CHECK_THAT(refused->status().message(), Catch::Contains("max-message-bytes"));
+    std::optional<Expected<client::LookupAnswer>> after = small.Lookup(LookupOf({"absent"}));
+    REQUIRE(after.has_value());
+    CHECK((*after)->response.results(0).status() == v1::CACHE_STATUS_MISS);
   }
   SECTION("an idle connection the daemon closed (a restart) is replaced, the request not lost") {
     REQUIRE(daemon.Stop() == 0);

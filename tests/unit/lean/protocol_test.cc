@@ -60,9 +60,22 @@ TEST_CASE("a lookup answer decodes to the response it was encoded from, blob inl
   const v1::LookupResponse original = Response(payloads);
   for (const bool inline_blob : {true, false}) {
     INFO((inline_blob ? "inline" : "memfd"));
-    Expected<v1::LookupResponse> decoded = Decode(Encode(original, inline_blob), inline_blob);
+    const Wire wire = Encode(original, inline_blob);
+    Expected<v1::LookupResponse> decoded = Decode(wire, inline_blob);
     REQUIRE(decoded.ok());
     CHECK(decoded->SerializeAsString() == original.SerializeAsString());
+    // The views and the blob they are into.
+    Expected<lean::LookupAnswer> views = lean::DecodeLookupAnswer(
+        wire.body, inline_blob ? std::nullopt : std::optional<std::string_view>(wire.blob));
+    REQUIRE(views.ok());
+    REQUIRE(views->payloads.size() == payloads.size());
+    for (std::size_t i = 0; i < payloads.size(); ++i) {
+      CHECK(views->payloads[i] == payloads[i]);
+      if (!payloads[i].empty()) {
+        CHECK(views->payloads[i].data() >= views->blob.data());
+        CHECK(views->payloads[i].data() + payloads[i].size() <= views->blob.data() + views->blob.size());
+      }
+    }
   }
   Expected<v1::LookupResponse> empty = Decode(Encode(v1::LookupResponse(), true), true);
   REQUIRE(empty.ok());
@@ -98,6 +111,16 @@ TEST_CASE("a lookup answer that breaks the format is UNAVAILABLE, never a misrea
     Wire miss = Encode(Response({""}), false);
     PutTable(miss.body, 0, 1, 1);
     refused(lean::DecodeLookupReply(miss.body, "x"), "but no artifact");
+  }
+  SECTION("a payload given twice: in the table and in the artifact") {
+    v1::LookupResponse twice = Response({"abc"});
+    Wire wire = Encode(twice, false);
+    v1::LookupResponse carried = Response({"abc"});  // its payload left in
+    const std::string proto = carried.SerializeAsString();
+    std::string body(4, '\0');
+    for (int b = 0; b < 4; ++b) body[b] = static_cast<char>((proto.size() >> (8 * b)) & 0xff);
+    body += proto + wire.body.substr(wire.body.size() - 16);  // the same table entry
+    refused(lean::DecodeLookupReply(body, wire.blob), "its payload twice");
   }
   SECTION("a response that is not a LookupResponse") {
     std::string body = w.body;
