@@ -13,6 +13,7 @@
 #include "client/lean_channel.h"
 #include "client/socket_probe.h"
 #include "common/paths.h"
+#include "lean/protocol.h"
 
 namespace qdcache::client {
 
@@ -168,12 +169,7 @@ Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request, Deadli
 
 Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
   QDC_ASSIGN_OR_RETURN(LookupAnswer answer, LookupViews(std::move(request)));
-  for (std::size_t i = 0; i < answer.payloads.size(); ++i) {
-    const std::string_view payload = answer.payloads[i];
-    if (payload.empty()) continue;
-    answer.response.mutable_results(static_cast<int>(i))->mutable_artifact()->set_payload(payload.data(),
-                                                                                           payload.size());
-  }
+  lean::InlinePayloads(answer.payloads, &answer.response);
   return std::move(answer.response);
 }
 

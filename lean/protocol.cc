@@ -156,15 +156,12 @@ Expected<LookupAnswer> DecodeLookupAnswer(std::string_view body, std::optional<s
   return answer;
 }
 
-Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body, std::optional<std::string_view> memfd_blob) {
-  QDC_ASSIGN_OR_RETURN(LookupAnswer answer, DecodeLookupAnswer(body, memfd_blob));
-  for (std::size_t i = 0; i < answer.payloads.size(); ++i) {
-    if (answer.payloads[i].empty()) continue;
-    answer.response.mutable_results(static_cast<int>(i))
-        ->mutable_artifact()
-        ->set_payload(answer.payloads[i].data(), answer.payloads[i].size());
+void InlinePayloads(const std::vector<std::string_view>& payloads, v1::LookupResponse* response) {
+  for (std::size_t i = 0; i < payloads.size(); ++i) {
+    if (payloads[i].empty()) continue;
+    response->mutable_results(static_cast<int>(i))->mutable_artifact()->set_payload(payloads[i].data(),
+                                                                                    payloads[i].size());
   }
-  return std::move(answer.response);
 }
 
 void CopyBlob(const LookupReply& reply, char* out) {

@@ -98,9 +98,8 @@ struct LookupAnswer {
 };
 [[nodiscard]] Expected<LookupAnswer> DecodeLookupAnswer(std::string_view body,
                                                         std::optional<std::string_view> memfd_blob);
-// The same, back into the response gRPC would have answered: each payload
-// copied into its artifact.
-[[nodiscard]] Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body,
-                                                             std::optional<std::string_view> memfd_blob);
+// Makes `response` the one gRPC would have answered: payloads[i] (if not
+// empty) copied into result i's artifact.
+void InlinePayloads(const std::vector<std::string_view>& payloads, v1::LookupResponse* response);
 
 }  // namespace qdcache::lean

@@ -10,8 +10,9 @@
 // encoded answer's table names every payload at a 64-byte aligned offset
 // inside the blob, in order and without overlap, and the blob holds each
 // payload's bytes there (CopyBlob); the client's decoder
-// (DecodeLookupReply) gives every payload back. The same bytes read as a
-// reply (DecodeReplyHeader, DecodeLookupReply) are an error or an answer.
+// (DecodeLookupAnswer, InlinePayloads) gives every payload back. The same
+// bytes read as a reply (DecodeReplyHeader, DecodeLookupAnswer) are an
+// error or an answer.
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
@@ -36,6 +37,13 @@ std::uint64_t U64At(const std::string& s, std::size_t at) {
   std::uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
   return v;
+}
+
+// What the C++ client's Lookup makes of an answer: the views, copied in.
+Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body, std::optional<std::string_view> blob) {
+  QDC_ASSIGN_OR_RETURN(lean::LookupAnswer answer, lean::DecodeLookupAnswer(body, blob));
+  lean::InlinePayloads(answer.payloads, &answer.response);
+  return std::move(answer.response);
 }
 
 void CheckReply(const v1::LookupRequest& request) {
@@ -76,7 +84,7 @@ void CheckReply(const v1::LookupRequest& request) {
   // inline or apart.
   for (const bool inline_blob : {true, false}) {
     Expected<v1::LookupResponse> decoded =
-        inline_blob ? lean::DecodeLookupReply(reply.body + blob, std::nullopt) : lean::DecodeLookupReply(reply.body, blob);
+        inline_blob ? DecodeLookupReply(reply.body + blob, std::nullopt) : DecodeLookupReply(reply.body, blob);
     if (!decoded.ok()) Fail("the client cannot decode the answer: " + decoded.status().ToString());
     if (decoded->results_size() != static_cast<int>(expected.size())) Fail("the client decodes another count");
     for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -104,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // The same bytes as a reply, as the C++ client decodes one: an error or
   // an answer, never a crash.
   (void)lean::DecodeReplyHeader(header);
-  (void)lean::DecodeLookupReply(body, std::nullopt);
+  (void)DecodeLookupReply(body, std::nullopt);
   Expected<lean::RequestHeader> h = lean::DecodeRequestHeader(header, 1u << 20);
   if (!h.ok()) return 0;
   Expected<v1::LookupRequest> request = lean::DecodeLookup(*h, body);

@@ -41,8 +41,15 @@ Wire Encode(v1::LookupResponse response, bool inline_blob) {
   return w;
 }
 
+// What the C++ client's Lookup makes of an answer: the views, copied in.
+Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body, std::optional<std::string_view> blob) {
+  QDC_ASSIGN_OR_RETURN(lean::LookupAnswer answer, lean::DecodeLookupAnswer(body, blob));
+  lean::InlinePayloads(answer.payloads, &answer.response);
+  return std::move(answer.response);
+}
+
 Expected<v1::LookupResponse> Decode(const Wire& w, bool inline_blob) {
-  return lean::DecodeLookupReply(w.body, inline_blob ? std::nullopt : std::optional<std::string_view>(w.blob));
+  return DecodeLookupReply(w.body, inline_blob ? std::nullopt : std::optional<std::string_view>(w.blob));
 }
 
 // Offset `i`'s table entry in `body` (8 bytes at 4 + proto + 16 i + 8 * field).
@@ -90,27 +97,27 @@ TEST_CASE("a lookup answer that breaks the format is UNAVAILABLE, never a misrea
     CHECK_THAT(r.status().message(), Catch::Contains(words));
   };
   SECTION("cut short") {
-    refused(lean::DecodeLookupReply(w.body.substr(0, 3), w.blob), "length prefix");
-    refused(lean::DecodeLookupReply(w.body.substr(0, 10), w.blob), "shorter than its LookupResponse");
-    refused(lean::DecodeLookupReply(w.body.substr(0, w.body.size() - 1), w.blob), "offset table");
-    refused(lean::DecodeLookupReply(w.body, std::string_view(w.blob).substr(0, w.blob.size() - 1)),
+    refused(DecodeLookupReply(w.body.substr(0, 3), w.blob), "length prefix");
+    refused(DecodeLookupReply(w.body.substr(0, 10), w.blob), "shorter than its LookupResponse");
+    refused(DecodeLookupReply(w.body.substr(0, w.body.size() - 1), w.blob), "offset table");
+    refused(DecodeLookupReply(w.body, std::string_view(w.blob).substr(0, w.blob.size() - 1)),
             "outside its blob");
   }
   SECTION("a payload beyond the blob, or overlapping the one before") {
     std::string beyond = w.body;
     PutTable(beyond, 1, 0, std::uint64_t{1} << 62);
-    refused(lean::DecodeLookupReply(beyond, w.blob), "payload 1 lies outside");
+    refused(DecodeLookupReply(beyond, w.blob), "payload 1 lies outside");
     std::string overlap = w.body;
     PutTable(overlap, 1, 0, 1);
-    refused(lean::DecodeLookupReply(overlap, w.blob), "payload 1 lies outside");
+    refused(DecodeLookupReply(overlap, w.blob), "payload 1 lies outside");
     std::string huge = w.body;
     PutTable(huge, 0, 1, ~std::uint64_t{0});
-    refused(lean::DecodeLookupReply(huge, w.blob), "payload 0 lies outside");
+    refused(DecodeLookupReply(huge, w.blob), "payload 0 lies outside");
   }
   SECTION("a payload for a result without an artifact") {
     Wire miss = Encode(Response({""}), false);
     PutTable(miss.body, 0, 1, 1);
-    refused(lean::DecodeLookupReply(miss.body, "x"), "but no artifact");
+    refused(DecodeLookupReply(miss.body, "x"), "but no artifact");
   }
   SECTION("a payload given twice: in the table and in the artifact") {
     v1::LookupResponse twice = Response({"abc"});
@@ -120,12 +127,12 @@ TEST_CASE("a lookup answer that breaks the format is UNAVAILABLE, never a misrea
     std::string body(4, '\0');
     for (int b = 0; b < 4; ++b) body[b] = static_cast<char>((proto.size() >> (8 * b)) & 0xff);
     body += proto + wire.body.substr(wire.body.size() - 16);  // the same table entry
-    refused(lean::DecodeLookupReply(body, wire.blob), "its payload twice");
+    refused(DecodeLookupReply(body, wire.blob), "its payload twice");
   }
   SECTION("a response that is not a LookupResponse") {
     std::string body = w.body;
     body[4] = '\xff';  // not a valid tag
-    refused(lean::DecodeLookupReply(body, w.blob), "does not decode");
+    refused(DecodeLookupReply(body, w.blob), "does not decode");
   }
 }
 
