@@ -164,6 +164,19 @@ Expected<Response> Client::Call(Method method, Request request, Deadline deadlin
 }
 
 Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request, Deadline deadline) {
+  if (lean_ != nullptr && lean_->enabled()) {
+    request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+    request.mutable_header()->set_client(options_.client_name);
+    const std::optional<std::chrono::milliseconds> wait =
+        deadline == Deadline::kTimeout ? std::optional(options_.timeout) : std::nullopt;
+    if (std::optional<Expected<v1::CompileResponse>> answer = lean_->Compile(request, wait)) {
+      if (answer->ok() && (*answer)->results_size() != request.kernels_size()) {
+        return Internal(target_ + " answered " + std::to_string((*answer)->results_size()) + " of " +
+                        std::to_string(request.kernels_size()) + " compiles");
+      }
+      return std::move(*answer);
+    }
+  }
   return Call<v1::CompileResponse>(&v1::CompileCache::Stub::Compile, std::move(request), deadline);
 }
 

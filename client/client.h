@@ -46,7 +46,7 @@ struct ClientOptions {
   std::optional<bool> spawn;
   SpawnOptions spawn_options;
 
-  // Lookups on a unix socket over the lean transport (client/lean_channel.h,
+  // Lookups and compiles on a unix socket over the lean transport (client/lean_channel.h,
   // docs/protocol.md §1.1), gRPC where it cannot carry them: the same
   // answers, faster. Unset: on unless $QDCACHE_LEAN is "0".
   std::optional<bool> lean;
@@ -79,7 +79,9 @@ class Client {
   };
 
   // Per-item results are in the response; a non-OK Status means the whole
-  // call failed (daemon unreachable, deadline, protocol refusal).
+  // call failed (daemon unreachable, deadline, protocol refusal). On a unix
+  // socket, over the lean transport (ClientOptions::lean) where the daemon
+  // serves Compile there, else gRPC; the answer is the same either way.
   [[nodiscard]] Expected<v1::CompileResponse> Compile(v1::CompileRequest request,
                                                       Deadline deadline = Deadline::kTimeout);
   // On a unix socket, over the lean transport (ClientOptions::lean). Else,

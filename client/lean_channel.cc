@@ -53,6 +53,17 @@ IoEnd RecvAll(int fd, char* data, std::size_t size) {
   return IoEnd::kDone;
 }
 
+// 0: no timeout.
+timeval TimevalOf(std::chrono::milliseconds timeout) {
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
+  return timeval{static_cast<time_t>(micros / 1000000), static_cast<suseconds_t>(micros % 1000000)};
+}
+
+void SetReceiveTimeout(int fd, std::chrono::milliseconds timeout) {
+  const timeval tv = TimevalOf(timeout);
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
 // A read-only mapping of a passed memfd, unmapped and closed on destruction.
 class MappedBlob {
  public:
@@ -113,10 +124,37 @@ bool LeanChannel::enabled() const {
 }
 
 std::optional<Expected<LookupAnswer>> LeanChannel::Lookup(const v1::LookupRequest& request) {
+  return Call(lean::kLookup, request, timeout_);
+}
+
+std::optional<Expected<v1::CompileResponse>> LeanChannel::Compile(const v1::CompileRequest& request,
+                                                                  std::optional<std::chrono::milliseconds> wait) {
+  {
+    std::lock_guard lock(mu_);
+    if (compile_unserved_) return std::nullopt;
+  }
+  std::optional<Expected<LookupAnswer>> answer = Call(lean::kCompile, request, wait);
+  if (!answer) return std::nullopt;
+  if (!answer->ok()) {
+    if (answer->status().code() != Code::kUnimplemented) return answer->status();
+    std::lock_guard lock(mu_);
+    compile_unserved_ = true;
+    return std::nullopt;
+  }
+  LookupAnswer& got = answer->value();
+  lean::InlinePayloads(got.payloads, &got.response);
+  v1::CompileResponse response;
+  response.mutable_results()->Swap(got.response.mutable_results());
+  return response;
+}
+
+std::optional<Expected<LookupAnswer>> LeanChannel::Call(std::uint8_t method,
+                                                        const google::protobuf::MessageLite& request,
+                                                        std::optional<std::chrono::milliseconds> wait) {
   std::string frame;
   const std::size_t body_bytes = request.ByteSizeLong();
   if (body_bytes > UINT32_MAX) return std::nullopt;  // gRPC refuses it in its words
-  frame = lean::EncodeRequestHeader(static_cast<std::uint32_t>(body_bytes), lean::kLookup);
+  frame = lean::EncodeRequestHeader(static_cast<std::uint32_t>(body_bytes), method);
   frame.resize(lean::kHeaderBytes + body_bytes);
   request.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(frame.data() + lean::kHeaderBytes));
 
@@ -130,7 +168,7 @@ std::optional<Expected<LookupAnswer>> LeanChannel::Lookup(const v1::LookupReques
   }
   if (connection != nullptr) {
     Outcome outcome;
-    Expected<LookupAnswer> answer = Exchange(*connection, frame, &outcome);
+    Expected<LookupAnswer> answer = Exchange(*connection, frame, wait, &outcome);
     if (!outcome.stale) {
       if (outcome.reusable) PutBack(std::move(connection));
       return answer;
@@ -145,9 +183,8 @@ std::optional<Expected<LookupAnswer>> LeanChannel::Lookup(const v1::LookupReques
   std::memcpy(address.sun_path, path_.c_str(), path_.size() + 1);
   connection->fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (connection->fd < 0) return std::nullopt;
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(timeout_).count();
-  const timeval tv{static_cast<time_t>(micros / 1000000), static_cast<suseconds_t>(micros % 1000000)};
-  ::setsockopt(connection->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  SetReceiveTimeout(connection->fd, timeout_);
+  const timeval tv = TimevalOf(timeout_);
   ::setsockopt(connection->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   // Nobody there (or not yet): gRPC's path says so in its words, and a
   // daemon may start there later.
@@ -163,24 +200,25 @@ std::optional<Expected<LookupAnswer>> LeanChannel::Lookup(const v1::LookupReques
     return std::nullopt;
   }
   Outcome outcome;
-  Expected<LookupAnswer> answer = Exchange(*connection, frame, &outcome);
+  Expected<LookupAnswer> answer = Exchange(*connection, frame, wait, &outcome);
   if (outcome.reusable) PutBack(std::move(connection));
   return answer;
 }
 
 Expected<LookupAnswer> LeanChannel::Exchange(Connection& connection, const std::string& frame,
-                                                   Outcome* outcome) {
+                                             std::optional<std::chrono::milliseconds> wait, Outcome* outcome) {
   const int fd = connection.fd;
+  const std::chrono::milliseconds waited = wait.value_or(timeout_);
   const std::string no_answer = target_ + ": no answer within " +
-                                (timeout_ >= std::chrono::seconds(1)
-                                     ? std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout_).count()) + " s"
-                                     : std::to_string(timeout_.count()) + " ms");
+                                (waited >= std::chrono::seconds(1)
+                                     ? std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) + " s"
+                                     : std::to_string(waited.count()) + " ms");
   // Closed while sending: the daemon may have refused the request before
   // closing (a body over its limit), and its answer is still to be read;
   // with none, the connection was one it had closed while idle.
   const IoEnd sent = SendAll(fd, frame);
   if (sent == IoEnd::kTimeout) return DeadlineExceeded(no_answer);
-  if (sent == IoEnd::kError) return Unavailable(target_ + ": sending the lookup: " + std::strerror(errno));
+  if (sent == IoEnd::kError) return Unavailable(target_ + ": sending the request: " + std::strerror(errno));
   auto failed = [&](IoEnd end, int err) -> Status {
     if (end == IoEnd::kTimeout) return DeadlineExceeded(no_answer);
     if (end == IoEnd::kError) return Unavailable(target_ + ": reading the answer: " + std::strerror(err));
@@ -197,10 +235,17 @@ Expected<LookupAnswer> LeanChannel::Exchange(Connection& connection, const std::
   message.msg_iovlen = 1;
   message.msg_control = control;
   message.msg_controllen = sizeof control;
+  // The answer's first bytes may take the call's own wait (a Compile's);
+  // the rest of it, and the next call, the socket's usual timeout.
+  const bool own_wait = wait != timeout_;
+  if (own_wait) SetReceiveTimeout(fd, wait.value_or(std::chrono::milliseconds(0)));
   ssize_t got;
   do {
     got = ::recvmsg(fd, &message, MSG_CMSG_CLOEXEC);
   } while (got < 0 && errno == EINTR);
+  const int recv_errno = errno;
+  if (own_wait) SetReceiveTimeout(fd, timeout_);
+  errno = recv_errno;
   // A failed recvmsg filled no control data: nothing to close.
   if (got < 0) {
     const int err = errno;

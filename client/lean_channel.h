@@ -1,9 +1,9 @@
 // The C++ client's side of the lean transport (lean/protocol.h,
-// docs/protocol.md §1.1): Lookup over a framed protocol on the daemon's
-// unix socket, payloads in a sealed memfd for large answers, instead of
-// gRPC's HTTP/2. Client::Lookup uses it on a unix socket and falls back to
-// gRPC when it cannot carry a call; a caller sees the same answers and
-// errors either way, only faster.
+// docs/protocol.md §1.1): Lookup and Compile over a framed protocol on the
+// daemon's unix socket, payloads in a sealed memfd for large answers,
+// instead of gRPC's HTTP/2. Client::Lookup and Client::Compile use it on a
+// unix socket and fall back to gRPC when it cannot carry a call; a caller
+// sees the same answers and errors either way, only faster.
 //
 // Thread-safety: a LeanChannel may be used from many threads at once; each
 // call takes an idle connection or opens one.
@@ -55,6 +55,15 @@ class LeanChannel {
   // made, or the daemon does not speak it): the caller uses gRPC.
   [[nodiscard]] std::optional<Expected<LookupAnswer>> Lookup(const v1::LookupRequest& request);
 
+  // The same for a Compile, payloads copied into the response. `wait`: how
+  // long the answer may take once the request went out (nullopt: as long as
+  // the compiles take); when it passes, the connection is closed, which
+  // releases the call's compiles in the daemon. nullopt also when the
+  // daemon serves Lookup alone over the lean transport (an older one;
+  // remembered, so later Compiles go to gRPC at once).
+  [[nodiscard]] std::optional<Expected<v1::CompileResponse>> Compile(
+      const v1::CompileRequest& request, std::optional<std::chrono::milliseconds> wait);
+
  private:
   struct Connection;
   // What an exchange left of its connection.
@@ -62,9 +71,14 @@ class LeanChannel {
     bool stale = false;     // the request could not go out: the daemon had closed it
     bool reusable = false;  // it may carry the next request
   };
+  // One request of `method` over a kept or new connection, as Lookup says;
+  // the answer's header may take `wait` (nullopt: no limit).
+  [[nodiscard]] std::optional<Expected<LookupAnswer>> Call(std::uint8_t method,
+                                                           const google::protobuf::MessageLite& request,
+                                                           std::optional<std::chrono::milliseconds> wait);
   // Sends one request frame and reads its answer.
   [[nodiscard]] Expected<LookupAnswer> Exchange(Connection& connection, const std::string& frame,
-                                                Outcome* outcome);
+                                                std::optional<std::chrono::milliseconds> wait, Outcome* outcome);
   void PutBack(std::unique_ptr<Connection> connection);
 
   const std::string path_;
@@ -74,6 +88,7 @@ class LeanChannel {
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_;       // guarded by mu_
   std::chrono::steady_clock::time_point retry_at_{};  // guarded by mu_
+  bool compile_unserved_ = false;                       // guarded by mu_: the daemon serves Lookup alone
 };
 
 }  // namespace qdcache::client

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <climits>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -199,7 +200,9 @@ void LeanServer::Stop() {
     std::lock_guard lock(mu_);
     stopping_ = true;
     for (Connection& c : connections_) {
-      if (!c.done) ::shutdown(c.fd, SHUT_RDWR);  // its thread's next read or write fails
+      // Its thread's next read fails; an answer being made (a Compile's
+      // too) is still written.
+      if (!c.done) ::shutdown(c.fd, SHUT_RD);
     }
     ending.splice(ending.end(), connections_);
   }
@@ -240,17 +243,27 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
   }
 
   const auto t0 = Clock::now();
-  // Lookups are counted (metrics, idle monitor) as the gRPC method's; a
+  // Calls are counted (metrics, idle monitor) as the gRPC methods'; a
   // method the daemon does not serve is refused without counting.
-  const bool counted = h->method == lean::kLookup;
+  Status status = lean::CheckMethod(h->method);
+  const bool counted = status.ok();
   if (counted && hooks_.started) hooks_.started();
-  Expected<v1::LookupRequest> request = lean::DecodeLookup(*h, body);
-  // The answer lives on an arena: thousands of results' fields without a
-  // heap allocation (and a free) each.
+  // A Lookup's answer lives on an arena: thousands of results' fields
+  // without a heap allocation (and a free) each. A Compile's is moved in
+  // from the engine's CompileResponse (the same message on the wire).
   google::protobuf::Arena arena;
-  v1::LookupResponse& response = *google::protobuf::Arena::CreateMessage<v1::LookupResponse>(&arena);
+  v1::LookupResponse on_heap;
+  v1::LookupResponse& response = h->method == lean::kCompile
+                                     ? on_heap
+                                     : *google::protobuf::Arena::CreateMessage<v1::LookupResponse>(&arena);
   LeanPayloads payloads;
-  Status status = request.ok() ? hooks_.lookup(uid, *request, &response, &payloads) : request.status();
+  if (status.ok() && h->method == lean::kLookup) {
+    Expected<v1::LookupRequest> request = lean::DecodeLookup(*h, body);
+    status = request.ok() ? hooks_.lookup(uid, *request, &response, &payloads) : request.status();
+  } else if (status.ok()) {
+    Expected<v1::CompileRequest> request = lean::DecodeCompile(*h, body);
+    status = request.ok() ? AnswerCompile(fd, uid, *request, &response) : request.status();
+  }
   const Clock::time_point deadline = Clock::now() + limits_.io_timeout;
   bool sent = false;
   if (!status.ok()) {
@@ -259,7 +272,7 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
              proto_bytes > static_cast<std::size_t>(INT32_MAX) - kHeadroom) {
     // Serializing would fail (protobuf's 2 GiB limit). The inline blob is
     // below memfd_from_bytes, so a frame that passes this fits in a u32.
-    status = ResourceExhausted("the Lookup answer is " + std::to_string(proto_bytes) +
+    status = ResourceExhausted("the answer is " + std::to_string(proto_bytes) +
                                " bytes without its payloads, more than one lean frame carries; ask for fewer keys "
                                "(or without PTX)");
     sent = SendError(fd, status, deadline);
@@ -289,9 +302,60 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
     }
   }
   if (counted && hooks_.finished) {
-    hooks_.finished(status.code(), std::chrono::duration<double>(Clock::now() - t0).count());
+    hooks_.finished(h->method, status.code(), std::chrono::duration<double>(Clock::now() - t0).count());
   }
   return sent;
+}
+
+bool LeanServer::stopping() const {
+  std::lock_guard lock(mu_);
+  return stopping_;
+}
+
+Status LeanServer::AnswerCompile(int fd, std::uint32_t uid, const v1::CompileRequest& request,
+                                 v1::LookupResponse* response) {
+  if (!hooks_.compile) return Status(Code::kUnimplemented, "this daemon answers no Compile over the lean transport");
+  // Signalled by whichever engine thread answers the last item.
+  const int done_fd = ::eventfd(0, EFD_CLOEXEC);
+  if (done_fd < 0) return Unavailable(std::string("eventfd: ") + std::strerror(errno));
+  v1::CompileResponse compiled;
+  std::function<void()> cancel;
+  const Status started = hooks_.compile(
+      uid, request, &compiled,
+      [done_fd] {
+        const std::uint64_t one = 1;
+        while (::write(done_fd, &one, sizeof one) < 0 && errno == EINTR) {
+        }
+      },
+      &cancel);
+  if (!started.ok()) {
+    ::close(done_fd);
+    return started;
+  }
+  // Waits for the answer, watching the client meanwhile: one that hangs up
+  // (or whose connection breaks) no longer waits, and its compiles are
+  // released. A daemon that stops (Stop shuts the reading side) finishes
+  // the call instead, as gRPC drains its calls.
+  bool watching = true;
+  for (;;) {
+    pollfd p[2] = {{done_fd, POLLIN, 0}, {fd, POLLRDHUP, 0}};
+    const int n = ::poll(p, watching ? 2 : 1, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {  // cannot watch: wait for the answer alone
+      std::uint64_t value;
+      while (::read(done_fd, &value, sizeof value) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    if ((p[0].revents & POLLIN) != 0) break;
+    if (watching && (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
+      watching = false;
+      if (!stopping()) cancel();
+    }
+  }
+  ::close(done_fd);
+  response->mutable_results()->Swap(compiled.mutable_results());
+  return Status::Ok();
 }
 
 }  // namespace qdcache::daemon

@@ -1,7 +1,9 @@
 // Serves the lean transport (lean/protocol.h, docs/protocol.md) on
 // unix-socket connections the acceptor hands over: a thread per connection,
-// one request at a time, bounded reads and writes. Large Lookup answers go
-// out in a sealed memfd the client maps instead of reading. Thread-safe.
+// one request at a time, bounded reads and writes. Large answers go out in
+// a sealed memfd the client maps instead of reading. While a Compile runs,
+// a client that hangs up releases its compiles, as a cancelled gRPC call
+// does. Thread-safe.
 #pragma once
 
 #include <sys/types.h>
@@ -31,10 +33,16 @@ struct LeanPayloads {
 struct LeanHooks {
   // Answers a Lookup from the peer with this uid (admission included).
   std::function<Status(std::uint32_t uid, const v1::LookupRequest&, v1::LookupResponse*, LeanPayloads*)> lookup;
-  // Around every Lookup answered (either may be empty): the idle monitor's
-  // activity and the request metrics.
+  // Starts a Compile from the peer with this uid (admission included): as
+  // CompileCacheService::LeanCompile, whose contract `done` and `cancel`
+  // follow.
+  std::function<Status(std::uint32_t uid, const v1::CompileRequest&, v1::CompileResponse*,
+                       std::function<void()> done, std::function<void()>* cancel)>
+      compile;
+  // Around every Lookup and Compile answered (either may be empty): the
+  // idle monitor's activity and the request metrics.
   std::function<void()> started;
-  std::function<void(Code code, double seconds)> finished;
+  std::function<void(std::uint8_t method, Code code, double seconds)> finished;
 };
 
 struct LeanLimits {
@@ -56,8 +64,9 @@ class LeanServer {
   // Takes over `fd`, a connection whose first bytes are the lean hello from
   // a peer with `uid`; this object closes it.
   void Adopt(int fd, std::uint32_t uid);
-  // Ends every connection (a request being answered finishes first) and
-  // joins their threads; later Adopt()s close the fd at once.
+  // Ends every connection (a request being answered, a Compile included,
+  // is answered first) and joins their threads; later Adopt()s close the
+  // fd at once.
   void Stop();
 
  private:
@@ -69,6 +78,9 @@ class LeanServer {
   void Serve(Connection* connection, std::uint32_t uid);
   // One request, read and answered; false when the connection must end.
   bool ServeOne(int fd, std::uint32_t uid);
+  // A Compile's answer into `response`, once every item has one.
+  Status AnswerCompile(int fd, std::uint32_t uid, const v1::CompileRequest& request, v1::LookupResponse* response);
+  [[nodiscard]] bool stopping() const;
 
   const LeanHooks hooks_;
   const LeanLimits limits_;

@@ -18,6 +18,7 @@
 #include "daemon/activity_interceptor.h"
 #include "daemon/idle_monitor.h"
 #include "daemon/lean_server.h"
+#include "lean/protocol.h"
 #include "compiler/compiler.h"
 #include "compiler/worker_pool.h"
 #include "compiler/worker_scratch.h"
@@ -47,9 +48,11 @@ constexpr int kMaxSyncServerThreads = 64;
 // Health service name that reports the remote cache tier: NOT_SERVING while
 // its circuit breaker is open. The daemon itself ("") stays SERVING.
 constexpr const char* kRemoteHealthService = "qdcache.remote";
-// The lean transport's Lookups count under the gRPC method's name: one
+// The lean transport's calls count under the gRPC methods' names: one
 // series per method, whichever transport carried it.
-constexpr const char* kLeanLookupMethod = "/qdcache.v1.CompileCache/Lookup";
+const char* LeanMethodName(std::uint8_t method) {
+  return method == lean::kCompile ? "/qdcache.v1.CompileCache/Compile" : "/qdcache.v1.CompileCache/Lookup";
+}
 
 // `metrics` may be null (no --metrics-listen); it must outlive the engine.
 engine::EngineConfig MakeEngineConfig(const DaemonOptions& options, metrics::DaemonMetrics* metrics) {
@@ -283,6 +286,10 @@ class ServerImpl final : public Server {
       payloads->owner = std::move(records);
       return status;
     };
+    hooks.compile = [this](std::uint32_t uid, const v1::CompileRequest& request, v1::CompileResponse* response,
+                           std::function<void()> done, std::function<void()>* cancel) {
+      return service_.LeanCompile(uid, request, response, std::move(done), cancel);
+    };
     IdleMonitor* idle = idle_.get();
     metrics::DaemonMetrics* metrics = metrics_.get();
     if (idle != nullptr || metrics != nullptr) {
@@ -290,9 +297,9 @@ class ServerImpl final : public Server {
         if (idle != nullptr) idle->Begin();
         if (metrics != nullptr) metrics->requests().Started();
       };
-      hooks.finished = [idle, metrics](Code code, double seconds) {
+      hooks.finished = [idle, metrics](std::uint8_t method, Code code, double seconds) {
         if (metrics != nullptr) {
-          metrics->requests().Finished(kLeanLookupMethod, static_cast<grpc::StatusCode>(code), seconds);
+          metrics->requests().Finished(LeanMethodName(method), static_cast<grpc::StatusCode>(code), seconds);
         }
         if (idle != nullptr) idle->End();
       };

@@ -110,36 +110,62 @@ grpc::ServerUnaryReactor* CompileCacheService::Compile(grpc::CallbackServerConte
   Expected<Admitted> admitted = Admit(*context, auth::Operation::kCompile);
   grpc::Status status = ToGrpc(admitted.ok() ? CheckHeader(request->header()) : admitted.status());
   if (status.ok()) status = ToGrpc(CheckBatch(request->kernels_size(), limits_.max_batch, "compile"));
-  if (!status.ok() || request->kernels_size() == 0) {
+  if (!status.ok()) {
     reactor->Finish(status);
     return reactor;
   }
-  const int n = request->kernels_size();
+  CompileBody(std::move(admitted).value(), *request, response, reactor->call(),
+              [reactor] { reactor->Finish(grpc::Status::OK); });
+  return reactor;
+}
+
+Status CompileCacheService::LeanCompile(std::uint32_t uid, const v1::CompileRequest& request,
+                                        v1::CompileResponse* response, std::function<void()> done,
+                                        std::function<void()>* cancel) {
+  QDC_ASSIGN_OR_RETURN(Admitted admitted, AdmitIdentity(auth_.CheckUnixPeer(uid, auth::Operation::kCompile)));
+  QDC_RETURN_IF_ERROR(CheckHeader(request.header()));
+  QDC_RETURN_IF_ERROR(CheckBatch(request.kernels_size(), limits_.max_batch, "compile"));
+  auto call = std::make_shared<engine::Engine::Call>();
+  *cancel = [this, call] { engine_.Cancel(call); };
+  CompileBody(std::move(admitted), request, response, call, std::move(done));
+  return Status::Ok();
+}
+
+void CompileCacheService::CompileBody(Admitted admitted, const v1::CompileRequest& request,
+                                      v1::CompileResponse* response,
+                                      const std::shared_ptr<engine::Engine::Call>& call,
+                                      std::function<void()> finish) {
+  const int n = request.kernels_size();
+  if (n == 0) {
+    finish();
+    return;
+  }
   for (int i = 0; i < n; ++i) response->add_results();
   // Shared by the items' callbacks; the last one answers and frees the slot.
   struct Pending {
     std::atomic<int> remaining;
     PeerLimiter::Slot slot;
+    std::function<void()> finish;
   };
   auto pending = std::make_shared<Pending>();
   pending->remaining = n;
-  pending->slot = std::move(admitted->slot);
-  const engine::Peer peer = admitted->peer;
+  pending->slot = std::move(admitted.slot);
+  pending->finish = std::move(finish);
+  const engine::Peer peer = admitted.peer;
   // Named only for a log that shows it.
-  const std::string who = spdlog::should_log(spdlog::level::debug) ? Who(peer, request->header()) : std::string();
+  const std::string who = spdlog::should_log(spdlog::level::debug) ? Who(peer, request.header()) : std::string();
   spdlog::debug("Compile: {} kernel{} from {}", n, n == 1 ? "" : "s", who);
   for (int i = 0; i < n; ++i) {
-    engine_.Compile(request->kernels(i), peer, request->include_ptx(), reactor->call(),
-                    [response, i, pending, reactor, who](v1::CompileResult result) {
+    engine_.Compile(request.kernels(i), peer, request.include_ptx(), call,
+                    [response, i, pending, who](v1::CompileResult result) {
                       LogHit(result, who);
                       *response->mutable_results(i) = std::move(result);
                       if (pending->remaining.fetch_sub(1) == 1) {
                         pending->slot.reset();
-                        reactor->Finish(grpc::Status::OK);
+                        pending->finish();
                       }
                     });
   }
-  return reactor;
 }
 
 grpc::ServerUnaryReactor* CompileCacheService::Lookup(grpc::CallbackServerContext* context,

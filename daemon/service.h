@@ -51,6 +51,16 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   [[nodiscard]] Status LeanLookup(std::uint32_t uid, const v1::LookupRequest& request, v1::LookupResponse* response,
                                   std::vector<std::shared_ptr<const store::ArtifactRecord>>* records);
 
+  // A Compile that came over the lean transport from a unix-socket peer
+  // with this uid: admitted and checked as the gRPC method is. OK: its
+  // items compile, and `done` is called once, from whichever thread
+  // answers the last of them into `response`; `*cancel` is set to what
+  // releases the call's compiles when its caller has gone (callable until
+  // `done`). Otherwise the call's refusal, and `done` is never called.
+  [[nodiscard]] Status LeanCompile(std::uint32_t uid, const v1::CompileRequest& request,
+                                   v1::CompileResponse* response, std::function<void()> done,
+                                   std::function<void()>* cancel);
+
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
                                     const v1::CompileRequest* request,
                                     v1::CompileResponse* response) override;
@@ -103,6 +113,10 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   // Admit's second half: a per-peer slot for an authorized caller.
   [[nodiscard]] Expected<Admitted> AdmitIdentity(Expected<auth::Identity> who);
   // Lookup's work for an admitted caller; with `records`, as LeanLookup.
+  // Compile's work for an admitted caller whose request passed the checks:
+  // every item to the engine under `call`; `finish` once all are answered.
+  void CompileBody(Admitted admitted, const v1::CompileRequest& request, v1::CompileResponse* response,
+                   const std::shared_ptr<engine::Engine::Call>& call, std::function<void()> finish);
   [[nodiscard]] Status LookupBody(const engine::Peer& peer, const v1::LookupRequest& request,
                                   v1::LookupResponse* response,
                                   std::vector<std::shared_ptr<const store::ArtifactRecord>>* records = nullptr);

@@ -52,17 +52,36 @@ Expected<RequestHeader> DecodeRequestHeader(std::string_view header, std::uint64
   return out;
 }
 
-Expected<v1::LookupRequest> DecodeLookup(const RequestHeader& header, std::string_view body) {
-  if (header.method != kLookup) {
-    return Status(Code::kUnimplemented, "lean method " + std::to_string(header.method) +
-                                            " is not served (1: Lookup); use gRPC for the others");
-  }
+Status CheckMethod(std::uint8_t method) {
+  if (method == kLookup || method == kCompile) return Status::Ok();
+  return Status(Code::kUnimplemented, "lean method " + std::to_string(method) +
+                                          " is not served (1: Lookup, 2: Compile); use gRPC for the others");
+}
+
+namespace {
+
+// The body of a request for `method`, parsed as `Request` (named `name`).
+template <typename Request>
+Expected<Request> DecodeBody(const RequestHeader& header, std::string_view body, std::uint8_t method,
+                             const char* name) {
+  QDC_RETURN_IF_ERROR(CheckMethod(header.method));
+  if (header.method != method) return Internal(std::string("a lean request decoded as a ") + name + " is not one");
   if (body.size() != header.body_bytes) return InvalidArgument("a lean request's body is not the length its header says");
-  v1::LookupRequest request;
+  Request request;
   if (!request.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
-    return InvalidArgument("a lean Lookup's body is not a qdcache.v1.LookupRequest");
+    return InvalidArgument(std::string("a lean ") + name + "'s body is not a qdcache.v1." + name + "Request");
   }
   return request;
+}
+
+}  // namespace
+
+Expected<v1::LookupRequest> DecodeLookup(const RequestHeader& header, std::string_view body) {
+  return DecodeBody<v1::LookupRequest>(header, body, kLookup, "Lookup");
+}
+
+Expected<v1::CompileRequest> DecodeCompile(const RequestHeader& header, std::string_view body) {
+  return DecodeBody<v1::CompileRequest>(header, body, kCompile, "Compile");
 }
 
 std::string EncodeReplyHeader(std::uint32_t body_bytes, Code code, std::uint8_t flags) {

@@ -5,7 +5,7 @@
 //   connection: the client sends kHello; the daemon answers kHello.
 //   request:    header (8 bytes: u32 body length, little-endian; u8 method;
 //               3 zero bytes), then the body: for kLookup a serialized
-//               qdcache.v1.LookupRequest.
+//               qdcache.v1.LookupRequest, for kCompile a CompileRequest.
 //   reply:      header (8 bytes: u32 body length; u8 status code, the gRPC
 //               codes; u8 flags, kWithFd: a sealed memfd travels with the
 //               header's bytes as SCM_RIGHTS; 2 zero bytes), then the body:
@@ -14,6 +14,10 @@
 //                 | per result: u64 offset, u64 size of its payload
 //                 | the payloads, each at its offset (64-byte aligned),
 //                   unless they are in the memfd (the same layout there).
+//               A Compile's answer has the same layout with a
+//               CompileResponse, which on the wire is the same message as a
+//               LookupResponse (`repeated CompileResult results = 1`): one
+//               encoder and one decoder serve both.
 // Pure: encoding and decoding only; the I/O is daemon/lean_server.h's and
 // client/lean_channel.h's.
 #pragma once
@@ -33,6 +37,7 @@ namespace qdcache::lean {
 inline constexpr std::string_view kHello{"QDCLEAN1", 8};
 inline constexpr std::size_t kHeaderBytes = 8;
 inline constexpr std::uint8_t kLookup = 1;
+inline constexpr std::uint8_t kCompile = 2;
 inline constexpr std::uint8_t kWithFd = 1;
 // Payloads are laid out at multiples of this (ELF loaders read headers in place).
 inline constexpr std::size_t kPayloadAlignment = 64;
@@ -46,10 +51,13 @@ struct RequestHeader {
 [[nodiscard]] Expected<RequestHeader> DecodeRequestHeader(std::string_view header, std::uint64_t max_body);
 
 // A request's body as the server reads it after DecodeRequestHeader: the
-// Lookup it carries, UNIMPLEMENTED for a method the daemon does not serve,
-// INVALID_ARGUMENT for a body that is not the header's length or not a
-// LookupRequest.
+// Lookup (or Compile) it carries, UNIMPLEMENTED for a method the daemon
+// does not serve, INVALID_ARGUMENT for a body that is not the header's
+// length or not a LookupRequest (CompileRequest).
 [[nodiscard]] Expected<v1::LookupRequest> DecodeLookup(const RequestHeader& header, std::string_view body);
+[[nodiscard]] Expected<v1::CompileRequest> DecodeCompile(const RequestHeader& header, std::string_view body);
+// UNIMPLEMENTED unless `method` is one the daemon serves (kLookup, kCompile).
+[[nodiscard]] Status CheckMethod(std::uint8_t method);
 
 [[nodiscard]] std::string EncodeReplyHeader(std::uint32_t body_bytes, Code code, std::uint8_t flags);
 [[nodiscard]] std::string EncodeRequestHeader(std::uint32_t body_bytes, std::uint8_t method);

@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes as a lean-transport request
 // (lean/protocol.h): the first 8 bytes as its header, the rest as its
 // body, decoded as the lean server decodes them (DecodeRequestHeader, then
-// DecodeLookup). What
+// DecodeLookup or DecodeCompile by the method). What
 // decodes is answered by a response built from it (one result per query,
 // the fast key as its payload, every third a miss), encoded as the server
 // encodes it.
@@ -115,6 +115,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)DecodeLookupReply(body, std::nullopt);
   Expected<lean::RequestHeader> h = lean::DecodeRequestHeader(header, 1u << 20);
   if (!h.ok()) return 0;
+  if (!lean::CheckMethod(h->method).ok()) return 0;
+  if (h->method == lean::kCompile) {
+    (void)lean::DecodeCompile(*h, body);  // answered by the engine, not here
+    return 0;
+  }
   Expected<v1::LookupRequest> request = lean::DecodeLookup(*h, body);
   if (request.ok()) CheckReply(*request);
   return 0;

@@ -1,8 +1,8 @@
 // The lean transport (docs/protocol.md, "Lean transport") against a real
-// daemon, spoken byte by byte as the document says: a Lookup answers as the
-// gRPC method does, large answers come in a sealed memfd, every malformed
-// frame gets its error (or the connection ends) and gRPC clients on the same
-// socket never notice.
+// daemon, spoken byte by byte as the document says: a Lookup or Compile
+// answers as the gRPC method does, large answers come in a sealed memfd,
+// every malformed frame gets its error (or the connection ends) and gRPC
+// clients on the same socket never notice.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -192,6 +192,24 @@ void CompileWarm(DaemonProcess& daemon, int n, std::size_t table_bytes) {
   }
 }
 
+v1::CompileRequest CompileOf(int seed, const std::string& fast_key) {
+  v1::CompileRequest request;
+  request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  v1::KernelDescriptor* d = request.add_kernels();
+  d->set_ir(PaddedCpuKernel(seed, 1000));
+  d->mutable_target()->mutable_cpu()->set_cpu("x86-64");
+  d->set_fast_key(fast_key);
+  d->set_namespace_("lean");
+  return request;
+}
+
+// Result `lean` with its payload put back is gRPC's `expected` to the byte.
+void CheckSameResult(v1::CompileResult lean, const std::string& payload, const v1::CompileResult& expected) {
+  CHECK(lean.artifact().payload().empty());
+  if (lean.has_artifact()) lean.mutable_artifact()->set_payload(payload);
+  CHECK(lean.SerializeAsString() == expected.SerializeAsString());
+}
+
 void CheckSameAsGrpc(DaemonProcess& daemon, const v1::LookupRequest& request, const Answer& lean) {
   auto client = daemon.ConnectGrpcOnly();
   auto grpc_answer = client->Lookup(request);
@@ -234,6 +252,78 @@ TEST_CASE("a lean Lookup answers as gRPC's, large answers in a sealed memfd", "[
   REQUIRE(memfd_reply);
   CHECK(memfd_reply->flags == 1);
   CheckSameAsGrpc(daemon, large, Decode(*memfd_reply));
+}
+
+TEST_CASE("a lean Compile answers as gRPC's, per-item errors in results, refusals the service's",
+          "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--max-batch", "4"});
+  daemon.Start();
+  const v1::CompileRequest request = CompileOf(8100, "lean-compiled");
+  LeanConnection c(daemon.socket_path());
+  c.Send(Request(2, request.SerializeAsString()));
+  std::optional<Reply> first = c.Read();
+  REQUIRE(first);
+  const Answer compiled = Decode(*first);
+  REQUIRE(compiled.response.results_size() == 1);
+  CHECK(compiled.response.results(0).status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(compiled.payloads[0].substr(0, 4) == "\x7f" "ELF");
+
+  // Asked again on the same connection: the hit gRPC answers too, to the byte.
+  c.Send(Request(2, request.SerializeAsString()));
+  std::optional<Reply> again = c.Read();
+  REQUIRE(again);
+  const Answer hit = Decode(*again);
+  auto grpc = daemon.ConnectGrpcOnly();
+  auto expected = grpc->Compile(request);
+  REQUIRE(expected.ok());
+  REQUIRE(expected->results_size() == 1);
+  CHECK(expected->results(0).status() == v1::CACHE_STATUS_HIT);
+  REQUIRE(hit.response.results_size() == 1);
+  CheckSameResult(hit.response.results(0), hit.payloads[0], expected->results(0));
+  CHECK(hit.payloads[0] == compiled.payloads[0]);
+
+  SECTION("an item that fails is an error result, the call OK, as over gRPC") {
+    v1::CompileRequest bad = request;
+    bad.mutable_kernels(0)->set_ir("this is not IR");
+    bad.mutable_kernels(0)->clear_fast_key();
+    c.Send(Request(2, bad.SerializeAsString()));
+    std::optional<Reply> r = c.Read();
+    REQUIRE(r);
+    const Answer a = Decode(*r);
+    REQUIRE(a.response.results_size() == 1);
+    CHECK(a.response.results(0).status() == v1::CACHE_STATUS_ERROR);
+    CHECK(a.response.results(0).error().code() == static_cast<int>(Code::kInvalidArgument));
+    auto over_grpc = grpc->Compile(bad);
+    REQUIRE(over_grpc.ok());
+    CheckSameResult(a.response.results(0), "", over_grpc->results(0));
+  }
+  SECTION("the batch limit and the protocol version are the service's refusals; the connection goes on") {
+    v1::CompileRequest five = request;
+    for (int i = 0; i < 4; ++i) *five.add_kernels() = request.kernels(0);
+    c.Send(Request(2, five.SerializeAsString()));
+    std::optional<Reply> r = c.Read();
+    REQUIRE(r);
+    CHECK(r->code == static_cast<int>(Code::kResourceExhausted));
+    CHECK_THAT(r->body, Catch::Contains("--max-batch"));
+    v1::CompileRequest unversioned = request;
+    unversioned.clear_header();
+    c.Send(Request(2, unversioned.SerializeAsString()));
+    r = c.Read();
+    REQUIRE(r);
+    CHECK(r->code == static_cast<int>(Code::kFailedPrecondition));
+  }
+  SECTION("a body that is not a CompileRequest is INVALID_ARGUMENT; the connection goes on") {
+    c.Send(Request(2, std::string("\xff\xff\xff\xff", 4)));
+    std::optional<Reply> r = c.Read();
+    REQUIRE(r);
+    CHECK(r->code == static_cast<int>(Code::kInvalidArgument));
+    CHECK_THAT(r->body, Catch::Contains("CompileRequest"));
+  }
+  c.Send(Request(2, request.SerializeAsString()));
+  std::optional<Reply> last = c.Read();
+  REQUIRE(last);
+  CHECK(Decode(*last).response.results(0).status() == v1::CACHE_STATUS_HIT);
 }
 
 TEST_CASE("malformed lean frames get their error or end the connection, and the daemon serves on",
@@ -315,7 +405,7 @@ TEST_CASE("malformed lean frames get their error or end the connection, and the 
   REQUIRE(client->Ping().ok());
 }
 
-TEST_CASE("lean Lookups count in the request metrics as the gRPC method, other methods not at all",
+TEST_CASE("lean Lookups and Compiles count in the request metrics as the gRPC methods, other methods not at all",
           "[integration][lean]") {
   TempDir dir;
   DaemonProcess daemon(dir.path(), {"--metrics-listen", "127.0.0.1:0"});
@@ -325,6 +415,10 @@ TEST_CASE("lean Lookups count in the request metrics as the gRPC method, other m
     c.Send(Request(1, LookupOf({"absent"}).SerializeAsString()));
     REQUIRE(c.Read());
   }
+  v1::CompileRequest nothing;  // no kernels: answered at once
+  nothing.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  c.Send(Request(2, nothing.SerializeAsString()));
+  REQUIRE(c.Read());
   c.Send(Request(7, ""));
   REQUIRE(c.Read());
   const RunResult scrape = Run({FindOnPath("python3"), "-c",
@@ -334,14 +428,14 @@ TEST_CASE("lean Lookups count in the request metrics as the gRPC method, other m
   REQUIRE(scrape.exit_code == 0);
   // The Lookup series with code OK: its labels in any order, its value 3.
   std::istringstream lines(scrape.out);
-  std::string line, lookups;
+  std::string line, lookups, compiles;
   while (std::getline(lines, line)) {
-    if (line.rfind("qdcache_grpc_requests_total{", 0) == 0 && line.find("method=\"Lookup\"") != std::string::npos &&
-        line.find("code=\"OK\"") != std::string::npos) {
-      lookups = line.substr(line.rfind(' ') + 1);
-    }
+    if (line.rfind("qdcache_grpc_requests_total{", 0) != 0 || line.find("code=\"OK\"") == std::string::npos) continue;
+    if (line.find("method=\"Lookup\"") != std::string::npos) lookups = line.substr(line.rfind(' ') + 1);
+    if (line.find("method=\"Compile\"") != std::string::npos) compiles = line.substr(line.rfind(' ') + 1);
   }
   CHECK(lookups == "3");
+  CHECK(compiles == "1");
   CHECK(scrape.out.find("method=\"other\"") == std::string::npos);  // method 7 was not counted
 }
 
@@ -442,4 +536,85 @@ TEST_CASE("the C++ client's lean channel answers as gRPC, and leaves to gRPC wha
     ::close(listener);
     CHECK_FALSE(older.enabled());
   }
+}
+
+TEST_CASE("the C++ client's lean channel compiles as gRPC does, and leaves Compile to gRPC where the daemon serves only Lookup",
+          "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  client::LeanChannel channel(daemon.socket_path(), "unix:" + daemon.socket_path(), std::chrono::seconds(30));
+  const v1::CompileRequest request = CompileOf(8200, "lean-channel");
+  std::optional<Expected<v1::CompileResponse>> compiled = channel.Compile(request, std::nullopt);
+  REQUIRE(compiled.has_value());
+  REQUIRE(compiled->ok());
+  REQUIRE((*compiled)->results_size() == 1);
+  CHECK((*compiled)->results(0).status() == v1::CACHE_STATUS_COMPILED);
+  std::optional<Expected<v1::CompileResponse>> hit = channel.Compile(request, std::chrono::seconds(30));
+  REQUIRE(hit.has_value());
+  REQUIRE(hit->ok());
+  auto expected = daemon.ConnectGrpcOnly()->Compile(request);
+  REQUIRE(expected.ok());
+  CHECK((*hit)->SerializeAsString() == expected->SerializeAsString());  // payload included
+  CHECK((*hit)->results(0).artifact().payload() == (*compiled)->results(0).artifact().payload());
+
+  // A daemon from before lean Compile: the hello, then UNIMPLEMENTED for method 2.
+  const std::string path = dir.path() + "/older.sock";
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 1) == 0);
+  int requests = 0;
+  std::thread older([&] {
+    const int conn = ::accept(listener, nullptr, nullptr);
+    char buffer[8];
+    if (::recv(conn, buffer, 8, MSG_WAITALL) == 8) (void)::send(conn, kHello, 8, MSG_NOSIGNAL);
+    // Each request: its header, its body, then UNIMPLEMENTED; until the client hangs up.
+    while (::recv(conn, buffer, 8, MSG_WAITALL) == 8) {
+      ++requests;
+      std::string body(LittleEndian(std::string(buffer, 8), 0, 4), '\0');
+      if (!body.empty() && ::recv(conn, body.data(), body.size(), MSG_WAITALL) <= 0) break;
+      const std::string message = "lean method 2 is not served (1: Lookup); use gRPC for the others";
+      const std::string reply = U32(static_cast<std::uint32_t>(message.size())) +
+                                static_cast<char>(Code::kUnimplemented) + std::string(3, '\0') + message;
+      (void)::send(conn, reply.data(), reply.size(), MSG_NOSIGNAL);
+    }
+    ::close(conn);
+  });
+  {
+    client::LeanChannel to_older(path, "unix:" + path, std::chrono::seconds(30));
+    CHECK_FALSE(to_older.Compile(request, std::nullopt).has_value());  // left to gRPC
+    CHECK_FALSE(to_older.Compile(request, std::nullopt).has_value());  // at once: nothing sent
+    CHECK(to_older.enabled());  // its Lookups still go the lean way
+  }
+  older.join();
+  ::close(listener);
+  CHECK(requests == 1);
+}
+
+TEST_CASE("a daemon told to stop answers the lean Compile in flight first, as gRPC drains its calls",
+          "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--workers", "1"});
+  daemon.Start();
+  v1::CompileRequest request;
+  request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  *request.add_kernels() = SlowCpuKernel(20000);  // seconds of compiling
+  LeanConnection c(daemon.socket_path());
+  c.Send(Request(2, request.SerializeAsString()));
+  // Stopped only once the daemon counts the compile: a condition asked of
+  // the daemon until it holds (the kernel takes seconds; each ask, microseconds).
+  bool in_flight = false;
+  for (int i = 0; i < 1'000'000 && !in_flight; ++i) in_flight = StatsOf(daemon).in_flight() > 0;
+  REQUIRE(in_flight);
+  CHECK(daemon.Stop() == 0);
+  // Written before the daemon exited; still in the socket.
+  std::optional<Reply> r = c.Read();
+  REQUIRE(r);
+  const Answer a = Decode(*r);
+  REQUIRE(a.response.results_size() == 1);
+  CHECK(a.response.results(0).status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(a.payloads[0].substr(0, 4) == "\x7f" "ELF");
 }

@@ -28,10 +28,12 @@ namespace {
 
 
 v1::CompileResult CompileWith(const DaemonProcess& daemon, const v1::KernelDescriptor& d,
-                              std::chrono::milliseconds timeout, Status* rpc_status = nullptr) {
+                              std::chrono::milliseconds timeout, Status* rpc_status = nullptr,
+                              bool lean = true) {
   client::ClientOptions options;
   options.socket_path = daemon.socket_path();
   options.timeout = timeout;
+  options.lean = lean;
   // Neither Catch assertions nor exceptions here: callers run it on threads.
   auto c = client::Client::Connect(options);
   if (!c.ok()) {
@@ -164,13 +166,17 @@ TEST_CASE("a compile past the worker memory limit is answered RESOURCE_EXHAUSTED
 }
 
 TEST_CASE("a request whose deadline passes stops its compile", "[integration][workers]") {
+  // Over the lean transport the client closes its connection; over gRPC the
+  // call is cancelled. Either way the daemon stops the compile.
+  const bool lean = GENERATE(true, false);
+  INFO((lean ? "lean transport" : "gRPC"));
   TempDir dir;
   DaemonProcess daemon(dir.path(), {"--workers", "1"});
   daemon.Start();
   Status rpc;
   // 5 s: room for keying the IR (a digest worker parses it) even under
   // sanitizers, far below the ~25 s the compile itself takes.
-  (void)CompileWith(daemon, SlowCpuKernel(40000), std::chrono::seconds(5), &rpc);
+  (void)CompileWith(daemon, SlowCpuKernel(40000), std::chrono::seconds(5), &rpc, lean);
   CHECK(rpc.code() == Code::kDeadlineExceeded);
   // The single compile worker is free again only once the abandoned compile
   // was killed: this compile finishing proves it did not run on.

@@ -157,3 +157,50 @@ TEST_CASE("reply headers: what the daemon encodes decodes, anything else is refu
   CHECK(lean::DecodeReplyHeader(code).status().code() == Code::kUnavailable);
   CHECK(lean::DecodeReplyHeader("short").status().code() == Code::kUnavailable);
 }
+
+TEST_CASE("requests: each served method's body decodes as its request, other methods are UNIMPLEMENTED",
+          "[lean]") {
+  v1::CompileRequest compile;
+  compile.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  compile.add_kernels()->set_ir("define void @k() { ret void }");
+  const std::string body = compile.SerializeAsString();
+  Expected<lean::RequestHeader> h = lean::DecodeRequestHeader(
+      lean::EncodeRequestHeader(static_cast<std::uint32_t>(body.size()), lean::kCompile), 1u << 20);
+  REQUIRE(h.ok());
+  Expected<v1::CompileRequest> decoded = lean::DecodeCompile(*h, body);
+  REQUIRE(decoded.ok());
+  CHECK(decoded->SerializeAsString() == body);
+  CHECK(lean::DecodeCompile(*h, body.substr(1)).status().code() == Code::kInvalidArgument);  // not its length
+  CHECK(lean::DecodeCompile(lean::RequestHeader{4, lean::kCompile}, "\xff\xff\xff\xff").status().code() ==
+        Code::kInvalidArgument);
+
+  CHECK(lean::CheckMethod(lean::kLookup).ok());
+  CHECK(lean::CheckMethod(lean::kCompile).ok());
+  for (std::uint8_t other : {0, 3, 255}) {
+    const Status s = lean::CheckMethod(other);
+    CHECK(s.code() == Code::kUnimplemented);
+    CHECK_THAT(std::string(s.message()), Catch::Contains("lean method " + std::to_string(other)));
+    CHECK(lean::DecodeLookup(lean::RequestHeader{0, other}, "").status().code() == Code::kUnimplemented);
+  }
+}
+
+TEST_CASE("a compile answer travels as a lookup answer: a CompileResponse is the same message", "[lean]") {
+  v1::CompileResponse compiled;
+  for (int i = 0; i < 3; ++i) {
+    v1::CompileResult* r = compiled.add_results();
+    r->set_status(i == 1 ? v1::CACHE_STATUS_ERROR : v1::CACHE_STATUS_COMPILED);
+    if (i != 1) r->mutable_artifact()->set_payload(std::string(100 + i, static_cast<char>('a' + i)));
+  }
+  const std::string expected = compiled.SerializeAsString();
+  v1::LookupResponse as_lookup;
+  as_lookup.mutable_results()->Swap(compiled.mutable_results());  // what the daemon sends
+  lean::LookupReply reply = lean::EncodeLookupReply(as_lookup);
+  std::string blob(reply.blob_bytes, '\0');
+  lean::CopyBlob(reply, blob.data());
+  Expected<lean::LookupAnswer> answer = lean::DecodeLookupAnswer(reply.body, blob);
+  REQUIRE(answer.ok());
+  lean::InlinePayloads(answer->payloads, &answer->response);
+  v1::CompileResponse back;  // what the client makes of it
+  back.mutable_results()->Swap(answer->response.mutable_results());
+  CHECK(back.SerializeAsString() == expected);
+}
