@@ -53,8 +53,8 @@ class BenchEnv {
   std::unique_ptr<testing::DaemonProcess> daemon;
   std::unique_ptr<ServerProcess> echo;
   std::string raw_echo_path;
-  std::unique_ptr<client::Client> uds;       // the daemon over its unix socket (lookups: the lean transport)
-  std::unique_ptr<client::Client> uds_grpc;  // the same, lookups over gRPC too
+  std::unique_ptr<client::Client> uds;       // the daemon over its unix socket (lookups, compiles: the lean transport)
+  std::unique_ptr<client::Client> uds_grpc;  // the same, every call over gRPC
   std::unique_ptr<client::Client> tcp;  // over loopback TCP
   std::unique_ptr<bench_echo::Echo::Stub> echo_uds, echo_tcp;
 

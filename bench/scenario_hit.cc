@@ -97,7 +97,7 @@ Status RunHitLatency(BenchEnv& env, Report& report) {
   std::vector<Variant> variants;
   variants.push_back({"hit by fast key (Lookup), UDS, lean transport", [&] { return LookupCall(*env.uds, lookup); }, {}});
   variants.push_back({"hit by fast key (Lookup), TCP", [&] { return LookupCall(*env.tcp, lookup); }, {}});
-  variants.push_back({"hit by IR (Compile), UDS", [&]() -> Status {
+  variants.push_back({"hit by IR (Compile), UDS, lean transport", [&]() -> Status {
                         QDC_ASSIGN_OR_RETURN(v1::CompileResponse r, env.uds->Compile(compile));
                         if (r.results_size() != 1 || r.results(0).status() != v1::CACHE_STATUS_HIT) {
                           return Internal("IR hit missed");
@@ -110,6 +110,13 @@ Status RunHitLatency(BenchEnv& env, Report& report) {
                         return raw->RoundTrip(echo.payload(), echo.reply_bytes(), &raw_answer);
                       }, {}});
   variants.push_back({"hit by fast key (Lookup), UDS, gRPC", [&] { return LookupCall(*env.uds_grpc, lookup); }, {}});
+  variants.push_back({"hit by IR (Compile), UDS, gRPC", [&]() -> Status {
+                        QDC_ASSIGN_OR_RETURN(v1::CompileResponse r, env.uds_grpc->Compile(compile));
+                        if (r.results_size() != 1 || r.results(0).status() != v1::CACHE_STATUS_HIT) {
+                          return Internal("IR hit missed");
+                        }
+                        return Status::Ok();
+                      }, {}});
 
   // Rounds interleave the variants so that noise hits them alike; the
   // first round warms up and is not counted.
