@@ -196,6 +196,16 @@ class InProcessCompiler final : public Compiler {
     return out;
   }
 
+  Expected<StagedCubin> CompileThroughCubin(const CompileInput& input, const CallControl& control) override {
+    QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
+    StagedCubin out;
+    if (llvm::Error error = CompileToPtxInto(input, out.ptx)) return ToStatus(std::move(error));
+    if (llvm::Error error = LinkCubinInto(out.ptx.ptx, out.ptx.entries, input.target, input.options, out.cubin)) {
+      return ToStatus(std::move(error));
+    }
+    return out;
+  }
+
   Expected<CompileOutput> LinkCubin(std::string_view ptx, const std::vector<EntryInfo>& entries,
                                     const Target& target, const CompileOptions& options,
                                     const CallControl& control) override {

@@ -124,7 +124,7 @@ Status RunColdCompile(BenchEnv& env, Report& report) {
     const std::string label = std::string(name) + " (" + std::to_string(ops) + " ops), " + env.options.cuda_sm;
     const Summary d = Summarize(daemon), i = Summarize(in_process), t = Summarize(two);
     report.Add({kScenario, "daemon compile, " + label, "ms", d});
-    report.Add({kScenario, "  of which the engine's compile (2 worker calls)", "ms", Summarize(engine)});
+    report.Add({kScenario, "  of which the engine's compile (one worker call, stage writes)", "ms", Summarize(engine)});
     report.Add({kScenario, "  of which LLVM + nvJitLink in the workers", "ms", Summarize(toolchain)});
     report.Add({kScenario, "in-process LLVM + nvJitLink, " + label, "ms", i});
     if (pipeline) report.Add({kScenario, "llc-19 + ptxas processes, " + label, "ms", t});

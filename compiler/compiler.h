@@ -92,6 +92,13 @@ struct PtxOutput {
   std::vector<LoweredName> lowered_names;  // CUDA C++: per name expression, sorted by expression
 };
 
+// CUDA's two stages made in one call (Compiler::CompileThroughCubin): what
+// CompileToPtx gives, and what LinkCubin makes of that PTX.
+struct StagedCubin {
+  PtxOutput ptx;
+  CompileOutput cubin;
+};
+
 // Toolchain facts, probed once. A probe that fails yields "probe-failed:<what>".
 struct ToolchainInfo {
   std::string llvm_version;       // "19.1.7"
@@ -180,6 +187,9 @@ class Compiler {
                                                   const CompileOptions& options) {
     return LinkCubin(ptx, entries, target, options, CallControl{});
   }
+  [[nodiscard]] Expected<StagedCubin> CompileThroughCubin(const CompileInput& input) {
+    return CompileThroughCubin(input, CallControl{});
+  }
 
   // Errors: INVALID_ARGUMENT for bad input (with line:column for text IR),
   // FAILED_PRECONDITION for CUDA targets when built without CUDA, INTERNAL for
@@ -228,6 +238,19 @@ class Compiler {
                                                           const Target& target,
                                                           const CompileOptions& options,
                                                           const CallControl& control) = 0;
+
+  // Both CUDA stages in one call: CompileToPtx(input), then LinkCubin of its
+  // PTX and entries with input.target and input.options; the same outputs
+  // and errors as those two calls (an error of either stage is the call's).
+  // Where a call has a cost of its own (a worker process's round trip),
+  // one call instead of two saves it; the default makes the two calls.
+  [[nodiscard]] virtual Expected<StagedCubin> CompileThroughCubin(const CompileInput& input,
+                                                                  const CallControl& control) {
+    StagedCubin out;
+    QDC_ASSIGN_OR_RETURN(out.ptx, CompileToPtx(input, control));
+    QDC_ASSIGN_OR_RETURN(out.cubin, LinkCubin(out.ptx.ptx, out.ptx.entries, input.target, input.options, control));
+    return out;
+  }
 
   [[nodiscard]] virtual const ToolchainInfo& toolchain() const = 0;
 };

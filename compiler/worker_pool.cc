@@ -259,6 +259,22 @@ Expected<PtxOutput> WorkerPool::CompileToPtx(const CompileInput& input, const Ca
   return ptx;
 }
 
+Expected<StagedCubin> WorkerPool::CompileThroughCubin(const CompileInput& input, const CallControl& control) {
+  worker::v1::Request request;
+  RequestToWire(input, request.mutable_compile_through_cubin());
+  QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(compile_, request, control));
+  QDC_RETURN_IF_ERROR(StatusFromWire(response));
+  StagedCubin out;
+  out.cubin = FromWire(response.output());
+  CompileOutput stage = FromWire(response.ptx_stage());
+  out.ptx.ptx = out.cubin.ptx;  // sent once
+  out.ptx.entries = std::move(stage.entries);
+  out.ptx.log = std::move(stage.log);
+  out.ptx.timings = stage.timings;
+  out.ptx.lowered_names = std::move(stage.lowered_names);
+  return out;
+}
+
 Expected<CompileOutput> WorkerPool::LinkCubin(std::string_view ptx, const std::vector<EntryInfo>& entries,
                                               const Target& target, const CompileOptions& options,
                                               const CallControl& control) {

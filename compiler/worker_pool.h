@@ -64,6 +64,8 @@ class WorkerPool final : public Compiler {
   Expected<CompileOutput> LinkCubin(std::string_view ptx, const std::vector<EntryInfo>& entries,
                                     const Target& target, const CompileOptions& options,
                                     const CallControl& control) override;
+  // One compile-worker call for both stages (its time limit covers both).
+  Expected<StagedCubin> CompileThroughCubin(const CompileInput& input, const CallControl& control) override;
   const ToolchainInfo& toolchain() const override { return toolchain_; }
 
   [[nodiscard]] WorkerPoolStats stats() const;
@@ -71,6 +73,7 @@ class WorkerPool final : public Compiler {
   // Keep the base class's overloads without a CallControl visible.
   using Compiler::CanonicalIrDigest;
   using Compiler::Compile;
+  using Compiler::CompileThroughCubin;
   using Compiler::CompileToPtx;
   using Compiler::LinkCubin;
 

@@ -386,7 +386,10 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
     carried.entries = compiler::PtxEntryInfos(carried.ptx);
   }
   const bool keep_debug = KeepsDebugInfo(k.kernel);
-  for (const compiler::StageId id : stages) {
+  // The cubin stage's output when the PTX stage made it too, in one call.
+  std::optional<compiler::CompileOutput> linked_ahead;
+  for (std::size_t index = 0; index < stages.size(); ++index) {
+    const compiler::StageId id = stages[index];
     const compiler::StageSpec& stage = compiler::StageOf(id);
     std::optional<Digest> stage_key;
     if (stage.cached) {
@@ -418,7 +421,16 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
     switch (id) {
       case compiler::StageId::kIrToPtx:
       case compiler::StageId::kCudaToPtx: {
-        QDC_ASSIGN_OR_RETURN(compiler::PtxOutput ptx, compiler_.CompileToPtx(in, control));
+        // A new PTX is linked next (a cubin stage stored for it is unlikely):
+        // one compile-worker call makes both.
+        compiler::PtxOutput ptx;
+        if (index + 1 < stages.size() && stages[index + 1] == compiler::StageId::kPtxToCubin) {
+          QDC_ASSIGN_OR_RETURN(compiler::StagedCubin both, compiler_.CompileThroughCubin(in, control));
+          ptx = std::move(both.ptx);
+          linked_ahead = std::move(both.cubin);
+        } else {
+          QDC_ASSIGN_OR_RETURN(ptx, compiler_.CompileToPtx(in, control));
+        }
         out.ptx = std::move(ptx.ptx);
         out.entries = std::move(ptx.entries);
         out.lowered_names = std::move(ptx.lowered_names);
@@ -429,7 +441,8 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
       case compiler::StageId::kPtxToCubin: {
         if (carried.ptx.empty()) return Internal("the cubin stage has no PTX to link");
         Expected<compiler::CompileOutput> linked =
-            compiler_.LinkCubin(carried.ptx, carried.entries, in.target, in.options, control);
+            linked_ahead ? Expected<compiler::CompileOutput>(std::move(*linked_ahead))
+                         : compiler_.LinkCubin(carried.ptx, carried.entries, in.target, in.options, control);
         if (!linked.ok() && first && linked.status().code() == Code::kInvalidArgument &&
             kind.message_for_source != nullptr) {
           // About the client's own text: its line numbers, not the canonical text's.

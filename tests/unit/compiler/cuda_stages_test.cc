@@ -77,6 +77,38 @@ TEST_CASE("CompileToPtx then LinkCubin gives exactly what Compile gives") {
   }
 }
 
+TEST_CASE("CompileThroughCubin gives what CompileToPtx then LinkCubin give, and their errors") {
+  if (SkipWithoutCuda()) return;
+  for (const char* kernel : {"saxpy", "block_reduce"}) {
+    for (const CompileOptions& options : {CompileOptions{}, WithMaxRegisters(16)}) {
+      DYNAMIC_SECTION(kernel << " / " << options.max_registers) {
+        const std::string ir = ReadTestData(std::string("cuda/") + kernel + ".ll");
+        const CompileInput input = Input(ir, Cuda("sm_90"), options);
+        auto both = TheCompiler().CompileThroughCubin(input);
+        INFO(both.status().ToString());
+        REQUIRE(both.ok());
+        const PtxOutput ptx = ToPtx(input);
+        const CompileOutput cubin = Link(ptx, input.target, options);
+        CHECK(both->ptx.ptx == ptx.ptx);
+        CHECK(both->ptx.log == ptx.log);
+        REQUIRE(both->ptx.entries.size() == ptx.entries.size());
+        CHECK(both->ptx.entries[0].registers == -1);  // the PTX stage's own, not the link's
+        CHECK(both->cubin.payload == cubin.payload);
+        CHECK(both->cubin.ptx == cubin.ptx);
+        REQUIRE(both->cubin.entries.size() == cubin.entries.size());
+        for (std::size_t i = 0; i < cubin.entries.size(); ++i) {
+          CHECK(both->cubin.entries[i].name == cubin.entries[i].name);
+          CHECK(both->cubin.entries[i].registers == cubin.entries[i].registers);
+        }
+      }
+    }
+  }
+  CHECK(TheCompiler().CompileThroughCubin(Input("this is not IR", Cuda("sm_90"))).status().code() ==
+        Code::kInvalidArgument);
+  const std::string saxpy = ReadTestData("cuda/saxpy.ll");
+  CHECK(TheCompiler().CompileThroughCubin(Input(saxpy, Cpu("x86-64"))).status().code() == Code::kInvalidArgument);
+}
+
 TEST_CASE("CompileToPtx lists every kernel with its launch bound and unknown resources") {
   if (SkipWithoutCuda()) return;
   const PtxOutput ptx = ToPtx(Input(ReadTestData("cuda/block_reduce.ll"), Cuda("sm_90")));
