@@ -1,7 +1,11 @@
 #include "backends/worker_main.h"
 
+#include <malloc.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +41,17 @@ void OnFatalError(void*, const char* reason, bool) {
   ::_exit(kWorkerExitFatal);
 }
 
+// A PTX stage's output in the wire's one shape for outputs.
+CompileOutput AsOutput(PtxOutput out) {
+  CompileOutput as_output;
+  as_output.ptx = std::move(out.ptx);
+  as_output.entries = std::move(out.entries);
+  as_output.log = std::move(out.log);
+  as_output.timings = out.timings;
+  as_output.lowered_names = std::move(out.lowered_names);
+  return as_output;
+}
+
 void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::Response* response) {
   switch (request.kind_case()) {
     case worker::v1::Request::kDigest: {
@@ -48,9 +63,12 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
       return;
     }
     case worker::v1::Request::kCompile:
-    case worker::v1::Request::kCompileToPtx: {
+    case worker::v1::Request::kCompileToPtx:
+    case worker::v1::Request::kCompileThroughCubin: {
       const bool ptx_only = request.kind_case() == worker::v1::Request::kCompileToPtx;
-      const worker::v1::CompileRequest& r = ptx_only ? request.compile_to_ptx() : request.compile();
+      const bool through_cubin = request.kind_case() == worker::v1::Request::kCompileThroughCubin;
+      const worker::v1::CompileRequest& r =
+          ptx_only ? request.compile_to_ptx() : through_cubin ? request.compile_through_cubin() : request.compile();
       CompileInput input;
       input.ir = r.ir();
       input.target = FromWire(r.target());
@@ -63,14 +81,14 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
       if (ptx_only) {
         Expected<PtxOutput> out = compiler.CompileToPtx(input);
         ToWire(out.status(), response);
+        if (out.ok()) ToWire(AsOutput(std::move(out).value()), response->mutable_output());
+      } else if (through_cubin) {
+        Expected<StagedCubin> out = compiler.CompileThroughCubin(input);
+        ToWire(out.status(), response);
         if (!out.ok()) return;
-        CompileOutput as_output;
-        as_output.ptx = std::move(out->ptx);
-        as_output.entries = std::move(out->entries);
-        as_output.log = std::move(out->log);
-        as_output.timings = out->timings;
-        as_output.lowered_names = std::move(out->lowered_names);
-        ToWire(as_output, response->mutable_output());
+        out->ptx.ptx.clear();  // it travels once, as the cubin stage's
+        ToWire(AsOutput(std::move(out->ptx)), response->mutable_ptx_stage());
+        ToWire(out->cubin, response->mutable_output());
       } else {
         Expected<CompileOutput> out = compiler.Compile(input);
         ToWire(out.status(), response);
@@ -92,6 +110,30 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
       break;
   }
   ToWire(Internal("compile worker got a request of no known kind"), response);
+}
+
+// glibc gives the top of the heap back after each free that leaves more
+// than 128 KiB (up to 64 MiB) free there, and maps and unmaps each large
+// buffer: a worker then faults its whole heap in again for every call,
+// which made the same LLVM + nvJitLink work up to 2x slower here than in a
+// long-lived process. A worker keeps its heap and large buffers between
+// calls instead, and gives the free memory back once idle
+// (ReleaseHeapWhenIdle).
+void KeepHeapBetweenCalls() {
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest
+  ::mallopt(M_TRIM_THRESHOLD, INT_MAX);
+}
+
+// Before waiting for the next call: when none comes within a second, the
+// heap's free pages go back to the system.
+void ReleaseHeapWhenIdle(int fd) {
+  constexpr int kIdleMs = 1000;
+  pollfd p{fd, POLLIN, 0};
+  int n;
+  do {
+    n = ::poll(&p, 1, kIdleMs);
+  } while (n < 0 && errno == EINTR);
+  if (n == 0) ::malloc_trim(0);
 }
 
 bool ParseArgs(int argc, const char* const* argv, int* fd, std::uint64_t* max_answer,
@@ -136,6 +178,7 @@ int RunCompileWorkerMain(int argc, const char* const* argv) {
   ::setenv("LLVM_DISABLE_SYMBOLIZATION", "1", 1);
   llvm::sys::PrintStackTraceOnErrorSignal("qdcached compile worker");
 
+  KeepHeapBetweenCalls();
   std::unique_ptr<Compiler> compiler = MakeInProcessCompiler(config);
   worker::v1::Hello hello;
   ToWire(compiler->toolchain(), &hello);
@@ -143,6 +186,7 @@ int RunCompileWorkerMain(int argc, const char* const* argv) {
   if (!WriteFrame(g_fd, hello.SerializeAsString()).ok()) return 0;
 
   for (;;) {
+    ReleaseHeapWhenIdle(g_fd);
     Expected<std::string> frame = ReadFrame(g_fd);
     if (!frame.ok()) return 0;  // the daemon closed the connection
     worker::v1::Request request;
