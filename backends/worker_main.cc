@@ -41,17 +41,6 @@ void OnFatalError(void*, const char* reason, bool) {
   ::_exit(kWorkerExitFatal);
 }
 
-// A PTX stage's output in the wire's one shape for outputs.
-CompileOutput AsOutput(PtxOutput out) {
-  CompileOutput as_output;
-  as_output.ptx = std::move(out.ptx);
-  as_output.entries = std::move(out.entries);
-  as_output.log = std::move(out.log);
-  as_output.timings = out.timings;
-  as_output.lowered_names = std::move(out.lowered_names);
-  return as_output;
-}
-
 void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::Response* response) {
   switch (request.kind_case()) {
     case worker::v1::Request::kDigest: {

@@ -249,14 +249,7 @@ Expected<PtxOutput> WorkerPool::CompileToPtx(const CompileInput& input, const Ca
   RequestToWire(input, request.mutable_compile_to_ptx());
   QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(compile_, request, control));
   QDC_RETURN_IF_ERROR(StatusFromWire(response));
-  CompileOutput out = FromWire(response.output());
-  PtxOutput ptx;
-  ptx.ptx = std::move(out.ptx);
-  ptx.entries = std::move(out.entries);
-  ptx.log = std::move(out.log);
-  ptx.timings = out.timings;
-  ptx.lowered_names = std::move(out.lowered_names);
-  return ptx;
+  return AsPtxOutput(FromWire(response.output()));
 }
 
 Expected<StagedCubin> WorkerPool::CompileThroughCubin(const CompileInput& input, const CallControl& control) {
@@ -266,12 +259,8 @@ Expected<StagedCubin> WorkerPool::CompileThroughCubin(const CompileInput& input,
   QDC_RETURN_IF_ERROR(StatusFromWire(response));
   StagedCubin out;
   out.cubin = FromWire(response.output());
-  CompileOutput stage = FromWire(response.ptx_stage());
+  out.ptx = AsPtxOutput(FromWire(response.ptx_stage()));
   out.ptx.ptx = out.cubin.ptx;  // sent once
-  out.ptx.entries = std::move(stage.entries);
-  out.ptx.log = std::move(stage.log);
-  out.ptx.timings = stage.timings;
-  out.ptx.lowered_names = std::move(stage.lowered_names);
   return out;
 }
 

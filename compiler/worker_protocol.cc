@@ -194,6 +194,26 @@ void ToWire(const CompileOutput& o, worker::v1::Output* w) {
   }
 }
 
+CompileOutput AsOutput(PtxOutput ptx) {
+  CompileOutput out;
+  out.ptx = std::move(ptx.ptx);
+  out.entries = std::move(ptx.entries);
+  out.log = std::move(ptx.log);
+  out.timings = ptx.timings;
+  out.lowered_names = std::move(ptx.lowered_names);
+  return out;
+}
+
+PtxOutput AsPtxOutput(CompileOutput output) {
+  PtxOutput ptx;
+  ptx.ptx = std::move(output.ptx);
+  ptx.entries = std::move(output.entries);
+  ptx.log = std::move(output.log);
+  ptx.timings = output.timings;
+  ptx.lowered_names = std::move(output.lowered_names);
+  return ptx;
+}
+
 CompileOutput FromWire(const worker::v1::Output& w) {
   CompileOutput o;
   switch (w.kind()) {

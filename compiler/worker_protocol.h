@@ -41,6 +41,10 @@ void ToWire(const EntryInfo& entry, worker::v1::Entry* wire);
 [[nodiscard]] EntryInfo FromWire(const worker::v1::Entry& wire);
 void ToWire(const CompileOutput& output, worker::v1::Output* wire);
 [[nodiscard]] CompileOutput FromWire(const worker::v1::Output& wire);
+// A PTX stage's output travels as an Output (no payload, no kind): these
+// move it into that one shape and back.
+[[nodiscard]] CompileOutput AsOutput(PtxOutput ptx);
+[[nodiscard]] PtxOutput AsPtxOutput(CompileOutput output);
 void ToWire(const ToolchainInfo& toolchain, worker::v1::Hello* wire);
 [[nodiscard]] ToolchainInfo FromWire(const worker::v1::Hello& wire);
 

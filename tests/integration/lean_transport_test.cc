@@ -192,6 +192,22 @@ void CompileWarm(DaemonProcess& daemon, int n, std::size_t table_bytes) {
   }
 }
 
+// A daemon with --max-batch 4 refuses `over_batch` (5 items) and
+// `unversioned` (no protocol version) of `method` as the service does, and
+// the connection goes on.
+void CheckServiceRefusals(LeanConnection& c, std::uint8_t method, const std::string& over_batch,
+                          const std::string& unversioned) {
+  c.Send(Request(method, over_batch));
+  std::optional<Reply> r = c.Read();
+  REQUIRE(r);
+  CHECK(r->code == static_cast<int>(Code::kResourceExhausted));
+  CHECK_THAT(r->body, Catch::Contains("--max-batch"));
+  c.Send(Request(method, unversioned));
+  r = c.Read();
+  REQUIRE(r);
+  CHECK(r->code == static_cast<int>(Code::kFailedPrecondition));
+}
+
 v1::CompileRequest CompileOf(int seed, const std::string& fast_key) {
   v1::CompileRequest request;
   request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
@@ -301,17 +317,9 @@ TEST_CASE("a lean Compile answers as gRPC's, per-item errors in results, refusal
   SECTION("the batch limit and the protocol version are the service's refusals; the connection goes on") {
     v1::CompileRequest five = request;
     for (int i = 0; i < 4; ++i) *five.add_kernels() = request.kernels(0);
-    c.Send(Request(2, five.SerializeAsString()));
-    std::optional<Reply> r = c.Read();
-    REQUIRE(r);
-    CHECK(r->code == static_cast<int>(Code::kResourceExhausted));
-    CHECK_THAT(r->body, Catch::Contains("--max-batch"));
     v1::CompileRequest unversioned = request;
     unversioned.clear_header();
-    c.Send(Request(2, unversioned.SerializeAsString()));
-    r = c.Read();
-    REQUIRE(r);
-    CHECK(r->code == static_cast<int>(Code::kFailedPrecondition));
+    CheckServiceRefusals(c, 2, five.SerializeAsString(), unversioned.SerializeAsString());
   }
   SECTION("a body that is not a CompileRequest is INVALID_ARGUMENT; the connection goes on") {
     c.Send(Request(2, std::string("\xff\xff\xff\xff", 4)));
@@ -362,17 +370,10 @@ TEST_CASE("malformed lean frames get their error or end the connection, and the 
   }
   SECTION("a request the service refuses gets the service's code (batch limit, protocol version)") {
     LeanConnection c(daemon.socket_path());
-    c.Send(Request(1, LookupOf({"a", "b", "c", "d", "e"}).SerializeAsString()));
-    std::optional<Reply> r = c.Read();
-    REQUIRE(r);
-    CHECK(r->code == static_cast<int>(Code::kResourceExhausted));
-    CHECK_THAT(r->body, Catch::Contains("--max-batch"));
     v1::LookupRequest unversioned = LookupOf({"lean-0"});
     unversioned.clear_header();
-    c.Send(Request(1, unversioned.SerializeAsString()));
-    r = c.Read();
-    REQUIRE(r);
-    CHECK(r->code == static_cast<int>(Code::kFailedPrecondition));
+    CheckServiceRefusals(c, 1, LookupOf({"a", "b", "c", "d", "e"}).SerializeAsString(),
+                         unversioned.SerializeAsString());
   }
   SECTION("reserved bytes set: INVALID_ARGUMENT, then the connection ends") {
     LeanConnection c(daemon.socket_path());
