@@ -200,6 +200,7 @@ class InProcessCompiler final : public Compiler {
     QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
     StagedCubin out;
     if (llvm::Error error = CompileToPtxInto(input, out.ptx)) return ToStatus(std::move(error));
+    QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
     if (llvm::Error error = LinkCubinInto(out.ptx.ptx, out.ptx.entries, input.target, input.options, out.cubin)) {
       return ToStatus(std::move(error));
     }

@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -114,8 +115,15 @@ void KeepHeapBetweenCalls() {
 }
 
 // Before waiting for the next call: when none comes within a second, the
-// heap's free pages go back to the system.
+// heap's free pages go back to the system; under an address-space limit
+// (--worker-memory), a heap past a quarter of it goes back at once, so
+// that a worker busy without pause does not hold its peak forever.
 void ReleaseHeapWhenIdle(int fd) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const struct mallinfo2 heap = ::mallinfo2();
+    if (heap.arena + heap.hblkhd > limit.rlim_cur / 4) ::malloc_trim(0);
+  }
   constexpr int kIdleMs = 1000;
   pollfd p{fd, POLLIN, 0};
   int n;

@@ -131,16 +131,20 @@ std::optional<Expected<v1::CompileResponse>> LeanChannel::Compile(const v1::Comp
                                                                   std::optional<std::chrono::milliseconds> wait) {
   {
     std::lock_guard lock(mu_);
-    if (compile_unserved_) return std::nullopt;
+    if (std::chrono::steady_clock::now() < compile_retry_at_ || compiles_ >= kMaxCompiles) return std::nullopt;
+    ++compiles_;
   }
   std::optional<Expected<LookupAnswer>> answer = Call(lean::kCompile, request, wait);
-  if (!answer) return std::nullopt;
-  if (!answer->ok()) {
-    if (answer->status().code() != Code::kUnimplemented) return answer->status();
+  {
     std::lock_guard lock(mu_);
-    compile_unserved_ = true;
-    return std::nullopt;
+    --compiles_;
+    if (answer && !answer->ok() && answer->status().code() == Code::kUnimplemented) {
+      compile_retry_at_ = std::chrono::steady_clock::now() + kRetryAfter;
+      return std::nullopt;
+    }
   }
+  if (!answer) return std::nullopt;
+  if (!answer->ok()) return answer->status();
   LookupAnswer& got = answer->value();
   lean::InlinePayloads(got.payloads, &got.response);
   v1::CompileResponse response;

@@ -32,6 +32,12 @@ class LeanChannel {
   // At most this many connections are kept between calls.
   static constexpr std::size_t kMaxIdle = 4;
 
+  // At most this many Compiles at once go the lean way; more go to gRPC.
+  // Each holds a connection (and a daemon thread) while it compiles, and
+  // the daemon's 256 lean connections are shared by every client: one
+  // client's thread pool of compiles must not take them all.
+  static constexpr int kMaxCompiles = 4;
+
   // `target`: "unix:<path>", the prefix of the daemon's errors (as gRPC's
   // calls word them). `timeout`: for each send and each read (as a socket
   // timeout, not one deadline for the call). `max_body`: the largest answer
@@ -58,9 +64,10 @@ class LeanChannel {
   // The same for a Compile, payloads copied into the response. `wait`: how
   // long the answer may take once the request went out (nullopt: as long as
   // the compiles take); when it passes, the connection is closed, which
-  // releases the call's compiles in the daemon. nullopt also when the
-  // daemon serves Lookup alone over the lean transport (an older one;
-  // remembered, so later Compiles go to gRPC at once).
+  // releases the call's compiles in the daemon. nullopt also when
+  // kMaxCompiles are under way already, and when the daemon serves Lookup
+  // alone over the lean transport (an older one: then later Compiles go to
+  // gRPC at once, for kRetryAfter).
   [[nodiscard]] std::optional<Expected<v1::CompileResponse>> Compile(
       const v1::CompileRequest& request, std::optional<std::chrono::milliseconds> wait);
 
@@ -88,7 +95,10 @@ class LeanChannel {
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_;       // guarded by mu_
   std::chrono::steady_clock::time_point retry_at_{};  // guarded by mu_
-  bool compile_unserved_ = false;                       // guarded by mu_: the daemon serves Lookup alone
+  // Guarded by mu_: until when Compiles go to gRPC (the daemon served
+  // Lookup alone), and how many are under way over this channel.
+  std::chrono::steady_clock::time_point compile_retry_at_{};
+  int compiles_ = 0;
 };
 
 }  // namespace qdcache::client

@@ -194,15 +194,40 @@ void LeanServer::Adopt(int fd, std::uint32_t uid) {
   }
 }
 
-void LeanServer::Stop() {
+void LeanServer::BeginStop() {
+  std::lock_guard lock(mu_);
+  stopping_ = true;
+  for (Connection& c : connections_) {
+    // Its thread's next read fails; an answer being made (a Compile's
+    // too) is still written.
+    if (!c.done) ::shutdown(c.fd, SHUT_RD);
+  }
+}
+
+void LeanServer::Stop(Clock::time_point drain_until) {
+  BeginStop();
   std::list<Connection> ending;
   {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-    for (Connection& c : connections_) {
-      // Its thread's next read fails; an answer being made (a Compile's
-      // too) is still written.
-      if (!c.done) ::shutdown(c.fd, SHUT_RD);
+    std::unique_lock lock(mu_);
+    auto all_done = [&] {
+      for (const Connection& c : connections_) {
+        if (!c.done) return false;
+      }
+      return true;
+    };
+    if (!ended_.wait_until(lock, drain_until, all_done)) {
+      // Past the drain: the Compiles still running end CANCELLED.
+      std::vector<std::function<void()>> cancels;
+      for (const Connection& c : connections_) {
+        if (!c.done && c.cancel) cancels.push_back(c.cancel);
+      }
+      lock.unlock();
+      if (!cancels.empty()) {
+        spdlog::warn("lean transport: cancelling {} Compile call{} still running at the end of the drain",
+                     cancels.size(), cancels.size() == 1 ? "" : "s");
+      }
+      for (const std::function<void()>& cancel : cancels) cancel();
+      lock.lock();
     }
     ending.splice(ending.end(), connections_);
   }
@@ -215,15 +240,17 @@ void LeanServer::Serve(Connection* connection, std::uint32_t uid) {
   if (ReadExact(fd, hello, sizeof hello, limits_.io_timeout, false) &&
       std::string_view(hello, sizeof hello) == lean::kHello &&
       WriteAll(fd, lean::kHello, Clock::now() + limits_.io_timeout)) {
-    while (ServeOne(fd, uid)) {
+    while (ServeOne(connection, uid)) {
     }
   }
   std::lock_guard lock(mu_);
   ::close(fd);
   connection->done = true;
+  ended_.notify_all();
 }
 
-bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
+bool LeanServer::ServeOne(Connection* connection, std::uint32_t uid) {
+  const int fd = connection->fd;
   char header[lean::kHeaderBytes];
   if (!ReadExact(fd, header, sizeof header, limits_.io_timeout, true)) return false;
   const std::string_view header_view(header, sizeof header);
@@ -262,7 +289,7 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
     status = request.ok() ? hooks_.lookup(uid, *request, &response, &payloads) : request.status();
   } else if (status.ok()) {
     Expected<v1::CompileRequest> request = lean::DecodeCompile(*h, body);
-    status = request.ok() ? AnswerCompile(fd, uid, *request, &response) : request.status();
+    status = request.ok() ? AnswerCompile(connection, uid, *request, &response) : request.status();
   }
   const Clock::time_point deadline = Clock::now() + limits_.io_timeout;
   bool sent = false;
@@ -273,8 +300,7 @@ bool LeanServer::ServeOne(int fd, std::uint32_t uid) {
     // Serializing would fail (protobuf's 2 GiB limit). The inline blob is
     // below memfd_from_bytes, so a frame that passes this fits in a u32.
     status = ResourceExhausted("the answer is " + std::to_string(proto_bytes) +
-                               " bytes without its payloads, more than one lean frame carries; ask for fewer keys "
-                               "(or without PTX)");
+                               " bytes, more than one lean frame carries; ask for fewer items (or without PTX)");
     sent = SendError(fd, status, deadline);
   } else {
     lean::LookupReply reply = lean::EncodeLookupReply(response, payloads.views);
@@ -312,8 +338,9 @@ bool LeanServer::stopping() const {
   return stopping_;
 }
 
-Status LeanServer::AnswerCompile(int fd, std::uint32_t uid, const v1::CompileRequest& request,
+Status LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const v1::CompileRequest& request,
                                  v1::LookupResponse* response) {
+  const int fd = connection->fd;
   if (!hooks_.compile) return Status(Code::kUnimplemented, "this daemon answers no Compile over the lean transport");
   // Signalled by whichever engine thread answers the last item.
   const int done_fd = ::eventfd(0, EFD_CLOEXEC);
@@ -332,11 +359,15 @@ Status LeanServer::AnswerCompile(int fd, std::uint32_t uid, const v1::CompileReq
     ::close(done_fd);
     return started;
   }
+  {
+    std::lock_guard lock(mu_);
+    connection->cancel = cancel;  // for Stop, past its drain
+  }
   // Waits for the answer, watching the client meanwhile: one that hangs up
   // (or whose connection breaks) no longer waits, and its compiles are
   // released. A daemon that stops (Stop shuts the reading side) finishes
   // the call instead, as gRPC drains its calls.
-  bool watching = true;
+  bool watching = true, client_gone = false;
   for (;;) {
     pollfd p[2] = {{done_fd, POLLIN, 0}, {fd, POLLRDHUP, 0}};
     const int n = ::poll(p, watching ? 2 : 1, -1);
@@ -350,10 +381,18 @@ Status LeanServer::AnswerCompile(int fd, std::uint32_t uid, const v1::CompileReq
     if ((p[0].revents & POLLIN) != 0) break;
     if (watching && (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
       watching = false;
-      if (!stopping()) cancel();
+      client_gone = !stopping();
+      if (client_gone) cancel();
     }
   }
   ::close(done_fd);
+  {
+    std::lock_guard lock(mu_);
+    connection->cancel = nullptr;
+  }
+  // Counted as gRPC counts a call its client cancelled; nothing is encoded
+  // for a peer that is gone.
+  if (client_gone) return Cancelled("the client closed its connection");
   response->mutable_results()->Swap(compiled.mutable_results());
   return Status::Ok();
 }

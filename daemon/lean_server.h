@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <list>
@@ -64,27 +65,35 @@ class LeanServer {
   // Takes over `fd`, a connection whose first bytes are the lean hello from
   // a peer with `uid`; this object closes it.
   void Adopt(int fd, std::uint32_t uid);
-  // Ends every connection (a request being answered, a Compile included,
-  // is answered first) and joins their threads; later Adopt()s close the
-  // fd at once.
-  void Stop();
+  // Stops reading: idle connections end, later Adopt()s close the fd at
+  // once, and a request being answered (a Compile included) is answered
+  // first. Returns at once.
+  void BeginStop();
+  // BeginStop, then waits for the connections to end; the Compiles still
+  // running at `drain_until` are cancelled (answered CANCELLED). Joins
+  // every connection's thread.
+  void Stop(std::chrono::steady_clock::time_point drain_until = std::chrono::steady_clock::time_point::min());
 
  private:
   struct Connection {
     int fd;
-    bool done = false;  // guarded by mu_; the fd is closed once set
+    bool done = false;            // guarded by mu_; the fd is closed once set
+    std::function<void()> cancel;  // guarded by mu_: the Compile being answered, if any
     std::thread thread;
   };
   void Serve(Connection* connection, std::uint32_t uid);
   // One request, read and answered; false when the connection must end.
-  bool ServeOne(int fd, std::uint32_t uid);
-  // A Compile's answer into `response`, once every item has one.
-  Status AnswerCompile(int fd, std::uint32_t uid, const v1::CompileRequest& request, v1::LookupResponse* response);
+  bool ServeOne(Connection* connection, std::uint32_t uid);
+  // A Compile's answer into `response`, once every item has one; CANCELLED
+  // when its client went away before.
+  Status AnswerCompile(Connection* connection, std::uint32_t uid, const v1::CompileRequest& request,
+                       v1::LookupResponse* response);
   [[nodiscard]] bool stopping() const;
 
   const LeanHooks hooks_;
   const LeanLimits limits_;
   mutable std::mutex mu_;
+  std::condition_variable ended_;      // a connection ended
   bool stopping_ = false;             // guarded by mu_
   std::list<Connection> connections_;  // guarded by mu_
 };

@@ -238,7 +238,9 @@ class ServerImpl final : public Server {
       // successor daemon (RemoveSocket checks that it is still ours anyway).
       acceptor_->RemoveSocket();
     }
-    if (lean_) lean_->Stop();  // lean connections end once their request is answered
+    // Both transports drain at once, up to the same deadline.
+    const auto lean_drain_until = std::chrono::steady_clock::now() + kDrainDeadline;
+    if (lean_) lean_->BeginStop();  // lean connections end once their request is answered
     {
       std::lock_guard lock(health_mu_);
       health_ = nullptr;
@@ -251,6 +253,8 @@ class ServerImpl final : public Server {
       // calls through Drain(); Wait() returns once every call has finished.
       server_->Shutdown(std::chrono::system_clock::now() + kDrainDeadline);
     }
+    // Lean Compiles still running at the deadline are cancelled, as gRPC's are.
+    if (lean_) lean_->Stop(lean_drain_until);
     engine_.Drain();
     if (server_) server_->Wait();
     spdlog::info("stopped");

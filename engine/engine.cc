@@ -443,6 +443,7 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
         Expected<compiler::CompileOutput> linked =
             linked_ahead ? Expected<compiler::CompileOutput>(std::move(*linked_ahead))
                          : compiler_.LinkCubin(carried.ptx, carried.entries, in.target, in.options, control);
+        linked_ahead.reset();
         if (!linked.ok() && first && linked.status().code() == Code::kInvalidArgument &&
             kind.message_for_source != nullptr) {
           // About the client's own text: its line numbers, not the canonical text's.

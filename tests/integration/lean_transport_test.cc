@@ -4,14 +4,17 @@
 // every malformed frame gets its error (or the connection ends) and gRPC
 // clients on the same socket never notice.
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -618,4 +621,68 @@ TEST_CASE("a daemon told to stop answers the lean Compile in flight first, as gR
   REQUIRE(a.response.results_size() == 1);
   CHECK(a.response.results(0).status() == v1::CACHE_STATUS_COMPILED);
   CHECK(a.payloads[0].substr(0, 4) == "\x7f" "ELF");
+}
+
+TEST_CASE("a client sends at most 4 Compiles at once over the lean transport, the others over gRPC",
+          "[integration][lean]") {
+  TempDir dir;
+  // A daemon stand-in that takes Compiles and answers none until released.
+  const std::string path = dir.path() + "/held.sock";
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 8) == 0);
+  const int kMax = client::LeanChannel::kMaxCompiles;
+  std::mutex mu;
+  std::condition_variable changed;
+  int held = 0;
+  bool release = false;
+  std::thread daemon([&] {
+    std::vector<int> connections;
+    for (int i = 0; i < kMax; ++i) {
+      const int conn = ::accept(listener, nullptr, nullptr);
+      char header[8];
+      if (::recv(conn, header, 8, MSG_WAITALL) == 8) (void)::send(conn, kHello, 8, MSG_NOSIGNAL);
+      if (::recv(conn, header, 8, MSG_WAITALL) == 8) {
+        std::string body(LittleEndian(std::string(header, 8), 0, 4), '\0');
+        if (!body.empty()) (void)::recv(conn, body.data(), body.size(), MSG_WAITALL);
+      }
+      connections.push_back(conn);
+      std::lock_guard lock(mu);
+      ++held;
+      changed.notify_all();
+    }
+    std::unique_lock lock(mu);
+    changed.wait(lock, [&] { return release; });
+    for (int conn : connections) ::close(conn);  // unanswered: the calls fail
+  });
+  client::LeanChannel channel(path, "unix:" + path, std::chrono::seconds(30));
+  const v1::CompileRequest request = CompileOf(8300, "held");
+  std::vector<std::optional<Expected<v1::CompileResponse>>> results(kMax);
+  std::vector<std::thread> callers;
+  for (int i = 0; i < kMax; ++i) {
+    callers.emplace_back([&, i] { results[i] = channel.Compile(request, std::nullopt); });
+  }
+  {
+    std::unique_lock lock(mu);
+    changed.wait(lock, [&] { return held == kMax; });
+  }
+  // One more while those are under way: left to gRPC, without a connection.
+  CHECK_FALSE(channel.Compile(request, std::nullopt).has_value());
+  pollfd pending{listener, POLLIN, 0};
+  CHECK(::poll(&pending, 1, 0) == 0);
+  {
+    std::lock_guard lock(mu);
+    release = true;
+    changed.notify_all();
+  }
+  daemon.join();
+  for (std::thread& t : callers) t.join();
+  for (const auto& r : results) {
+    REQUIRE(r.has_value());  // they had gone out: their failure is theirs, never a second send
+    CHECK(r->status().code() == Code::kUnavailable);
+  }
+  ::close(listener);
 }

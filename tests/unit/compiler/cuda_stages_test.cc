@@ -77,7 +77,7 @@ TEST_CASE("CompileToPtx then LinkCubin gives exactly what Compile gives") {
   }
 }
 
-TEST_CASE("CompileThroughCubin gives what CompileToPtx then LinkCubin give, and their errors") {
+TEST_CASE("CompileThroughCubin gives what CompileToPtx then LinkCubin give, and refuses what they refuse") {
   if (SkipWithoutCuda()) return;
   for (const char* kernel : {"saxpy", "block_reduce"}) {
     for (const CompileOptions& options : {CompileOptions{}, WithMaxRegisters(16)}) {
