@@ -195,6 +195,17 @@ void CompileWarm(DaemonProcess& daemon, int n, std::size_t table_bytes) {
   }
 }
 
+// A listening unix socket at `path` (a daemon stand-in), owned by the caller.
+int ListenAt(const std::string& path, int backlog) {
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, backlog) == 0);
+  return listener;
+}
+
 // A daemon with --max-batch 4 refuses `over_batch` (5 items) and
 // `unversioned` (no protocol version) of `method` as the service does, and
 // the connection goes on.
@@ -522,12 +533,7 @@ TEST_CASE("the C++ client's lean channel answers as gRPC, and leaves to gRPC wha
   }
   SECTION("a server that does not answer the hello (an older daemon): left to gRPC, and off for a while") {
     const std::string path = dir.path() + "/old.sock";
-    const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    REQUIRE(::listen(listener, 1) == 0);
+    const int listener = ListenAt(path, 1);
     std::thread old_daemon([&] {
       const int conn = ::accept(listener, nullptr, nullptr);
       char hello[8];
@@ -564,12 +570,7 @@ TEST_CASE("the C++ client's lean channel compiles as gRPC does, and leaves Compi
 
   // A daemon from before lean Compile: the hello, then UNIMPLEMENTED for method 2.
   const std::string path = dir.path() + "/older.sock";
-  const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  REQUIRE(::listen(listener, 1) == 0);
+  const int listener = ListenAt(path, 1);
   int requests = 0;
   std::thread older([&] {
     const int conn = ::accept(listener, nullptr, nullptr);
@@ -628,12 +629,7 @@ TEST_CASE("a client sends at most 4 Compiles at once over the lean transport, th
   TempDir dir;
   // A daemon stand-in that takes Compiles and answers none until released.
   const std::string path = dir.path() + "/held.sock";
-  const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  REQUIRE(::listen(listener, 8) == 0);
+  const int listener = ListenAt(path, 8);
   const int kMax = client::LeanChannel::kMaxCompiles;
   std::mutex mu;
   std::condition_variable changed;
