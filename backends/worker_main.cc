@@ -109,21 +109,32 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
 // long-lived process. A worker keeps its heap and large buffers between
 // calls instead, and gives the free memory back once idle
 // (ReleaseHeapWhenIdle).
-void KeepHeapBetweenCalls() {
+// The main heap's size is read off the program break, which costs a
+// syscall and no walk of malloc's bins (as mallinfo2 does); calls run on
+// this thread, so the main heap is where their memory is.
+struct HeapPolicy {
+  const char* start;             // the program break at start
+  std::uintptr_t trim_above = 0;  // heap bytes given back at once past this (0: never)
+};
+
+HeapPolicy KeepHeapBetweenCalls() {
   ::mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest
   ::mallopt(M_TRIM_THRESHOLD, INT_MAX);
+  HeapPolicy policy{static_cast<const char*>(::sbrk(0))};
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    policy.trim_above = static_cast<std::uintptr_t>(limit.rlim_cur / 4);
+  }
+  return policy;
 }
 
 // Before waiting for the next call: when none comes within a second, the
 // heap's free pages go back to the system; under an address-space limit
 // (--worker-memory), a heap past a quarter of it goes back at once, so
 // that a worker busy without pause does not hold its peak forever.
-void ReleaseHeapWhenIdle(int fd) {
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    const struct mallinfo2 heap = ::mallinfo2();
-    if (heap.arena + heap.hblkhd > limit.rlim_cur / 4) ::malloc_trim(0);
-  }
+void ReleaseHeapWhenIdle(const HeapPolicy& policy, int fd) {
+  const auto heap = static_cast<std::uintptr_t>(static_cast<const char*>(::sbrk(0)) - policy.start);
+  if (policy.trim_above != 0 && heap > policy.trim_above) ::malloc_trim(0);
   constexpr int kIdleMs = 1000;
   pollfd p{fd, POLLIN, 0};
   int n;
@@ -175,7 +186,7 @@ int RunCompileWorkerMain(int argc, const char* const* argv) {
   ::setenv("LLVM_DISABLE_SYMBOLIZATION", "1", 1);
   llvm::sys::PrintStackTraceOnErrorSignal("qdcached compile worker");
 
-  KeepHeapBetweenCalls();
+  const HeapPolicy heap_policy = KeepHeapBetweenCalls();
   std::unique_ptr<Compiler> compiler = MakeInProcessCompiler(config);
   worker::v1::Hello hello;
   ToWire(compiler->toolchain(), &hello);
@@ -183,7 +194,7 @@ int RunCompileWorkerMain(int argc, const char* const* argv) {
   if (!WriteFrame(g_fd, hello.SerializeAsString()).ok()) return 0;
 
   for (;;) {
-    ReleaseHeapWhenIdle(g_fd);
+    ReleaseHeapWhenIdle(heap_policy, g_fd);
     Expected<std::string> frame = ReadFrame(g_fd);
     if (!frame.ok()) return 0;  // the daemon closed the connection
     worker::v1::Request request;

@@ -94,29 +94,23 @@ Status RunHitLatency(BenchEnv& env, Report& report) {
   v1::CompileRequest compile;
   *compile.add_kernels() = d;
 
+  auto ir_hit = [&](client::Client& client) -> Status {
+    QDC_ASSIGN_OR_RETURN(v1::CompileResponse r, client.Compile(compile));
+    if (r.results_size() != 1 || r.results(0).status() != v1::CACHE_STATUS_HIT) return Internal("IR hit missed");
+    return Status::Ok();
+  };
+
   std::vector<Variant> variants;
   variants.push_back({"hit by fast key (Lookup), UDS, lean transport", [&] { return LookupCall(*env.uds, lookup); }, {}});
   variants.push_back({"hit by fast key (Lookup), TCP", [&] { return LookupCall(*env.tcp, lookup); }, {}});
-  variants.push_back({"hit by IR (Compile), UDS, lean transport", [&]() -> Status {
-                        QDC_ASSIGN_OR_RETURN(v1::CompileResponse r, env.uds->Compile(compile));
-                        if (r.results_size() != 1 || r.results(0).status() != v1::CACHE_STATUS_HIT) {
-                          return Internal("IR hit missed");
-                        }
-                        return Status::Ok();
-                      }, {}});
+  variants.push_back({"hit by IR (Compile), UDS, lean transport", [&] { return ir_hit(*env.uds); }, {}});
   variants.push_back({"bare gRPC call, UDS", [&] { return EchoCall(*env.echo_uds, echo); }, {}});
   variants.push_back({"bare gRPC call, TCP", [&] { return EchoCall(*env.echo_tcp, echo); }, {}});
   variants.push_back({"raw unix-socket round trip", [&] {
                         return raw->RoundTrip(echo.payload(), echo.reply_bytes(), &raw_answer);
                       }, {}});
   variants.push_back({"hit by fast key (Lookup), UDS, gRPC", [&] { return LookupCall(*env.uds_grpc, lookup); }, {}});
-  variants.push_back({"hit by IR (Compile), UDS, gRPC", [&]() -> Status {
-                        QDC_ASSIGN_OR_RETURN(v1::CompileResponse r, env.uds_grpc->Compile(compile));
-                        if (r.results_size() != 1 || r.results(0).status() != v1::CACHE_STATUS_HIT) {
-                          return Internal("IR hit missed");
-                        }
-                        return Status::Ok();
-                      }, {}});
+  variants.push_back({"hit by IR (Compile), UDS, gRPC", [&] { return ir_hit(*env.uds_grpc); }, {}});
 
   // Rounds interleave the variants so that noise hits them alike; the
   // first round warms up and is not counted.

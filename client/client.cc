@@ -61,6 +61,18 @@ Expected<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(const Cli
   return grpc::SslCredentials(ssl);
 }
 
+// Every request's protocol header, whichever transport carries it.
+void StampHeader(v1::RequestHeader* header, const std::string& client_name) {
+  header->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  header->set_client(client_name);
+}
+
+// INTERNAL unless the daemon answered each of the `asked` items.
+Status AllAnswered(int answered, int asked, const std::string& target, const char* items) {
+  if (answered == asked) return Status::Ok();
+  return Internal(target + " answered " + std::to_string(answered) + " of " + std::to_string(asked) + " " + items);
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<Client>> Client::Connect(ClientOptions options) {
@@ -149,8 +161,7 @@ void Client::Authenticate(grpc::ClientContext* context, Deadline deadline) const
 void Client::Prepare(grpc::ClientContext* context, v1::RequestHeader* header,
                      Deadline deadline) const {
   Authenticate(context, deadline);
-  header->set_protocol_version(v1::PROTOCOL_VERSION_1);
-  header->set_client(options_.client_name);
+  StampHeader(header, options_.client_name);
 }
 
 template <typename Response, typename Request, typename Method>
@@ -165,14 +176,12 @@ Expected<Response> Client::Call(Method method, Request request, Deadline deadlin
 
 Expected<v1::CompileResponse> Client::Compile(v1::CompileRequest request, Deadline deadline) {
   if (lean_ != nullptr && lean_->enabled()) {
-    request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
-    request.mutable_header()->set_client(options_.client_name);
+    StampHeader(request.mutable_header(), options_.client_name);
     const std::optional<std::chrono::milliseconds> wait =
         deadline == Deadline::kTimeout ? std::optional(options_.timeout) : std::nullopt;
     if (std::optional<Expected<v1::CompileResponse>> answer = lean_->Compile(request, wait)) {
-      if (answer->ok() && (*answer)->results_size() != request.kernels_size()) {
-        return Internal(target_ + " answered " + std::to_string((*answer)->results_size()) + " of " +
-                        std::to_string(request.kernels_size()) + " compiles");
+      if (answer->ok()) {
+        QDC_RETURN_IF_ERROR(AllAnswered((*answer)->results_size(), request.kernels_size(), target_, "compiles"));
       }
       return std::move(*answer);
     }
@@ -187,14 +196,11 @@ Expected<v1::LookupResponse> Client::Lookup(v1::LookupRequest request) {
 }
 
 Expected<LookupAnswer> Client::LookupViews(v1::LookupRequest request) {
-  auto all_answered = [&](const v1::LookupResponse& response) -> Status {
-    if (response.results_size() == request.queries_size()) return Status::Ok();
-    return Internal(target_ + " answered " + std::to_string(response.results_size()) + " of " +
-                    std::to_string(request.queries_size()) + " lookups");
+  auto all_answered = [&](const v1::LookupResponse& response) {
+    return AllAnswered(response.results_size(), request.queries_size(), target_, "lookups");
   };
   if (lean_ != nullptr && lean_->enabled()) {
-    request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
-    request.mutable_header()->set_client(options_.client_name);
+    StampHeader(request.mutable_header(), options_.client_name);
     if (std::optional<Expected<LookupAnswer>> answer = lean_->Lookup(request)) {
       if (answer->ok()) QDC_RETURN_IF_ERROR(all_answered((*answer)->response));
       return std::move(*answer);
@@ -297,10 +303,7 @@ Expected<v1::ImportResponse> Client::Import(const std::function<Expected<bool>(v
       context.TryCancel();
       break;
     }
-    if (first) {
-      chunk.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
-      chunk.mutable_header()->set_client(options_.client_name);
-    }
+    if (first) StampHeader(chunk.mutable_header(), options_.client_name);
     // The first chunk always goes, so the daemon sees the header even for
     // an empty bundle.
     if (!*more && !first && chunk.entries_size() == 0) break;

@@ -212,19 +212,22 @@ std::optional<Expected<LookupAnswer>> LeanChannel::Call(std::uint8_t method,
 Expected<LookupAnswer> LeanChannel::Exchange(Connection& connection, const std::string& frame,
                                              std::optional<std::chrono::milliseconds> wait, Outcome* outcome) {
   const int fd = connection.fd;
-  const std::chrono::milliseconds waited = wait.value_or(timeout_);
-  const std::string no_answer = target_ + ": no answer within " +
-                                (waited >= std::chrono::seconds(1)
-                                     ? std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) + " s"
-                                     : std::to_string(waited.count()) + " ms");
+  // Worded only when a call times out: building it costs every call.
+  auto no_answer = [&] {
+    const std::chrono::milliseconds waited = wait.value_or(timeout_);
+    return DeadlineExceeded(target_ + ": no answer within " +
+                            (waited >= std::chrono::seconds(1)
+                                 ? std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) + " s"
+                                 : std::to_string(waited.count()) + " ms"));
+  };
   // Closed while sending: the daemon may have refused the request before
   // closing (a body over its limit), and its answer is still to be read;
   // with none, the connection was one it had closed while idle.
   const IoEnd sent = SendAll(fd, frame);
-  if (sent == IoEnd::kTimeout) return DeadlineExceeded(no_answer);
+  if (sent == IoEnd::kTimeout) return no_answer();
   if (sent == IoEnd::kError) return Unavailable(target_ + ": sending the request: " + std::strerror(errno));
   auto failed = [&](IoEnd end, int err) -> Status {
-    if (end == IoEnd::kTimeout) return DeadlineExceeded(no_answer);
+    if (end == IoEnd::kTimeout) return no_answer();
     if (end == IoEnd::kError) return Unavailable(target_ + ": reading the answer: " + std::strerror(err));
     return Unavailable(target_ + ": the daemon closed the connection");
   };

@@ -112,11 +112,11 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   [[nodiscard]] Expected<Admitted> Admit(grpc::CallbackServerContext& context, auth::Operation op);
   // Admit's second half: a per-peer slot for an authorized caller.
   [[nodiscard]] Expected<Admitted> AdmitIdentity(Expected<auth::Identity> who);
-  // Lookup's work for an admitted caller; with `records`, as LeanLookup.
   // Compile's work for an admitted caller whose request passed the checks:
   // every item to the engine under `call`; `finish` once all are answered.
   void CompileBody(Admitted admitted, const v1::CompileRequest& request, v1::CompileResponse* response,
                    const std::shared_ptr<engine::Engine::Call>& call, std::function<void()> finish);
+  // Lookup's work for an admitted caller; with `records`, as LeanLookup.
   [[nodiscard]] Status LookupBody(const engine::Peer& peer, const v1::LookupRequest& request,
                                   v1::LookupResponse* response,
                                   std::vector<std::shared_ptr<const store::ArtifactRecord>>* records = nullptr);

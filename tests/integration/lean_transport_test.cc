@@ -183,6 +183,14 @@ Answer Decode(const Reply& reply) {
   return a;
 }
 
+// Sends one request of `method` and decodes its answer, which must be OK.
+Answer Ask(LeanConnection& c, std::uint8_t method, const std::string& body) {
+  c.Send(Request(method, body));
+  std::optional<Reply> reply = c.Read();
+  REQUIRE(reply);
+  return Decode(*reply);
+}
+
 void CompileWarm(DaemonProcess& daemon, int n, std::size_t table_bytes) {
   auto client = daemon.Connect();
   for (int i = 0; i < n; ++i) {
@@ -291,19 +299,13 @@ TEST_CASE("a lean Compile answers as gRPC's, per-item errors in results, refusal
   daemon.Start();
   const v1::CompileRequest request = CompileOf(8100, "lean-compiled");
   LeanConnection c(daemon.socket_path());
-  c.Send(Request(2, request.SerializeAsString()));
-  std::optional<Reply> first = c.Read();
-  REQUIRE(first);
-  const Answer compiled = Decode(*first);
+  const Answer compiled = Ask(c, 2, request.SerializeAsString());
   REQUIRE(compiled.response.results_size() == 1);
   CHECK(compiled.response.results(0).status() == v1::CACHE_STATUS_COMPILED);
   CHECK(compiled.payloads[0].substr(0, 4) == "\x7f" "ELF");
 
   // Asked again on the same connection: the hit gRPC answers too, to the byte.
-  c.Send(Request(2, request.SerializeAsString()));
-  std::optional<Reply> again = c.Read();
-  REQUIRE(again);
-  const Answer hit = Decode(*again);
+  const Answer hit = Ask(c, 2, request.SerializeAsString());
   auto grpc = daemon.ConnectGrpcOnly();
   auto expected = grpc->Compile(request);
   REQUIRE(expected.ok());
@@ -317,10 +319,7 @@ TEST_CASE("a lean Compile answers as gRPC's, per-item errors in results, refusal
     v1::CompileRequest bad = request;
     bad.mutable_kernels(0)->set_ir("this is not IR");
     bad.mutable_kernels(0)->clear_fast_key();
-    c.Send(Request(2, bad.SerializeAsString()));
-    std::optional<Reply> r = c.Read();
-    REQUIRE(r);
-    const Answer a = Decode(*r);
+    const Answer a = Ask(c, 2, bad.SerializeAsString());
     REQUIRE(a.response.results_size() == 1);
     CHECK(a.response.results(0).status() == v1::CACHE_STATUS_ERROR);
     CHECK(a.response.results(0).error().code() == static_cast<int>(Code::kInvalidArgument));
@@ -342,10 +341,7 @@ TEST_CASE("a lean Compile answers as gRPC's, per-item errors in results, refusal
     CHECK(r->code == static_cast<int>(Code::kInvalidArgument));
     CHECK_THAT(r->body, Catch::Contains("CompileRequest"));
   }
-  c.Send(Request(2, request.SerializeAsString()));
-  std::optional<Reply> last = c.Read();
-  REQUIRE(last);
-  CHECK(Decode(*last).response.results(0).status() == v1::CACHE_STATUS_HIT);
+  CHECK(Ask(c, 2, request.SerializeAsString()).response.results(0).status() == v1::CACHE_STATUS_HIT);
 }
 
 TEST_CASE("malformed lean frames get their error or end the connection, and the daemon serves on",
