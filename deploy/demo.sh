@@ -2,10 +2,12 @@
 # The main job on a fresh Debian 12 machine: installs what is missing, builds,
 # starts qdcached on its zero-configuration defaults (unless one already
 # serves), and pushes sample kernels through it: a compile, then a cache hit.
+# It builds only what it runs: the daemon (which is also its own compile
+# worker) and the CLI; deploy/test.sh builds the rest in the same tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./deploy/install-deps.sh
-./deploy/build.sh default
+./deploy/build.sh default qdcached qdcache
 bin=build
 qdcache=("$bin/client/cli/qdcache")
 
