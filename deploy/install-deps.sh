@@ -13,6 +13,8 @@ packages=(
   nlohmann-json3-dev libssl-dev libzstd-dev zlib1g-dev
   openssl libhiredis-dev redis-server libtomlplusplus-dev libsystemd-dev
   prometheus-cpp-dev grpc-proto python3 python3-prometheus-client mypy
+  # The Python package's wheel, built and installed into a venv offline.
+  python3-pip python3-setuptools python3-wheel python3-venv
   # AMDGPU: ROCm's device libraries (link_device_libs), the HIP runtime the
   # launcher loads at run time, and ld.lld-19 for the code-object fidelity tests.
   rocm-device-libs libamdhip64-5 lld-19

@@ -139,6 +139,8 @@ class LeanTest(unittest.TestCase):
     def test_a_warm_start_imports_no_library_ctypes_or_typing(self):
         # -S: this interpreter's site hooks may import typing themselves; a
         # stock python3's do not, and the test is about what qdcache imports.
+        # Without site, the package is found where this process found it (the
+        # source tree, or a venv's site-packages).
         script = ("import qdcache, sys\n"
                   "c = qdcache.Client(socket=sys.argv[1], spawn=False)\n"
                   "found = c.lookup([b'lean-0', b'lean-1'], namespace='lean', target='cpu:x86-64')\n"
@@ -146,8 +148,9 @@ class LeanTest(unittest.TestCase):
                   "heavy = ('ctypes', 'typing', 'threading', 'contextlib', 'qdcache._lib',\n"
                   "         'qdcache._results_native', 'qdcache._launch', 'qdcache._request')\n"
                   "print(' '.join(m for m in heavy if m in sys.modules) or 'none')\n")
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(qdcache.__file__))))
         out = subprocess.run([sys.executable, "-S", "-c", script, self.daemon.socket], check=True,
-                             capture_output=True, text=True, env=os.environ).stdout
+                             capture_output=True, text=True, env=env).stdout
         self.assertEqual(out.strip(), "none")
 
     def test_lazily_imported_names_are_the_modules_own(self):
