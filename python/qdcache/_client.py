@@ -101,12 +101,6 @@ def _connect(settings: list[tuple[str, str]]) -> ctypes.c_void_p:
         lib.qdcache_options_free(handle)
 
 
-def _free(handle: ctypes.c_void_p) -> None:
-    from ._lib import lib
-
-    lib.qdcache_client_free(handle)
-
-
 class Client:
     """A connection to qdcached. Thread-safe: share one per process.
 
@@ -131,6 +125,9 @@ class Client:
     def __init__(self, socket: str | os.PathLike[str] | None = None, address: str | None = None,
                  spawn: bool | None = None, spawn_args: Iterable[object] = (), **options: object) -> None:
         self._handle: ctypes.c_void_p | None = None
+        # qdcache_client_free, bound with the handle: a client collected while
+        # the interpreter shuts down cannot import it then.
+        self._free: Callable[[ctypes.c_void_p], object] | None = None
         # close() may come while other threads are inside calls (ctypes lets
         # go of the GIL): the handle is freed by whoever leaves it last.
         self._lock = allocate_lock()
@@ -142,7 +139,7 @@ class Client:
         # that needs it: a warm start's lookups never do.
         self._lean = _lean.Channel(lean, _LEAN_TIMEOUT_SECONDS) if lean is not None else None
         if self._lean is None:
-            self._handle = _connect(self._settings)
+            self._connect()
 
     def close(self) -> None:
         """Closes the connection. Calls other threads have in progress finish
@@ -155,8 +152,8 @@ class Client:
             handle = self._handle if self._calls == 0 else None
             if handle is not None:
                 self._handle = None
-        if handle is not None:
-            _free(handle)
+        if handle is not None and self._free is not None:
+            self._free(handle)
         lean = getattr(self, "_lean", None)
         if lean is not None:
             lean.close()
@@ -169,6 +166,13 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _connect(self) -> ctypes.c_void_p:
+        from ._lib import lib
+
+        handle = self._handle = _connect(self._settings)
+        self._free = lib.qdcache_client_free
+        return handle
+
     def _client(self) -> _HeldHandle:
         """The handle, held open for the duration of one call (a with block)."""
         return _HeldHandle(self)
@@ -177,10 +181,9 @@ class Client:
         with self._lock:
             if self._closing:
                 raise ValueError("the client is closed")
-            if not self._handle:
-                self._handle = _connect(self._settings)
+            handle = self._handle or self._connect()
             self._calls += 1
-            return self._handle
+            return handle
 
     def _release(self, handle: ctypes.c_void_p) -> None:
         with self._lock:
@@ -188,8 +191,8 @@ class Client:
             last = self._closing and self._calls == 0 and self._handle is not None
             if last:
                 self._handle = None
-        if last:
-            _free(handle)
+        if last and self._free is not None:
+            self._free(handle)
 
     def _string_call(self, what: str, function: Callable[..., Any], *args: object) -> str:
         """function(client, *args, &out) for a C function that answers a

@@ -2,6 +2,9 @@
 each answers what `qdcache <command> --json` prints. They need libqdcache
 ABI 1.4; with an older library they fail (Unimplemented), not skip."""
 
+import os
+import subprocess
+import sys
 import unittest
 
 import qdcache
@@ -28,6 +31,26 @@ class CommandTest(unittest.TestCase):
         self.assertIsInstance(version, str)
         self.assertRegex(version, r"^\d+\.\d+\.\d+")
         self.assertEqual(version, self.client.stats()["version"])
+
+    def test_a_client_collected_while_the_interpreter_exits_is_freed_quietly(self):
+        # An uncaught exception whose frame holds the exception itself (a
+        # cycle) keeps the client until the last collection, after the
+        # import system has gone.
+        script = ("import qdcache, sys\n"
+                  "def main():\n"
+                  "    client = qdcache.Client(socket=sys.argv[1], spawn=False)\n"
+                  "    client.stats()  # made the library's handle\n"
+                  "    try:\n"
+                  "        raise RuntimeError('failing')\n"
+                  "    except RuntimeError as e:\n"
+                  "        error = e\n"
+                  "    raise error\n"
+                  "main()\n")
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(qdcache.__file__))))
+        run = subprocess.run([sys.executable, "-c", script, self.daemon.socket], capture_output=True, text=True,
+                             env=env)
+        self.assertEqual(run.returncode, 1)
+        self.assertTrue(run.stderr.endswith("RuntimeError: failing\n"), run.stderr)
 
     def test_stats_have_levels(self):
         self.client.compile(self.saxpy, target=CPU)
