@@ -87,7 +87,7 @@ llvm::Expected<NvrtcOutput> CompileCudaToPtx(std::string_view, const std::string
 
 namespace {
 
-using Program = ApiHandle<nvrtcProgram, nvrtcDestroyProgram>;
+using NvrtcProgram = ApiHandle<nvrtcProgram, nvrtcDestroyProgram>;
 
 std::string Log(nvrtcProgram program) {
   return llvm::StringRef(ReadApiText([&](size_t* n) { return nvrtcGetProgramLogSize(program, n) == NVRTC_SUCCESS; },
@@ -190,7 +190,7 @@ llvm::Expected<NvrtcOutput> CompileCudaToPtx(std::string_view encoded, const std
     header_texts.push_back(content.c_str());
   }
   const std::string source_name(kCudaSourceName);
-  Program p;
+  NvrtcProgram p;
   if (nvrtcResult r = nvrtcCreateProgram(p.out(), program.source.c_str(), source_name.c_str(),
                                          static_cast<int>(header_names.size()), header_texts.data(),
                                          header_names.data());

@@ -37,7 +37,7 @@ llvm::Expected<std::string> CompileNvvmToPtx(std::string_view, const std::string
 
 namespace {
 
-using Program = ApiHandle<nvvmProgram, nvvmDestroyProgram>;
+using NvvmProgram = ApiHandle<nvvmProgram, nvvmDestroyProgram>;
 
 std::string Log(nvvmProgram program) {
   return llvm::StringRef(ReadApiText([&](size_t* n) { return nvvmGetProgramLogSize(program, n) == NVVM_SUCCESS; },
@@ -82,7 +82,7 @@ std::string NvvmVersion() {
 
 llvm::Expected<std::string> CompileNvvmToPtx(std::string_view ir, const std::string& sm,
                                              const CompileOptions& options, std::string_view libdevice) {
-  Program program;
+  NvvmProgram program;
   if (nvvmResult r = nvvmCreateProgram(program.out()); r != NVVM_SUCCESS) return Failure("create", r, nullptr);
   if (nvvmResult r = nvvmAddModuleToProgram(program.get(), ir.data(), ir.size(), "kernel");
       r != NVVM_SUCCESS) {

@@ -126,7 +126,7 @@ RawEchoServer::RawEchoServer(int listen_fd) : listen_fd_(listen_fd) {}
 RawEchoServer::~RawEchoServer() { ::shutdown(listen_fd_, SHUT_RDWR); }
 
 struct GrpcEchoServer::Impl {
-  EchoService service;
+  std::unique_ptr<grpc::Service> service = std::make_unique<EchoService>();
   std::unique_ptr<grpc::Server> server;
 };
 
@@ -140,7 +140,7 @@ Expected<std::unique_ptr<GrpcEchoServer>> GrpcEchoServer::Start(const std::strin
   builder.AddListeningPort("unix:" + unix_path, grpc::InsecureServerCredentials());
   int port = 0;
   if (!tcp.empty()) builder.AddListeningPort(tcp, grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(&impl->service);
+  builder.RegisterService(impl->service.get());
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr) return Unavailable("the gRPC echo server did not start");
   if (!tcp.empty() && port == 0) return Unavailable("the gRPC echo server could not listen on " + tcp);

@@ -23,13 +23,13 @@ namespace {
 constexpr int kReadyFd = 3;
 
 // Closes the descriptors it owns.
-struct Fd {
+struct OwnedFd {
   int fd = -1;
-  Fd() = default;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { Close(); }
+  OwnedFd() = default;
+  explicit OwnedFd(int f) : fd(f) {}
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  ~OwnedFd() { Close(); }
   void Close() {
     if (fd >= 0) ::close(fd);
     fd = -1;
@@ -157,15 +157,15 @@ Status LaunchDaemon(const LaunchPlan& plan) {
 
   // Keep the previous daemon's log (it may say why it died); start a new one.
   QDC_RETURN_IF_ERROR(RotateLog(plan.log_path));
-  Fd log(::open(plan.log_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  OwnedFd log(::open(plan.log_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (log.fd < 0) return Unavailable(Errno("cannot create " + plan.log_path));
-  Fd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  OwnedFd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (null.fd < 0) return Unavailable(Errno("cannot open /dev/null"));
   int ready_pipe[2], pid_pipe[2];
   if (::pipe2(ready_pipe, O_CLOEXEC) != 0) return Unavailable(Errno("pipe"));
-  Fd ready_read(ready_pipe[0]), ready_write(ready_pipe[1]);
+  OwnedFd ready_read(ready_pipe[0]), ready_write(ready_pipe[1]);
   if (::pipe2(pid_pipe, O_CLOEXEC) != 0) return Unavailable(Errno("pipe"));
-  Fd pid_read(pid_pipe[0]), pid_write(pid_pipe[1]);
+  OwnedFd pid_read(pid_pipe[0]), pid_write(pid_pipe[1]);
 
   const pid_t child = ::fork();
   if (child < 0) return Unavailable(Errno("fork"));

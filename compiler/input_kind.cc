@@ -10,8 +10,6 @@
 namespace qdcache::compiler {
 namespace {
 
-bool StartsWith(std::string_view bytes, std::string_view magic) { return bytes.substr(0, magic.size()) == magic; }
-
 // LLVM IR, text or bitcode: through PTX to a cubin for CUDA, to a shared
 // object for a CPU, to an HSA code object for AMDGPU.
 std::span<const StageId> LlvmStages(TargetKind family) {
@@ -115,8 +113,8 @@ CompileOptions OptionsForKind(const InputKind& kind, TargetKind family, const Co
 }
 
 bool IsBitcode(std::string_view bytes) {
-  return StartsWith(bytes, std::string_view("BC\xC0\xDE", 4)) ||
-         StartsWith(bytes, std::string_view("\xDE\xC0\x17\x0B", 4));
+  return bytes.starts_with(std::string_view("BC\xC0\xDE", 4)) ||
+         bytes.starts_with(std::string_view("\xDE\xC0\x17\x0B", 4));
 }
 
 }  // namespace qdcache::compiler

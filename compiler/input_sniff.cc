@@ -51,10 +51,6 @@ bool LooksLikeUtf16(std::string_view bytes) {
   return false;
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 // The first `limit` bytes, line by line, without leading blanks.
 template <typename Pred>
 bool AnyLine(std::string_view bytes, size_t limit, Pred pred) {
@@ -73,23 +69,23 @@ bool AnyLine(std::string_view bytes, size_t limit, Pred pred) {
 
 ForeignInput SniffForeignInput(std::string_view bytes) {
   for (const Magic& magic : kMagics) {
-    if (StartsWith(bytes, magic.bytes)) return {magic.what, true};
+    if (bytes.starts_with(magic.bytes)) return {magic.what, true};
   }
   if (LooksLikeUtf16(bytes)) return {"UTF-16 text (LLVM reads UTF-8 IR)", true};
 
   // Text formats: a line no IR line can start with, near the top.
   constexpr size_t kLookahead = 4096;
   if (AnyLine(bytes, kLookahead, [](std::string_view line) {
-        return StartsWith(line, ".version ") || StartsWith(line, ".target sm_") ||
-               StartsWith(line, ".address_size ");
+        return line.starts_with(".version ") || line.starts_with(".target sm_") ||
+               line.starts_with(".address_size ");
       })) {
     return {"PTX assembly; send it as source kind PTX (--kind ptx, kind=\"ptx\")", false};
   }
   if (AnyLine(bytes, kLookahead, [](std::string_view line) {
-        return StartsWith(line, "#include") || StartsWith(line, "#define") ||
-               StartsWith(line, "#pragma") || StartsWith(line, "__global__") ||
-               StartsWith(line, "extern \"C\"") || StartsWith(line, "template <") ||
-               StartsWith(line, "int main(");
+        return line.starts_with("#include") || line.starts_with("#define") ||
+               line.starts_with("#pragma") || line.starts_with("__global__") ||
+               line.starts_with("extern \"C\"") || line.starts_with("template <") ||
+               line.starts_with("int main(");
       })) {
     return {"C, C++ or CUDA source (compile it to IR first: clang -S -emit-llvm)", false};
   }

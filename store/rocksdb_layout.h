@@ -90,4 +90,12 @@ enum ColumnFamilyIndex : std::size_t {
 // order.
 [[nodiscard]] std::vector<rocksdb::ColumnFamilyDescriptor> MakeColumnFamilyDescriptors();
 
+// Read options for a walk over a whole column family: it does not fill the
+// block cache (a full scan would only evict what is hot).
+[[nodiscard]] inline rocksdb::ReadOptions ScanOptions() {
+  rocksdb::ReadOptions options;
+  options.fill_cache = false;
+  return options;
+}
+
 }  // namespace qdcache::store

@@ -14,15 +14,6 @@
 #include "store/rocksdb_store.h"
 
 namespace qdcache::store {
-namespace {
-
-rocksdb::ReadOptions ScanOptions() {
-  rocksdb::ReadOptions options;
-  options.fill_cache = false;  // a full scan would only evict what is hot
-  return options;
-}
-
-}  // namespace
 
 Status RocksDbStore::FlushAccessTimes() {
   std::vector<AccessTracker::Access> pending = accesses_.TakeAll();

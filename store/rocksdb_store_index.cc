@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "store/record_codec.h"
+#include "store/rocksdb_layout.h"
 #include "store/rocksdb_status.h"
 #include "store/rocksdb_store.h"
 
@@ -15,12 +16,6 @@ namespace {
 // Access index entries read per hold of write_mu_ while looking for large
 // entries.
 constexpr int kScanChunk = 1024;
-
-rocksdb::ReadOptions ScanOptions() {
-  rocksdb::ReadOptions options;
-  options.fill_cache = false;  // a full scan would only evict what is hot
-  return options;
-}
 
 // The entry an access index record describes; nullopt when it is not one.
 std::optional<IndexedEntry> ParseIndexed(std::string_view key, std::string_view value) {

@@ -23,7 +23,7 @@ namespace {
 
 const std::string kCpu = "cpu:x86-64";
 
-std::string Saxpy() { return TestData("cpu/saxpy.ll"); }
+std::string SaxpyFile() { return TestData("cpu/saxpy.ll"); }
 
 // The CLI with `args` as given (no --socket added) and `env` applied.
 RunResult CliEnv(std::vector<std::string> args, const EnvChanges& env = {}) {
@@ -80,9 +80,9 @@ TEST_CASE("global options work after the sub-command, anywhere on the line", "[i
   daemon.Start();
   // Before, between and after the sub-command's own options and arguments.
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"compile", Saxpy(), "--target", kCpu, "--socket", daemon.socket_path(), "--json"},
-        std::vector<std::string>{"compile", "--socket", daemon.socket_path(), Saxpy(), "--target", kCpu, "--json"},
-        std::vector<std::string>{"--socket", daemon.socket_path(), "compile", Saxpy(), "--target", kCpu, "--json"}}) {
+       {std::vector<std::string>{"compile", SaxpyFile(), "--target", kCpu, "--socket", daemon.socket_path(), "--json"},
+        std::vector<std::string>{"compile", "--socket", daemon.socket_path(), SaxpyFile(), "--target", kCpu, "--json"},
+        std::vector<std::string>{"--socket", daemon.socket_path(), "compile", SaxpyFile(), "--target", kCpu, "--json"}}) {
     RunResult r = CliEnv(args, {"QDCACHE_AUTOSPAWN=0", "QDCACHE_SOCKET"});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
@@ -97,7 +97,7 @@ TEST_CASE("an unknown command or option is named, with the nearest known one", "
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
-  RunResult typo = Cli(daemon, {"compil", Saxpy()});
+  RunResult typo = Cli(daemon, {"compil", SaxpyFile()});
   CHECK(typo.exit_code == 2);
   CHECK_THAT(typo.err, Catch::Contains("unknown command 'compil'; did you mean 'compile'?"));
   RunResult none = CliEnv({});
@@ -106,18 +106,18 @@ TEST_CASE("an unknown command or option is named, with the nearest known one", "
   RunResult status = Cli(daemon, {"status"});
   CHECK(status.exit_code == 2);
   CHECK_THAT(status.err, Catch::Contains("unknown command 'status'; did you mean 'stats'?"));
-  RunResult option = Cli(daemon, {"compile", Saxpy(), "--target", kCpu, "--max-register", "32"});
+  RunResult option = Cli(daemon, {"compile", SaxpyFile(), "--target", kCpu, "--max-register", "32"});
   CHECK(option.exit_code == 2);
   CHECK_THAT(option.err, Catch::Contains("unknown option --max-register for `qdcache compile`; did you mean "
                                          "--max-registers?"));
   // With --json the same message, as the one JSON document.
-  RunResult json = Cli(daemon, {"compile", Saxpy(), "--target", kCpu, "--max-register", "32", "--json"});
+  RunResult json = Cli(daemon, {"compile", SaxpyFile(), "--target", kCpu, "--max-register", "32", "--json"});
   CHECK(json.exit_code == 2);
   nlohmann::json error = nlohmann::json::parse(json.out)["error"];
   CHECK(error["code"] == "INVALID_ARGUMENT");
   CHECK_THAT(error["message"].get<std::string>(), Catch::Contains("did you mean --max-registers?"));
   // A long list is cut short and says where the rest is.
-  RunResult feature = Cli(daemon, {"compile", Saxpy(), "--target", "cpu:x86-64+avx3"});
+  RunResult feature = Cli(daemon, {"compile", SaxpyFile(), "--target", "cpu:x86-64+avx3"});
   CHECK(feature.exit_code == 1);
   CHECK_THAT(feature.err, Catch::Contains("unknown x86 CPU feature 'avx3'") &&
                               Catch::Contains("more; `qdcache targets` lists them"));
@@ -153,7 +153,7 @@ TEST_CASE("the CLI takes -O0..-O3 as --opt, and the daemon's --help shows defaul
   DaemonProcess daemon(dir.path());
   daemon.Start();
   auto key = [&](std::vector<std::string> flags) {
-    std::vector<std::string> args = {"explain", Saxpy(), "--target", kCpu, "--json"};
+    std::vector<std::string> args = {"explain", SaxpyFile(), "--target", kCpu, "--json"};
     args.insert(args.end(), flags.begin(), flags.end());
     return Json(Cli(daemon, args))["explanations"][0]["artifact_key"].get<std::string>();
   };
@@ -169,7 +169,7 @@ TEST_CASE("a file named - is standard input or standard output", "[integration][
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
-  const std::string ir = ReadFileOrDie(Saxpy());
+  const std::string ir = ReadFileOrDie(SaxpyFile());
   RunResult piped = RunWithInput({CliBinary(), "--socket", daemon.socket_path(), "compile", "-", "--target", kCpu,
                                   "-o", "-"},
                                  ir);
@@ -183,7 +183,7 @@ TEST_CASE("a file named - is standard input or standard output", "[integration][
                                  ir);
   CHECK(twice.exit_code == 2);
   CHECK_THAT(twice.err, Catch::Contains("standard input (-) is already read"));
-  nlohmann::json from_file = Json(Cli(daemon, {"compile", Saxpy(), "--target", kCpu, "-o", dir / "a.so", "--json"}));
+  nlohmann::json from_file = Json(Cli(daemon, {"compile", SaxpyFile(), "--target", kCpu, "-o", dir / "a.so", "--json"}));
   CHECK(from_file["status"] == "hit");
   CHECK(ReadFileOrDie(dir / "a.so") == piped.out);
   RunResult inspected = Cli(daemon, {"inspect", from_file["artifact_key"].get<std::string>(), "-o", "-"});
@@ -200,10 +200,10 @@ TEST_CASE("a file named - is standard input or standard output", "[integration][
   REQUIRE(imported.exit_code == 0);
   CHECK(nlohmann::json::parse(imported.out)["artifacts"] == 1);
   // Both on stdout cannot work: refused before anything is sent.
-  RunResult both = Cli(daemon, {"compile", Saxpy(), "--target", kCpu, "-o", "-", "--json"});
+  RunResult both = Cli(daemon, {"compile", SaxpyFile(), "--target", kCpu, "-o", "-", "--json"});
   CHECK(both.exit_code == 2);
   CHECK_THAT(both.out, Catch::Contains("both write to stdout"));
-  RunResult two = Cli(daemon, {"compile", Saxpy(), "--target", kCpu, "-o", "-", "--ptx-out", "-"});
+  RunResult two = Cli(daemon, {"compile", SaxpyFile(), "--target", kCpu, "-o", "-", "--ptx-out", "-"});
   CHECK(two.exit_code == 2);
   CHECK_THAT(two.err, Catch::Contains("both write to stdout"));
   // Several artifacts cannot share stdout, and no directory named - is made.
@@ -219,7 +219,7 @@ TEST_CASE("artifact keys are taken as unique prefixes, like git's", "[integratio
   daemon.Start();
   std::vector<std::string> keys;
   for (const std::string target : {"cpu:x86-64", "cpu:skylake", "cpu:znver3", "cpu:icelake-server", "cpu:haswell"}) {
-    keys.push_back(Json(Cli(daemon, {"compile", Saxpy(), "--target", target, "--json"}))["artifact_key"]);
+    keys.push_back(Json(Cli(daemon, {"compile", SaxpyFile(), "--target", target, "--json"}))["artifact_key"]);
   }
   const std::string& key = keys.front();
   // The 16 digits the CLI prints, and shorter.
@@ -247,19 +247,19 @@ TEST_CASE("the same fast key text means the same bytes in the CLI, the manifest,
   const std::string raw = "\xc0\xff\xee\x01";
   const std::string socket = daemon.socket_path();
   // Each producer records an alias in its own namespace.
-  nlohmann::json compiled = Json(Cli(daemon, {"compile", Saxpy(), "--target", kCpu, "--fast-key", hex,
+  nlohmann::json compiled = Json(Cli(daemon, {"compile", SaxpyFile(), "--target", kCpu, "--fast-key", hex,
                                               "--namespace", "cli", "--json"}));
   const std::string key = compiled["artifact_key"];
-  WriteFileOrDie(dir / "manifest.jsonl", "{\"ir\": \"" + Saxpy() + "\", \"target\": \"" + kCpu +
+  WriteFileOrDie(dir / "manifest.jsonl", "{\"ir\": \"" + SaxpyFile() + "\", \"target\": \"" + kCpu +
                                              "\", \"fast_key\": \"" + hex + "\", \"namespace\": \"manifest\"}\n");
   RunResult warmed = Cli(daemon, {"warm", dir / "manifest.jsonl"});
   INFO(warmed.err);
   REQUIRE(warmed.exit_code == 0);
-  RunResult c = CProbe({"--socket", socket, "compile", Saxpy(), kCpu, "c", hex});
+  RunResult c = CProbe({"--socket", socket, "compile", SaxpyFile(), kCpu, "c", hex});
   INFO(c.err);
   REQUIRE(c.exit_code == 0);
   CHECK(Line(c.out) == key);
-  RunResult py = Python("c = qdcache.Client(socket=" + Py(socket) + ")\nprint(c.compile(open(" + Py(Saxpy()) +
+  RunResult py = Python("c = qdcache.Client(socket=" + Py(socket) + ")\nprint(c.compile(open(" + Py(SaxpyFile()) +
                         ", 'rb').read(), target=" + Py(kCpu) + ", fast_key=" + Py(hex) +
                         ", namespace='python').key)");
   INFO(py.err);
@@ -374,8 +374,8 @@ TEST_CASE("local file problems get their own codes, never UNAVAILABLE", "[integr
     CHECK(r.exit_code != 0);
     return nlohmann::json::parse(r.out)["error"]["code"].get<std::string>();
   };
-  CHECK(code({"compile", Saxpy(), "--target", kCpu, "-o", dir / "out"}) == "FAILED_PRECONDITION");
-  CHECK(code({"compile", Saxpy(), "--target", kCpu, "-o", dir / "nodir/x.so"}) == "NOT_FOUND");
+  CHECK(code({"compile", SaxpyFile(), "--target", kCpu, "-o", dir / "out"}) == "FAILED_PRECONDITION");
+  CHECK(code({"compile", SaxpyFile(), "--target", kCpu, "-o", dir / "nodir/x.so"}) == "NOT_FOUND");
   CHECK(code({"export", "--out", dir / "nodir/x.qdb"}) == "NOT_FOUND");
   CHECK(code({"compile", dir / "missing.ll", "--target", kCpu}) == "NOT_FOUND");
   CHECK(code({"compile", dir / "out", "--target", kCpu}) == "FAILED_PRECONDITION");
@@ -387,8 +387,8 @@ TEST_CASE("ls filters, clear and dry runs, shutdown", "[integration][cli][cli-da
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
-  Json(Cli(daemon, {"compile", Saxpy(), "--target", kCpu, "--fast-key", "01", "--namespace", "a", "--json"}));
-  nlohmann::json sky = Json(Cli(daemon, {"compile", Saxpy(), "--target", "cpu:skylake", "--fast-key", "02",
+  Json(Cli(daemon, {"compile", SaxpyFile(), "--target", kCpu, "--fast-key", "01", "--namespace", "a", "--json"}));
+  nlohmann::json sky = Json(Cli(daemon, {"compile", SaxpyFile(), "--target", "cpu:skylake", "--fast-key", "02",
                                          "--namespace", "b", "--json"}));
   nlohmann::json all = Json(Cli(daemon, {"ls", "--json"}));
   REQUIRE(all["entries"].size() == 2);
@@ -469,9 +469,9 @@ TEST_CASE("the daemon's log names each request's client, and hits at trace level
   DaemonProcess daemon(dir.path());
   daemon.set_log_level("trace");
   daemon.Start();
-  const std::string key = Json(Cli(daemon, {"compile", Saxpy(), "--target", kCpu, "--fast-key", "0a", "--namespace",
+  const std::string key = Json(Cli(daemon, {"compile", SaxpyFile(), "--target", kCpu, "--fast-key", "0a", "--namespace",
                                             "n", "--json"}))["artifact_key"];
-  Json(Cli(daemon, {"compile", Saxpy(), "--target", kCpu, "--json"}));
+  Json(Cli(daemon, {"compile", SaxpyFile(), "--target", kCpu, "--json"}));
   Json(Cli(daemon, {"lookup", "--fast-key", "0a", "--namespace", "n", "--target", kCpu, "--json"}));
   const std::string log = daemon.log();
   CHECK_THAT(log, Catch::Contains("Compile: 1 kernel from uid:") && Catch::Contains("(qdcache-cli)"));

@@ -23,7 +23,7 @@ using namespace qdcache::testing;
 namespace {
 
 // A CPU kernel returning `n`: its IR differs per `n`, nothing else does.
-v1::KernelDescriptor Kernel(int n, const std::string& fast_key, const std::string& ns = "buggy") {
+v1::KernelDescriptor BlockKernel(int n, const std::string& fast_key, const std::string& ns = "buggy") {
   v1::KernelDescriptor d = Descriptor("cpu/saxpy.ll", "cpu:x86-64");
   d.set_ir("define i64 @block() {\n  ret i64 " + std::to_string(n) + "\n}\n");
   d.set_fast_key(fast_key);
@@ -77,12 +77,12 @@ TEST_CASE("a buggy frontend's fast key sent with two IRs is a conflict naming ir
   DaemonProcess daemon(dir.path());
   daemon.Start();
   auto client = daemon.Connect();
-  const v1::CompileResult first = CompileOne(*client, Kernel(128, "saxpy-fk"));
+  const v1::CompileResult first = CompileOne(*client, BlockKernel(128, "saxpy-fk"));
   REQUIRE(first.status() == v1::CACHE_STATUS_COMPILED);
   CHECK_FALSE(first.has_alias_conflict());
   CHECK_FALSE(first.has_miss_reason());  // a first compile has no earlier artifact
 
-  const v1::CompileResult second = CompileOne(*client, Kernel(256, "saxpy-fk"));
+  const v1::CompileResult second = CompileOne(*client, BlockKernel(256, "saxpy-fk"));
   REQUIRE(second.status() == v1::CACHE_STATUS_COMPILED);
   REQUIRE(second.has_alias_conflict());
   const v1::AliasConflict& c = second.alias_conflict();
@@ -94,10 +94,10 @@ TEST_CASE("a buggy frontend's fast key sent with two IRs is a conflict naming ir
   CHECK(c.message().find("ir digest changed") != std::string::npos);
   CHECK(StatsOf(daemon).alias_conflicts() == 1);
   // Rebound: the alias names the second artifact.
-  CHECK(LookupOne(*client, Kernel(0, "saxpy-fk")).artifact().artifact_key() == second.artifact().artifact_key());
+  CHECK(LookupOne(*client, BlockKernel(0, "saxpy-fk")).artifact().artifact_key() == second.artifact().artifact_key());
 
   // The same compile again is a hit, and the alias already names it: no conflict.
-  const v1::CompileResult again = CompileOne(*client, Kernel(256, "saxpy-fk"));
+  const v1::CompileResult again = CompileOne(*client, BlockKernel(256, "saxpy-fk"));
   CHECK(again.status() == v1::CACHE_STATUS_HIT);
   CHECK_FALSE(again.has_alias_conflict());
   CHECK(StatsOf(daemon).alias_conflicts() == 1);
@@ -109,8 +109,8 @@ TEST_CASE("under strict a conflicting compile returns its artifact and leaves th
   DaemonProcess daemon(dir.path());
   daemon.Start();
   auto client = daemon.Connect();
-  const v1::CompileResult first = CompileOne(*client, Kernel(128, "strict-fk"));
-  v1::KernelDescriptor buggy = Kernel(256, "strict-fk");
+  const v1::CompileResult first = CompileOne(*client, BlockKernel(128, "strict-fk"));
+  v1::KernelDescriptor buggy = BlockKernel(256, "strict-fk");
   buggy.set_alias_policy(v1::ALIAS_POLICY_STRICT);
   const v1::CompileResult second = CompileOne(*client, buggy);
   REQUIRE(second.status() == v1::CACHE_STATUS_COMPILED);
@@ -140,7 +140,7 @@ TEST_CASE("under strict a conflicting compile returns its artifact and leaves th
   daemon.set_extra_args({"--alias-policy-floor", "strict"});
   daemon.Start();
   client = daemon.Connect();
-  const v1::CompileResult floored = CompileOne(*client, Kernel(1024, "strict-fk"));
+  const v1::CompileResult floored = CompileOne(*client, BlockKernel(1024, "strict-fk"));
   REQUIRE(floored.has_alias_conflict());
   CHECK(floored.alias_conflict().policy() == v1::ALIAS_POLICY_STRICT);
   CHECK(LookupOne(*client, buggy).artifact().artifact_key() == first.artifact().artifact_key());
@@ -148,7 +148,7 @@ TEST_CASE("under strict a conflicting compile returns its artifact and leaves th
   daemon.set_extra_args({});
   daemon.Start();
   client = daemon.Connect();
-  v1::KernelDescriptor unchecked = Kernel(2048, "strict-fk");
+  v1::KernelDescriptor unchecked = BlockKernel(2048, "strict-fk");
   unchecked.set_alias_policy(v1::ALIAS_POLICY_OFF);
   const v1::CompileResult off = CompileOne(*client, unchecked);
   CHECK_FALSE(off.has_alias_conflict());
@@ -243,7 +243,7 @@ TEST_CASE("records without stored components still serve, and explain says the c
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
-  v1::KernelDescriptor d = Kernel(128, "old-fk");
+  v1::KernelDescriptor d = BlockKernel(128, "old-fk");
   const std::string key = CompileOne(*daemon.Connect(), d).artifact().artifact_key();
   REQUIRE(daemon.Stop() == 0);
   ForgetComponents(daemon.store_dir());
@@ -256,7 +256,7 @@ TEST_CASE("records without stored components still serve, and explain says the c
   CHECK(j["artifacts"][0]["components_known"] == false);
   CHECK(j["artifacts"][0]["components"].empty());
   // A conflict with such a record still counts, with its components unknown.
-  const v1::CompileResult changed = CompileOne(*client, Kernel(256, "old-fk"));
+  const v1::CompileResult changed = CompileOne(*client, BlockKernel(256, "old-fk"));
   REQUIRE(changed.has_alias_conflict());
   CHECK(changed.alias_conflict().components_unknown());
   CHECK(changed.alias_conflict().changes().empty());
@@ -276,7 +276,7 @@ TEST_CASE("dependency manifests: a changed dependency makes the alias stale, and
   auto client = daemon.Connect();
   const std::string source = dir.path() + "/kernel.py";
   std::ofstream(source) << "BLOCK = 128\n";
-  v1::KernelDescriptor d = Kernel(128, "deps-fk");
+  v1::KernelDescriptor d = BlockKernel(128, "deps-fk");
   Expected<v1::Dependency> dep = client::FileDependency(source);
   REQUIRE(dep.ok());
   *d.add_dependencies() = *dep;
@@ -305,7 +305,7 @@ TEST_CASE("dependency manifests: a changed dependency makes the alias stale, and
 
   // The frontend recompiles with the new value and the new digest: no
   // conflict (the dependencies explain the change), counted as stale.
-  v1::KernelDescriptor rebuilt = Kernel(256, "deps-fk");
+  v1::KernelDescriptor rebuilt = BlockKernel(256, "deps-fk");
   *rebuilt.add_dependencies() = *client::FileDependency(source);
   const v1::CompileResult second = CompileOne(*client, rebuilt);
   CHECK(second.status() == v1::CACHE_STATUS_COMPILED);
@@ -318,7 +318,7 @@ TEST_CASE("dependency manifests: a changed dependency makes the alias stale, and
   CHECK_FALSE(client::DropIfStale(&rebound, client::FileUnchanged));
 
   // Bad dependencies are refused with the reason, and nothing is stored.
-  v1::KernelDescriptor twice = Kernel(512, "deps-fk");
+  v1::KernelDescriptor twice = BlockKernel(512, "deps-fk");
   *twice.add_dependencies() = *dep;
   *twice.add_dependencies() = *dep;
   const v1::CompileResult refused = CompileOne(*client, twice);

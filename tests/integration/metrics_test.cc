@@ -20,6 +20,7 @@
 
 #include "tests/support/daemon_process.h"
 #include "tests/support/kernels.h"
+#include "tests/support/metrics_scrape.h"
 #include "tests/support/subprocess.h"
 
 using namespace qdcache;
@@ -47,34 +48,6 @@ std::string PythonWithPrometheusClient() {
     WARN("no python3 with prometheus_client (python3-prometheus-client): skipping"); \
     return;                                                                          \
   }
-
-// GET http://HOST:PORT/metrics (HTTP/1.0: the server closes when done). The
-// body; throws unless the answer is 200.
-std::string Scrape(const std::string& address) {
-  const std::size_t colon = address.rfind(':');
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<std::uint16_t>(std::stoi(address.substr(colon + 1))));
-  REQUIRE(::inet_pton(AF_INET, address.substr(0, colon).c_str(), &sa.sin_addr) == 1);
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  REQUIRE(fd >= 0);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
-    ::close(fd);
-    FAIL("cannot connect to " << address);
-  }
-  const std::string request = "GET /metrics HTTP/1.0\r\nHost: " + address + "\r\n\r\n";
-  REQUIRE(::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size()));
-  std::string response;
-  char buf[65536];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) response.append(buf, static_cast<std::size_t>(n));
-  ::close(fd);
-  const std::size_t body = response.find("\r\n\r\n");
-  INFO(response.substr(0, 512));
-  REQUIRE(body != std::string::npos);
-  REQUIRE(response.rfind("HTTP/1.1 200", 0) == 0);
-  return response.substr(body + 4);
-}
 
 // Every sample of a scrape as prometheus_client parsed it.
 class Samples {
@@ -152,7 +125,7 @@ TEST_CASE("the metrics endpoint serves Prometheus text that counts compiles, hit
   CHECK(address.rfind("127.0.0.1:", 0) == 0);
   CHECK(address != "127.0.0.1:0");
 
-  Samples before(python, Scrape(address), dir);
+  Samples before(python, ScrapeMetrics(address), dir);
   CHECK(before.Type("qdcache_cache_hits") ==
         "counter");  // the parser names a counter without _total
   CHECK(before.Type("qdcache_store_entries") == "gauge");
@@ -167,7 +140,7 @@ TEST_CASE("the metrics endpoint serves Prometheus text that counts compiles, hit
   REQUIRE(CompileOne(*client, d).status() == v1::CACHE_STATUS_COMPILED);
   REQUIRE(CompileOne(*client, d).status() == v1::CACHE_STATUS_HIT);
 
-  Samples after(python, Scrape(address), dir);
+  Samples after(python, ScrapeMetrics(address), dir);
   CHECK(after.Type("qdcache_compile_duration_seconds") == "histogram");
   CHECK(after.Type("qdcache_grpc_request_duration_seconds") == "histogram");
   CHECK(after.Value("qdcache_grpc_requests_total", kCompileOk) == 2);
@@ -229,7 +202,7 @@ TEST_CASE("a method the daemon does not serve is counted as other, never by its 
   REQUIRE(client->Ping().ok());
   REQUIRE(client->Stats().ok());
 
-  const std::string body = Scrape(daemon.MetricsAddress());
+  const std::string body = ScrapeMetrics(daemon.MetricsAddress());
   CHECK(body.find("squatter") == std::string::npos);
   CHECK(body.find("MadeUpMethod") == std::string::npos);
   Samples samples(python, body, dir);
@@ -261,7 +234,7 @@ TEST_CASE("the metrics endpoint counts fast-key conflicts and stale aliases per 
     d.set_namespace_("buggy");
     REQUIRE(CompileOne(*client, d).status() == v1::CACHE_STATUS_COMPILED);
   }
-  Samples after(python, Scrape(daemon.MetricsAddress()), dir);
+  Samples after(python, ScrapeMetrics(daemon.MetricsAddress()), dir);
   CHECK(after.Type("qdcache_alias_conflicts") == "counter");
   CHECK(after.Value("qdcache_alias_conflicts_total", {{"namespace", "buggy"}}) == 1);
   CHECK_FALSE(after.Value("qdcache_alias_stale_total", {{"namespace", "buggy"}}).has_value());

@@ -10,6 +10,7 @@
 #include "remote/cluster_slot.h"
 #include "remote/remote_backend_factory.h"
 #include "tests/support/redis_server.h"
+#include "tests/support/redis_skip.h"
 #include "tests/support/remote_backend_conformance.h"
 #include "tests/support/subprocess.h"
 
@@ -18,12 +19,6 @@ using namespace qdcache::remote;
 using namespace qdcache::testing;
 
 namespace {
-
-bool SkipWithoutRedis() {
-  if (RedisAvailable()) return false;
-  WARN("redis-server / redis-cli not on PATH: Redis backend conformance skipped");
-  return true;
-}
 
 std::unique_ptr<RemoteBackend> BackendFor(const std::string& url) {
   ConnectOptions o;
@@ -109,12 +104,12 @@ class ClusterHarness final : public RemoteBackendHarness {
 
 TEST_CASE("the standalone Redis backend keeps the RemoteBackend contract",
           "[integration][remote][backend]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("Redis backend conformance")) return;
   CheckRemoteBackendContract([] { return std::make_unique<StandaloneHarness>(); });
 }
 
 TEST_CASE("the Redis Cluster backend keeps the RemoteBackend contract",
           "[integration][remote][backend][cluster]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("Redis backend conformance")) return;
   CheckRemoteBackendContract([] { return std::make_unique<ClusterHarness>(); });
 }

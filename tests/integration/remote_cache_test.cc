@@ -16,6 +16,7 @@
 #include "tests/support/log_watch.h"
 #include "tests/support/kernels.h"
 #include "tests/support/redis_server.h"
+#include "tests/support/redis_skip.h"
 #include "tests/support/subprocess.h"
 
 using namespace qdcache;
@@ -92,12 +93,6 @@ v1::KernelDescriptor Kernel(int n) {
   d.set_fast_key("remote-fk-" + std::to_string(n));
   d.set_namespace_("remote-test");
   return d;
-}
-
-bool SkipWithoutRedis() {
-  if (RedisAvailable()) return false;
-  WARN("redis-server / redis-cli not on PATH: remote tier tests skipped");
-  return true;
 }
 
 void SharesArtifactsBetweenDaemons(bool cluster) {
@@ -217,52 +212,52 @@ void ReadOnlyNeverWrites(bool cluster) {
 
 TEST_CASE("daemons sharing a Redis serve each other's artifacts by IR and fast key",
           "[integration][remote]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("remote tier tests")) return;
   SharesArtifactsBetweenDaemons(false);
 }
 
 TEST_CASE("daemons sharing a Redis Cluster serve each other's artifacts by IR and fast key",
           "[integration][remote][cluster]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("remote tier tests")) return;
   SharesArtifactsBetweenDaemons(true);
 }
 
 TEST_CASE("with Redis down a daemon serves and compiles, then uses Redis again once it is back",
           "[integration][remote]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("remote tier tests")) return;
   SurvivesRedisDownAndReconnects(false);
 }
 
 TEST_CASE("with the Redis Cluster down a daemon serves and compiles, then uses it again",
           "[integration][remote][cluster]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("remote tier tests")) return;
   SurvivesRedisDownAndReconnects(true);
 }
 
 TEST_CASE("a corrupt value in Redis is a counted miss and the daemon compiles", "[integration][remote]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("remote tier tests")) return;
   CorruptValueIsAMiss(false);
 }
 
 TEST_CASE("a corrupt value in the Redis Cluster is a counted miss and the daemon compiles",
           "[integration][remote][cluster]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("remote tier tests")) return;
   CorruptValueIsAMiss(true);
 }
 
 TEST_CASE("a read-only remote tier reads Redis and writes nothing to it", "[integration][remote]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("remote tier tests")) return;
   ReadOnlyNeverWrites(false);
 }
 
 TEST_CASE("a read-only remote tier reads the Redis Cluster and writes nothing to it",
           "[integration][remote][cluster]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("remote tier tests")) return;
   ReadOnlyNeverWrites(true);
 }
 
 TEST_CASE("a daemon whose Redis is unreachable at start starts, degraded", "[integration][remote]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("remote tier tests")) return;
   TempDir dir;
   // The port of a server that has been killed: nothing listens there.
   RedisServer redis(SubDir(dir, "redis"));
@@ -313,7 +308,7 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
 
 TEST_CASE("the Redis password from the environment authenticates, and compile workers never inherit it",
           "[integration][remote]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("remote tier tests")) return;
   TempDir dir;
   RedisServer redis(SubDir(dir, "redis"));
   redis.Start();

@@ -6,6 +6,7 @@
 #include "remote/cluster_client.h"
 #include "remote/cluster_slot.h"
 #include "tests/support/redis_server.h"
+#include "tests/support/redis_skip.h"
 #include "tests/support/subprocess.h"
 
 using namespace qdcache;
@@ -21,12 +22,6 @@ ConnectOptions Options() {
   return o;
 }
 
-bool SkipWithoutRedis() {
-  if (RedisAvailable()) return false;
-  WARN("redis-server / redis-cli not on PATH: cluster client tests skipped");
-  return true;
-}
-
 Reply Must(Expected<Reply> reply) {
   INFO(reply.status().ToString());
   REQUIRE(reply.ok());
@@ -36,7 +31,7 @@ Reply Must(Expected<Reply> reply) {
 }  // namespace
 
 TEST_CASE("the cluster client routes every key to its master", "[integration][remote][cluster]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("cluster client tests")) return;
   TempDir dir;
   RedisCluster cluster(dir.path());
   cluster.Start();
@@ -53,7 +48,7 @@ TEST_CASE("the cluster client routes every key to its master", "[integration][re
 }
 
 TEST_CASE("a stale slot map is corrected by MOVED redirects", "[integration][remote][cluster]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("cluster client tests")) return;
   TempDir dir;
   RedisCluster cluster(dir.path());
   cluster.Start();
@@ -78,7 +73,7 @@ TEST_CASE("a stale slot map is corrected by MOVED redirects", "[integration][rem
 
 TEST_CASE("a slot being migrated is reached through ASK without changing the map",
           "[integration][remote][cluster]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("cluster client tests")) return;
   TempDir dir;
   RedisCluster cluster(dir.path());
   cluster.Start();
@@ -106,7 +101,7 @@ TEST_CASE("a slot being migrated is reached through ASK without changing the map
 
 TEST_CASE("pipelined commands reach the node of each slot, and a stale map is corrected by MOVED",
           "[integration][remote][cluster]") {
-  if (SkipWithoutRedis()) return;
+  if (SkipWithoutRedis("cluster client tests")) return;
   TempDir dir;
   RedisCluster cluster(dir.path());
   cluster.Start();

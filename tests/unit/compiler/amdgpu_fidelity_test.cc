@@ -16,7 +16,7 @@ using namespace qdcache::compiler::testing;
 
 namespace {
 
-Target Amdgpu(const std::string& processor) {
+Target AmdgpuTarget(const std::string& processor) {
   Target t;
   t.kind = TargetKind::kAmdgpu;
   t.cpu = processor;
@@ -45,7 +45,7 @@ std::string Reference(const std::string& ir, const std::string& processor, int o
 void CheckFidelityOf(const std::string& ir, const std::string& processor, CompileOptions options,
                      const std::string& mattr = "") {
   INFO(processor << " at -O" << options.opt_level);
-  const CompileInput input = Input(ir, Amdgpu(processor), options);
+  const CompileInput input = Input(ir, AmdgpuTarget(processor), options);
   auto compiled = TheCompiler().Compile(input);
   INFO(compiled.status().ToString());
   REQUIRE(compiled.ok());

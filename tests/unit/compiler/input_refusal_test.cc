@@ -16,7 +16,7 @@ constexpr const char* kCpuAdd =
     "  ret i32 %r\n"
     "}\n";
 
-void CheckRefused(const Status& status, const std::string& substring,
+void CheckInputRefused(const Status& status, const std::string& substring,
                   Code code = Code::kInvalidArgument) {
   INFO(status.ToString());
   CHECK(status.code() == code);
@@ -26,17 +26,17 @@ void CheckRefused(const Status& status, const std::string& substring,
 }  // namespace
 
 TEST_CASE("Empty input is refused") {
-  CheckRefused(CompileStatus("", Cpu("x86-64")), "empty input");
+  CheckInputRefused(CompileStatus("", Cpu("x86-64")), "empty input");
 }
 
 TEST_CASE("Whitespace-only input is refused as empty") {
-  CheckRefused(CompileStatus(" \n\t\r\n ", Cpu("x86-64")), "empty input");
+  CheckInputRefused(CompileStatus(" \n\t\r\n ", Cpu("x86-64")), "empty input");
 }
 
 TEST_CASE("Text IR with an embedded NUL byte is refused with the offset") {
   std::string ir = kCpuAdd;
   ir.insert(10, 1, '\0');
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "NUL byte at offset 10");
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")), "NUL byte at offset 10");
 }
 
 TEST_CASE("A text IR syntax error reports line:column") {
@@ -45,7 +45,7 @@ TEST_CASE("A text IR syntax error reports line:column") {
       "  %r = bogus i32 %a, 1\n"
       "  ret i32 %r\n"
       "}\n";
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "2:8: expected instruction opcode");
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")), "2:8: expected instruction opcode");
 }
 
 TEST_CASE("A use of an undefined value reports its line:column") {
@@ -53,20 +53,20 @@ TEST_CASE("A use of an undefined value reports its line:column") {
       "define i32 @f(i32 %a) {\n"
       "  ret i32 %missing\n"
       "}\n";
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "2:11: use of undefined value '%missing'");
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")), "2:11: use of undefined value '%missing'");
 }
 
 TEST_CASE("Truncated bitcode is refused") {
   // Magic only: recognised as bitcode, then nothing to read.
-  CheckRefused(CompileStatus(std::string("BC\xC0\xDE", 4), Cpu("x86-64")), "invalid bitcode");
-  CheckRefused(CompileStatus(std::string("BC\xC0\xDE\x35\x14\x00\x00\x05\x00", 10), Cpu("x86-64")),
+  CheckInputRefused(CompileStatus(std::string("BC\xC0\xDE", 4), Cpu("x86-64")), "invalid bitcode");
+  CheckInputRefused(CompileStatus(std::string("BC\xC0\xDE\x35\x14\x00\x00\x05\x00", 10), Cpu("x86-64")),
                "invalid bitcode");
 }
 
 TEST_CASE("A bitcode wrapper around garbage is refused") {
   std::string wrapper("\xDE\xC0\x17\x0B", 4);
   wrapper += std::string(16, '\x01');
-  CheckRefused(CompileStatus(wrapper, Cpu("x86-64")), "invalid bitcode");
+  CheckInputRefused(CompileStatus(wrapper, Cpu("x86-64")), "invalid bitcode");
 }
 
 TEST_CASE("A module the IR verifier rejects is refused with the verifier's message") {
@@ -78,18 +78,18 @@ TEST_CASE("A module the IR verifier rejects is refused with the verifier's messa
       "  %r = add i32 %r, 1\n"
       "  ret i32 %r\n"
       "}\n";
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")),
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")),
                "IR verifier failed: Only PHI nodes may reference their own value");
 }
 
 TEST_CASE("An x86-64 module is refused for a CUDA target") {
   if (!CudaAvailable()) return;
-  CheckRefused(CompileStatus(kCpuAdd, Cuda("sm_90")),
+  CheckInputRefused(CompileStatus(kCpuAdd, Cuda("sm_90")),
                "module triple 'x86_64-unknown-linux-gnu' contradicts target cuda:sm_90");
 }
 
 TEST_CASE("An nvptx64 module is refused for a CPU target") {
-  CheckRefused(CompileStatus(ReadTestData("cuda/saxpy.ll"), Cpu("x86-64")),
+  CheckInputRefused(CompileStatus(ReadTestData("cuda/saxpy.ll"), Cpu("x86-64")),
                "module triple 'nvptx64-nvidia-cuda' contradicts target cpu:x86-64");
 }
 
@@ -98,24 +98,24 @@ TEST_CASE("A 32-bit nvptx module is refused for CUDA") {
   const char* ir =
       "target triple = \"nvptx-nvidia-cuda\"\n"
       "define ptx_kernel void @k() {\n  ret void\n}\n";
-  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "32-bit nvptx is not supported");
+  CheckInputRefused(CompileStatus(ir, Cuda("sm_90")), "32-bit nvptx is not supported");
 }
 
 TEST_CASE("A non-ELF x86-64 module is refused for a CPU target") {
   std::string ir = kCpuAdd;
   ir.replace(ir.find("x86_64-unknown-linux-gnu"), 24, "x86_64-pc-windows-msvc");
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "only ELF");
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")), "only ELF");
 }
 
 TEST_CASE("A datalayout with 32-bit pointers is refused for x86-64") {
   std::string ir =
       std::string("target datalayout = \"e-p:32:32-i64:64-n8:16:32:64-S128\"\n") + kCpuAdd;
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "is incompatible with target cpu:x86-64");
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")), "is incompatible with target cpu:x86-64");
 }
 
 TEST_CASE("A big-endian datalayout is refused") {
   std::string ir = std::string("target datalayout = \"E-m:e-i64:64-n8:16:32:64-S128\"\n") + kCpuAdd;
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "endianness");
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")), "endianness");
 }
 
 TEST_CASE("An NVPTX datalayout with 32-bit shared-memory pointers is refused") {
@@ -123,7 +123,7 @@ TEST_CASE("An NVPTX datalayout with 32-bit shared-memory pointers is refused") {
   std::string ir = ReadTestData("cuda/saxpy.ll");
   const std::string layout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64";
   ir.replace(ir.find(layout), layout.size(), "e-p3:32:32-i64:64-i128:128-v16:16-v32:32-n16:32:64");
-  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "address space 3 are 32-bit");
+  CheckInputRefused(CompileStatus(ir, Cuda("sm_90")), "address space 3 are 32-bit");
 }
 
 TEST_CASE("A CUDA module without kernels is refused") {
@@ -131,30 +131,30 @@ TEST_CASE("A CUDA module without kernels is refused") {
   const char* ir =
       "target triple = \"nvptx64-nvidia-cuda\"\n"
       "define void @helper() {\n  ret void\n}\n";
-  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "the module has no kernels");
+  CheckInputRefused(CompileStatus(ir, Cuda("sm_90")), "the module has no kernels");
 }
 
 TEST_CASE("A CPU module without exported functions is refused") {
   const char* ir =
       "define internal i32 @hidden1() {\n  ret i32 1\n}\n"
       "define hidden i32 @hidden2() {\n  ret i32 2\n}\n";
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "no exported functions");
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")), "no exported functions");
 }
 
 TEST_CASE("A requested entry point that does not exist is refused by name") {
-  CheckRefused(CompileStatus(kCpuAdd, Cpu("x86-64"), {"subtract"}),
+  CheckInputRefused(CompileStatus(kCpuAdd, Cpu("x86-64"), {"subtract"}),
                "entry point 'subtract' does not exist");
 }
 
 TEST_CASE("A requested CUDA entry point that is not a kernel is refused by name") {
   if (!CudaAvailable()) return;
-  CheckRefused(CompileStatus(ReadTestData("cuda/llvm_test_style.ll"), Cuda("sm_90"), {"scale"}),
+  CheckInputRefused(CompileStatus(ReadTestData("cuda/llvm_test_style.ll"), Cuda("sm_90"), {"scale"}),
                "entry point 'scale' is not a kernel");
 }
 
 TEST_CASE("A requested CPU entry point with internal linkage is refused by name") {
   std::string ir = std::string(kCpuAdd) + "define internal i32 @secret() {\n  ret i32 7\n}\n";
-  CheckRefused(CompileStatus(ir, Cpu("x86-64"), {"secret"}),
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64"), {"secret"}),
                "entry point 'secret' is not an exported function");
 }
 
@@ -169,7 +169,7 @@ TEST_CASE("A CUDA kernel calling an undefined device function is refused before 
       "  store float %r, ptr %p\n"
       "  ret void\n"
       "}\n";
-  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "undefined device functions: mystery");
+  CheckInputRefused(CompileStatus(ir, Cuda("sm_90")), "undefined device functions: mystery");
 }
 
 TEST_CASE("A libdevice call without link_libdevice is refused with a hint") {
@@ -183,7 +183,7 @@ TEST_CASE("A libdevice call without link_libdevice is refused with a hint") {
       "  store float %r, ptr %p\n"
       "  ret void\n"
       "}\n";
-  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "__nv_expf (__nv_* functions come from libdevice");
+  CheckInputRefused(CompileStatus(ir, Cuda("sm_90")), "__nv_expf (__nv_* functions come from libdevice");
 }
 
 TEST_CASE("A CPU module importing a non-allowlisted symbol is refused by name") {
@@ -195,27 +195,27 @@ TEST_CASE("A CPU module importing a non-allowlisted symbol is refused by name") 
       "  %r = call i32 @puts(ptr @msg)\n"
       "  ret i32 %r\n"
       "}\n";
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")),
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")),
                "undefined symbols that a kernel library may not import: puts");
 }
 
 TEST_CASE("An opt level outside 0..3 is refused") {
   CompileOptions options;
   options.opt_level = 4;
-  CheckRefused(CompileStatus(kCpuAdd, Cpu("x86-64"), {}, options), "opt_level must be 0..3");
+  CheckInputRefused(CompileStatus(kCpuAdd, Cpu("x86-64"), {}, options), "opt_level must be 0..3");
 }
 
 TEST_CASE("CPU native is refused at compile time") {
-  CheckRefused(CompileStatus(kCpuAdd, Cpu("native")), "native");
+  CheckInputRefused(CompileStatus(kCpuAdd, Cpu("native")), "native");
 }
 
 TEST_CASE("An unsupported SM is refused at compile time") {
   const Status status = CompileStatus(ReadTestData("cuda/saxpy.ll"), Cuda("sm_50"));
   if (!CudaAvailable()) {
-    CheckRefused(status, "built without CUDA", Code::kFailedPrecondition);
+    CheckInputRefused(status, "built without CUDA", Code::kFailedPrecondition);
     return;
   }
-  CheckRefused(status, "unsupported CUDA SM 'sm_50'");
+  CheckInputRefused(status, "unsupported CUDA SM 'sm_50'");
 }
 
 TEST_CASE("A static shared array larger than a block may have is refused before ptxas") {
@@ -233,7 +233,7 @@ TEST_CASE("A static shared array larger than a block may have is refused before 
       "  ret void\n"
       "}\n"
       "declare void @llvm.nvvm.barrier0()\n";
-  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "at most 49152 bytes of static shared memory");
+  CheckInputRefused(CompileStatus(ir, Cuda("sm_90")), "at most 49152 bytes of static shared memory");
 }
 
 TEST_CASE("Inline asm that ptxas rejects is an input error, not a process exit") {
@@ -248,12 +248,12 @@ TEST_CASE("Inline asm that ptxas rejects is an input error, not a process exit")
       "  store i32 %v, ptr %p\n"
       "  ret void\n"
       "}\n";
-  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "Arguments mismatch for instruction 'mov'");
+  CheckInputRefused(CompileStatus(ir, Cuda("sm_90")), "Arguments mismatch for instruction 'mov'");
 }
 
 TEST_CASE("CPU module-level assembly is refused (the assembler could read files via .incbin)") {
   std::string ir = std::string(kCpuAdd) + "module asm \".incbin \\22/etc/hostname\\22\"\n";
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "module-level inline assembly");
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")), "module-level inline assembly");
 }
 
 TEST_CASE("CPU inline assembly in a function is refused") {
@@ -262,7 +262,7 @@ TEST_CASE("CPU inline assembly in a function is refused") {
       "  call void asm sideeffect \".incbin \\22/etc/hostname\\22\", \"\"()\n"
       "  ret void\n"
       "}\n";
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")), "inline assembly in @f");
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")), "inline assembly in @f");
 }
 
 TEST_CASE("A CUDA module with global constructors is refused instead of aborting the backend") {
@@ -276,7 +276,7 @@ TEST_CASE("A CUDA module with global constructors is refused instead of aborting
       "[{ i32, ptr, ptr } { i32 65535, ptr @init, ptr null }]\n"
       "define internal void @init() {\n  ret void\n}\n"
       "define ptx_kernel void @k() {\n  ret void\n}\n";
-  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "llvm.global_ctors");
+  CheckInputRefused(CompileStatus(ir, Cuda("sm_90")), "llvm.global_ctors");
 }
 
 TEST_CASE("An initialized shared-memory global is refused instead of aborting the backend") {
@@ -289,7 +289,7 @@ TEST_CASE("An initialized shared-memory global is refused instead of aborting th
       "@s = internal addrspace(3) global float 1.0\n"
       "define ptx_kernel void @k(ptr %p) {\n"
       "  %v = load float, ptr addrspace(3) @s\n  store float %v, ptr %p\n  ret void\n}\n";
-  CheckRefused(CompileStatus(ir, Cuda("sm_90")), "addrspace(3)");
+  CheckInputRefused(CompileStatus(ir, Cuda("sm_90")), "addrspace(3)");
 }
 
 TEST_CASE("An absurd launch bound is reported as unknown, not wrapped") {
@@ -318,16 +318,16 @@ TEST_CASE("object sizes follow DataLayout's struct rules at the bounds, and a sp
   // Packed: 49151 + 1 = 49152 bytes, the bound. Unpacked: the i16 is aligned
   // to 2, so 49151 + 1 + 2 = 49154.
   CHECK(CompileStatus(cuda + "@s = addrspace(3) global <{ [49151 x i8], i8 }> undef\n" + kernel, Cuda("sm_90")).ok());
-  CheckRefused(CompileStatus(cuda + "@s = addrspace(3) global { [49151 x i8], i16 } undef\n" + kernel, Cuda("sm_90")),
+  CheckInputRefused(CompileStatus(cuda + "@s = addrspace(3) global { [49151 x i8], i16 } undef\n" + kernel, Cuda("sm_90")),
                "shared variable @s is 49154 bytes");
   // Padding inside elements: { i8, i64 } is 16 bytes (the i64 aligned to 8),
   // 3072 of them 49152.
   CHECK(CompileStatus(cuda + "@s = addrspace(3) global [3072 x { i8, i64 }] undef\n" + kernel, Cuda("sm_90")).ok());
-  CheckRefused(CompileStatus(cuda + "@s = addrspace(3) global [3073 x { i8, i64 }] undef\n" + kernel, Cuda("sm_90")),
+  CheckInputRefused(CompileStatus(cuda + "@s = addrspace(3) global [3073 x { i8, i64 }] undef\n" + kernel, Cuda("sm_90")),
                "shared variable @s is 49168 bytes");
   // Three globals of 2^46 bytes: each within the bound, together not.
   std::string ir = kCpuAdd;
   for (int i = 0; i < 3; ++i) ir += "@g" + std::to_string(i) + " = global [70368744177664 x i8] zeroinitializer\n";
-  CheckRefused(CompileStatus(ir, Cpu("x86-64")),
+  CheckInputRefused(CompileStatus(ir, Cpu("x86-64")),
                "the module's globals in addrspace(0) total 211106232532992 bytes (reached at @g2)");
 }

@@ -20,7 +20,7 @@ using Fixture = engine::testing::EngineFixture<engine::testing::ScriptedCompiler
 const Peer kReader{"token:reader", /*may_write=*/false};
 const Peer kWriter{"token:writer", /*may_write=*/true};
 
-v1::KernelDescriptor CpuKernel(const std::string& ir) {
+v1::KernelDescriptor AliasedCpuKernel(const std::string& ir) {
   v1::KernelDescriptor d;
   d.set_ir(ir);
   d.mutable_target()->mutable_cpu()->set_cpu("x86-64");
@@ -42,7 +42,7 @@ v1::FastKeyQuery QueryFor(const v1::KernelDescriptor& d) {
 TEST_CASE("a peer that may not write is served a compile, but nothing is stored",
           "[daemon][engine][auth]") {
   Fixture f;
-  const v1::KernelDescriptor d = CpuKernel("ir-r");
+  const v1::KernelDescriptor d = AliasedCpuKernel("ir-r");
   v1::CompileResult first = f.CompileSync(d, kReader);
   REQUIRE(first.status() == v1::CACHE_STATUS_COMPILED);
   CHECK(first.artifact().payload() == "artifact:ir-r");
@@ -56,7 +56,7 @@ TEST_CASE("a peer that may not write is served a compile, but nothing is stored"
 
 TEST_CASE("a peer that may not write still hits what writers stored", "[daemon][engine][auth]") {
   Fixture f;
-  const v1::KernelDescriptor d = CpuKernel("ir-w");
+  const v1::KernelDescriptor d = AliasedCpuKernel("ir-w");
   REQUIRE(f.CompileSync(d, kWriter).status() == v1::CACHE_STATUS_COMPILED);
   CHECK(f.store->Stats().artifacts == 1);
   CHECK(f.store->Stats().aliases == 1);
@@ -84,7 +84,7 @@ TEST_CASE("a peer that may not write stores no CUDA stage outputs", "[daemon][en
 
 TEST_CASE("ResetStats zeroes the engine's counters but not the store's sizes", "[daemon][engine]") {
   Fixture f;
-  const v1::KernelDescriptor d = CpuKernel("ir-s");
+  const v1::KernelDescriptor d = AliasedCpuKernel("ir-s");
   REQUIRE(f.CompileSync(d, kWriter).status() == v1::CACHE_STATUS_COMPILED);
   REQUIRE(f.CompileSync(d, kWriter).status() == v1::CACHE_STATUS_HIT);
   v1::FastKeyQuery missing = QueryFor(d);

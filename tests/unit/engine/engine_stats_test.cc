@@ -19,7 +19,7 @@ namespace {
 
 using Fixture = engine::testing::EngineFixture<engine::testing::ScriptedCompiler>;
 
-v1::KernelDescriptor CpuKernel(const std::string& ir) {
+v1::KernelDescriptor Avx2CpuKernel(const std::string& ir) {
   v1::KernelDescriptor d;
   d.set_ir(ir);
   d.mutable_target()->mutable_cpu()->set_cpu("x86-64");
@@ -50,7 +50,7 @@ TEST_CASE(
     "a first compile is an artifact miss, and a repeat is a hit that saves the stored compile time",
     "[daemon][engine][stats]") {
   Fixture f;
-  const v1::KernelDescriptor d = CpuKernel("ir");
+  const v1::KernelDescriptor d = Avx2CpuKernel("ir");
   REQUIRE(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
   EngineStats s = f.engine->Stats();
   CHECK(s.artifact_misses == 1);
@@ -68,7 +68,7 @@ TEST_CASE(
 TEST_CASE("a stored compile time counts at most the compile timeout as saved",
           "[daemon][engine][stats]") {
   Fixture f([](EngineConfig& c) { c.compile_timeout = std::chrono::seconds(120); });
-  const v1::KernelDescriptor d = CpuKernel("ir");
+  const v1::KernelDescriptor d = Avx2CpuKernel("ir");
   REQUIRE(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
   // A record from a remote cache or a bundle says whatever its writer put there.
   SetStoredCompileMicros(f, d, UINT64_MAX);
@@ -80,7 +80,7 @@ TEST_CASE("a stored compile time counts at most the compile timeout as saved",
 TEST_CASE("without a compile timeout a hit counts at most an hour as saved",
           "[daemon][engine][stats]") {
   Fixture f;
-  v1::KernelDescriptor d = CpuKernel("ir");
+  v1::KernelDescriptor d = Avx2CpuKernel("ir");
   d.set_fast_key("fast");
   d.set_namespace_("ns");
   REQUIRE(f.CompileSync(d, Peer{"uid:1"}).status() == v1::CACHE_STATUS_COMPILED);
@@ -97,7 +97,7 @@ TEST_CASE("without a compile timeout a hit counts at most an hour as saved",
 TEST_CASE("an alias hit adds its artifact's compile time to the time saved",
           "[daemon][engine][stats]") {
   Fixture f;
-  v1::KernelDescriptor d = CpuKernel("ir");
+  v1::KernelDescriptor d = Avx2CpuKernel("ir");
   d.set_fast_key("fast");
   d.set_namespace_("ns");
   REQUIRE(f.CompileSync(d, Peer{"uid:1"}).status() == v1::CACHE_STATUS_COMPILED);
@@ -117,14 +117,14 @@ TEST_CASE("an alias hit adds its artifact's compile time to the time saved",
 
 TEST_CASE("a compile that fails still counts as an artifact miss", "[daemon][engine][stats]") {
   Fixture f;
-  REQUIRE(f.CompileSync(CpuKernel("fail")).status() == v1::CACHE_STATUS_ERROR);
+  REQUIRE(f.CompileSync(Avx2CpuKernel("fail")).status() == v1::CACHE_STATUS_ERROR);
   CHECK(f.engine->Stats().artifact_misses == 1);
 }
 
 TEST_CASE("no_store and recache items never looked at the store: no artifact miss",
           "[daemon][engine][stats]") {
   Fixture f;
-  v1::KernelDescriptor d = CpuKernel("ir");
+  v1::KernelDescriptor d = Avx2CpuKernel("ir");
   d.set_no_store(true);
   REQUIRE(f.CompileSync(d).status() == v1::CACHE_STATUS_COMPILED);
   d.set_no_store(false);
@@ -151,7 +151,7 @@ TEST_CASE("CUDA: new IR is a stage miss, an option only linking reads is a stage
   REQUIRE(f.CompileSync(CudaKernel("other kernel")).status() == v1::CACHE_STATUS_COMPILED);
   CHECK(f.engine->Stats().stage_misses == 2);
   // CPU compiles have no stages.
-  REQUIRE(f.CompileSync(CpuKernel("ir")).status() == v1::CACHE_STATUS_COMPILED);
+  REQUIRE(f.CompileSync(Avx2CpuKernel("ir")).status() == v1::CACHE_STATUS_COMPILED);
   CHECK(f.engine->Stats().stage_misses == 2);
 }
 
@@ -183,9 +183,9 @@ TEST_CASE("every compile that ran is reported once with its target family and ou
       CHECK(e.seconds >= 0);
     };
   });
-  REQUIRE(f.CompileSync(CpuKernel("ir")).status() == v1::CACHE_STATUS_COMPILED);
-  REQUIRE(f.CompileSync(CpuKernel("ir")).status() == v1::CACHE_STATUS_HIT);  // no compile ran
-  REQUIRE(f.CompileSync(CpuKernel("fail")).status() == v1::CACHE_STATUS_ERROR);
+  REQUIRE(f.CompileSync(Avx2CpuKernel("ir")).status() == v1::CACHE_STATUS_COMPILED);
+  REQUIRE(f.CompileSync(Avx2CpuKernel("ir")).status() == v1::CACHE_STATUS_HIT);  // no compile ran
+  REQUIRE(f.CompileSync(Avx2CpuKernel("fail")).status() == v1::CACHE_STATUS_ERROR);
   REQUIRE(f.CompileSync(CudaKernel("kernel")).status() == v1::CACHE_STATUS_COMPILED);
   f.engine->Drain();
   std::lock_guard lock(mu);

@@ -9,8 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
+
+#include "tests/support/subprocess.h"
 
 #ifndef QDCACHE_LAUNCH_FIXTURE
 #error "QDCACHE_LAUNCH_FIXTURE must name the fixture shared object"
@@ -22,14 +23,8 @@
 namespace qdcache::client {
 namespace {
 
-std::string ReadFile(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 const std::string& FixtureBytes() {
-  static const std::string bytes = ReadFile(QDCACHE_LAUNCH_FIXTURE);
+  static const std::string bytes = testing::ReadFileOrDie(QDCACHE_LAUNCH_FIXTURE);
   return bytes;
 }
 
@@ -116,7 +111,7 @@ TEST_CASE("a module moved from no longer resolves symbols, and the moved-to one 
 }
 
 TEST_CASE("an unresolvable dependency fails with dlerror text", "[launch][cpu]") {
-  const std::string bytes = ReadFile(QDCACHE_LAUNCH_FIXTURE_UNDEFINED);
+  const std::string bytes = testing::ReadFileOrDie(QDCACHE_LAUNCH_FIXTURE_UNDEFINED);
   auto module = CpuModule::Load(bytes, "broken");
   REQUIRE_FALSE(module.ok());
   CHECK(module.status().code() == Code::kFailedPrecondition);

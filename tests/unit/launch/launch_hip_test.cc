@@ -13,11 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "tests/support/subprocess.h"
 
 #ifndef QDCACHE_LAUNCH_FIXTURE
 #error "QDCACHE_LAUNCH_FIXTURE must name the fixture shared object"
@@ -46,12 +46,6 @@ std::string ElfHeader(std::uint16_t machine, unsigned char os_abi = 64, std::uin
   header[18] = static_cast<char>(machine & 0xff);
   header[19] = static_cast<char>(machine >> 8);
   return header;
-}
-
-std::string ReadFile(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // Sets (or with nullptr unsets) an environment variable for one scope.
@@ -213,7 +207,7 @@ TEST_CASE("only an AMDGPU ELF shared object for AMDHSA passes as an HSA code obj
   refused(ElfHeader(224, 0), "OS ABI 0");                 // AMDGPU for PAL or Mesa, not HSA
   refused(ElfHeader(224, 64, 1), "not a shared object");  // a relocatable .o
   // A real artifact of the wrong kind: an x86-64 shared object.
-  refused(ReadFile(QDCACHE_LAUNCH_FIXTURE), "machine 62");
+  refused(testing::ReadFileOrDie(QDCACHE_LAUNCH_FIXTURE), "machine 62");
 }
 
 TEST_CASE("with an AMD GPU, wrong images and device indexes are refused before any load",
@@ -226,7 +220,7 @@ TEST_CASE("with an AMD GPU, wrong images and device indexes are refused before a
   INFO("device 0: " << *name << ", HIP " << (*runtime)->runtime_version() << " from "
                     << (*runtime)->library());
 
-  auto shared_object = HipModule::Load(ReadFile(QDCACHE_LAUNCH_FIXTURE));
+  auto shared_object = HipModule::Load(testing::ReadFileOrDie(QDCACHE_LAUNCH_FIXTURE));
   REQUIRE_FALSE(shared_object.ok());
   CHECK(shared_object.status().code() == Code::kInvalidArgument);
   auto cubin_header = HipModule::Load(ElfHeader(190));

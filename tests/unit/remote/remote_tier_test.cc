@@ -33,7 +33,7 @@ struct Fixture {
   std::unique_ptr<RemoteTier> tier;
 };
 
-store::ArtifactRecord Record(const std::string& seed) {
+store::ArtifactRecord TierRecord(const std::string& seed) {
   store::ArtifactRecord r;
   r.key = DigestBytes(Sha256(seed));
   r.kind = 2;
@@ -45,23 +45,23 @@ store::ArtifactRecord Record(const std::string& seed) {
   return r;
 }
 
-const store::AliasKey kAlias{"uid:1", "ns", "cpu:x86-64", "fk"};
+const store::AliasKey kTierAlias{"uid:1", "ns", "cpu:x86-64", "fk"};
 
 }  // namespace
 
 TEST_CASE("what one tier writes, the tier reads back and counts", "[remote][tier]") {
   Fixture f;
-  const store::ArtifactRecord r = Record("a");
+  const store::ArtifactRecord r = TierRecord("a");
   REQUIRE(f.tier->PutArtifact(r).ok());
-  REQUIRE(f.tier->PutAlias(kAlias, {r.key, {}}).ok());
+  REQUIRE(f.tier->PutAlias(kTierAlias, {r.key, {}}).ok());
   auto got = f.tier->GetArtifact(r.key);
   REQUIRE(got.ok());
   REQUIRE(got->has_value());
   CHECK((*got)->payload == r.payload);
-  auto alias = f.tier->GetAlias(kAlias);
+  auto alias = f.tier->GetAlias(kTierAlias);
   REQUIRE(alias.ok());
   CHECK((*alias)->key == r.key);
-  auto missing = f.tier->GetArtifact(Record("b").key);
+  auto missing = f.tier->GetArtifact(TierRecord("b").key);
   REQUIRE(missing.ok());
   CHECK_FALSE(missing->has_value());
   const RemoteStats s = f.tier->Stats();
@@ -74,23 +74,23 @@ TEST_CASE("what one tier writes, the tier reads back and counts", "[remote][tier
 TEST_CASE("the tier stores the remote_codec keys and envelopes every daemon version reads",
           "[remote][tier]") {
   Fixture f;
-  const store::ArtifactRecord r = Record("a");
+  const store::ArtifactRecord r = TierRecord("a");
   REQUIRE(f.tier->PutArtifact(r).ok());
-  REQUIRE(f.tier->PutAlias(kAlias, {r.key, {}}).ok());
+  REQUIRE(f.tier->PutAlias(kTierAlias, {r.key, {}}).ok());
   CHECK(f.backend->size() == 2);
   CHECK(f.backend->Value(ArtifactRedisKey("qdcache:", r.key)) == EncodeArtifactValue(r));
-  CHECK(f.backend->Value(AliasRedisKey("qdcache:", kAlias)) == EncodeAliasValue(kAlias, r.key));
+  CHECK(f.backend->Value(AliasRedisKey("qdcache:", kTierAlias)) == EncodeAliasValue(kTierAlias, r.key));
 }
 
 TEST_CASE("a corrupt remote value is a counted miss", "[remote][tier]") {
   Fixture f;
-  const store::ArtifactRecord r = Record("a");
+  const store::ArtifactRecord r = TierRecord("a");
   f.backend->Set(ArtifactRedisKey("qdcache:", r.key), "garbage");
-  f.backend->Set(AliasRedisKey("qdcache:", kAlias), EncodeArtifactValue(r));  // wrong kind
+  f.backend->Set(AliasRedisKey("qdcache:", kTierAlias), EncodeArtifactValue(r));  // wrong kind
   auto got = f.tier->GetArtifact(r.key);
   REQUIRE(got.ok());
   CHECK_FALSE(got->has_value());
-  auto alias = f.tier->GetAlias(kAlias);
+  auto alias = f.tier->GetAlias(kTierAlias);
   REQUIRE(alias.ok());
   CHECK_FALSE(alias->has_value());
   CHECK(f.tier->Stats().corrupt == 2);
@@ -100,12 +100,12 @@ TEST_CASE("a corrupt remote value is a counted miss", "[remote][tier]") {
 
 TEST_CASE("a batch read answers each key in order, verified, in one backend call", "[remote][tier]") {
   Fixture f;
-  const store::ArtifactRecord a = Record("a"), c = Record("c");
+  const store::ArtifactRecord a = TierRecord("a"), c = TierRecord("c");
   REQUIRE(f.tier->PutArtifact(a).ok());
   REQUIRE(f.tier->PutArtifact(c).ok());
-  f.backend->Set(ArtifactRedisKey("qdcache:", Record("d").key), EncodeArtifactValue(a));  // foreign
+  f.backend->Set(ArtifactRedisKey("qdcache:", TierRecord("d").key), EncodeArtifactValue(a));  // foreign
   const int calls = f.backend->calls();
-  auto got = f.tier->GetArtifacts({a.key, Record("b").key, c.key, Record("d").key});
+  auto got = f.tier->GetArtifacts({a.key, TierRecord("b").key, c.key, TierRecord("d").key});
   REQUIRE(got.ok());
   CHECK(f.backend->calls() == calls + 1);
   REQUIRE(got->size() == 4);
@@ -130,7 +130,7 @@ TEST_CASE("a batch read that fails counts every key, and opens the breaker as an
           "[remote][tier]") {
   Fixture f;
   f.backend->FailEveryCall(Unavailable("connection refused"));
-  const std::vector<store::ArtifactKey> keys = {Record("a").key, Record("b").key};
+  const std::vector<store::ArtifactKey> keys = {TierRecord("a").key, TierRecord("b").key};
   CHECK(f.tier->GetArtifacts(keys).status().code() == Code::kUnavailable);
   CHECK(f.tier->GetArtifacts(keys).status().code() == Code::kUnavailable);
   CHECK(f.tier->Stats().errors == 4);
@@ -143,30 +143,30 @@ TEST_CASE("a batch read that fails counts every key, and opens the breaker as an
 
 TEST_CASE("a read-only tier never writes", "[remote][tier]") {
   Fixture f(/*read_only=*/true);
-  REQUIRE(f.tier->PutArtifact(Record("a")).ok());
-  REQUIRE(f.tier->PutAlias(kAlias, {Record("a").key, {}}).ok());
+  REQUIRE(f.tier->PutArtifact(TierRecord("a")).ok());
+  REQUIRE(f.tier->PutAlias(kTierAlias, {TierRecord("a").key, {}}).ok());
   CHECK(f.backend->calls() == 0);
   CHECK(f.tier->Stats().writes == 0);
 }
 
 TEST_CASE("written keys carry the TTL when one is set", "[remote][tier]") {
   Fixture f(false, 3600s);
-  REQUIRE(f.tier->PutArtifact(Record("a")).ok());
-  REQUIRE(f.tier->PutAlias(kAlias, {Record("a").key, {}}).ok());
-  CHECK(f.backend->TtlSeconds(ArtifactRedisKey("qdcache:", Record("a").key)) == 3600);
-  CHECK(f.backend->TtlSeconds(AliasRedisKey("qdcache:", kAlias)) == 3600);
+  REQUIRE(f.tier->PutArtifact(TierRecord("a")).ok());
+  REQUIRE(f.tier->PutAlias(kTierAlias, {TierRecord("a").key, {}}).ok());
+  CHECK(f.backend->TtlSeconds(ArtifactRedisKey("qdcache:", TierRecord("a").key)) == 3600);
+  CHECK(f.backend->TtlSeconds(AliasRedisKey("qdcache:", kTierAlias)) == 3600);
 }
 
 TEST_CASE("written keys never expire when no TTL is set", "[remote][tier]") {
   Fixture f;
-  REQUIRE(f.tier->PutArtifact(Record("a")).ok());
-  CHECK(f.backend->TtlSeconds(ArtifactRedisKey("qdcache:", Record("a").key)) == -1);
+  REQUIRE(f.tier->PutArtifact(TierRecord("a")).ok());
+  CHECK(f.backend->TtlSeconds(ArtifactRedisKey("qdcache:", TierRecord("a").key)) == -1);
 }
 
 TEST_CASE("failures open the breaker, and calls are skipped until a probe succeeds", "[remote][tier]") {
   Fixture f;
   f.backend->FailEveryCall(Unavailable("connection refused"));
-  const store::ArtifactRecord r = Record("a");
+  const store::ArtifactRecord r = TierRecord("a");
   CHECK_FALSE(f.tier->GetArtifact(r.key).ok());
   CHECK_FALSE(f.tier->PutArtifact(r).ok());
   CHECK_FALSE(f.tier->Stats().healthy);
@@ -186,7 +186,7 @@ TEST_CASE("failures open the breaker, and calls are skipped until a probe succee
 TEST_CASE("FAILED_PRECONDITION from the backend leaves the breaker closed, UNAVAILABLE opens it",
           "[remote][tier]") {
   Fixture f;
-  const store::ArtifactRecord r = Record("a");
+  const store::ArtifactRecord r = TierRecord("a");
   f.backend->FailEveryCall(FailedPrecondition("OOM command not allowed when used memory > 'maxmemory'."));
   for (int i = 0; i < 5; ++i) CHECK_FALSE(f.tier->PutArtifact(r).ok());
   for (int i = 0; i < 5; ++i) CHECK_FALSE(f.tier->GetArtifact(r.key).ok());
@@ -221,12 +221,12 @@ TEST_CASE("a tiered store reads through to the remote and back-fills locally", "
   TieredStore a(store::testing::OpenOrFail(store::testing::OptionsFor(dir_a)), std::move(shared.tier));
   TieredStore b(store::testing::OpenOrFail(store::testing::OptionsFor(dir_b)),
                 std::make_unique<RemoteTier>(RemoteOptions{}, std::move(owned_b)));
-  store::ArtifactRecord r = Record("a");
+  store::ArtifactRecord r = TierRecord("a");
   r.payload_digest.clear();  // filled by Put, for both tiers
-  REQUIRE(a.Put(r, kAlias).ok());
+  REQUIRE(a.Put(r, kTierAlias).ok());
   backend_b->CopyFrom(*backend_a);
 
-  auto alias = b.GetAlias(kAlias);
+  auto alias = b.GetAlias(kTierAlias);
   REQUIRE(alias.ok());
   REQUIRE(alias->has_value());
   auto got = b.Get(**alias);
@@ -249,9 +249,9 @@ TEST_CASE("a tiered store serves local misses when the remote is down", "[remote
   backend->FailEveryCall(Unavailable("connection refused"));
   TieredStore s(store::testing::OpenOrFail(store::testing::OptionsFor(dir)),
                 std::make_unique<RemoteTier>(RemoteOptions{}, std::move(backend)));
-  auto got = s.Get(Record("a").key);
+  auto got = s.Get(TierRecord("a").key);
   REQUIRE(got.ok());
   CHECK_FALSE(got->has_value());
-  REQUIRE(s.Put(Record("a")).ok());  // the local write succeeds
-  CHECK(s.Get(Record("a").key)->has_value());
+  REQUIRE(s.Put(TierRecord("a")).ok());  // the local write succeeds
+  CHECK(s.Get(TierRecord("a").key)->has_value());
 }
