@@ -1,14 +1,18 @@
-// The files in deploy/: systemd units that systemd's own tools accept, and an
-// example config that is exactly what `qdcached --print-config` prints, and
-// the configuration reference in docs/operations.md (--print-config-reference).
-// The systemd checks skip (with a warning) where systemd's tools are absent.
+// The files in deploy/: systemd units that systemd's own tools accept, an
+// example config that is exactly what `qdcached --print-config` prints, the
+// configuration reference in docs/operations.md (--print-config-reference),
+// and man pages naming every option. Checks whose tool is absent skip with
+// a warning.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/support/daemon_process.h"
 #include "tests/support/subprocess.h"
@@ -120,4 +124,76 @@ TEST_CASE("docs/operations.md's configuration reference is what --print-config-r
   REQUIRE(e != std::string::npos);
   INFO("regenerate: docs/update-config-reference.sh [path/to/qdcached]");
   CHECK(doc.substr(table, e - table) == r.out);
+}
+
+namespace {
+
+// A man page as a reader sees it: groff's text output, wide and without
+// hyphenation, so that no flag is broken across lines. Its warnings (-ww) in
+// `warnings`.
+std::string RenderMan(const std::string& groff, const std::string& page, std::string* warnings) {
+  RunResult r = Run({groff, "-man", "-Tutf8", "-ww", "-rLL=400n", "-rHY=0", "-P", "-cbou", page});
+  REQUIRE(r.exit_code == 0);
+  *warnings = r.err;
+  return r.out;
+}
+
+// Every long option ("--max-size") the lines of a program's --help name.
+std::set<std::string> LongOptions(const std::string& help) {
+  std::set<std::string> found;
+  const std::regex option(R"((^|[\s,])(--[a-z][a-z0-9-]*))");
+  for (auto it = std::sregex_iterator(help.begin(), help.end(), option); it != std::sregex_iterator(); ++it) {
+    found.insert((*it)[2]);
+  }
+  return found;
+}
+
+std::string Help(const std::vector<std::string>& argv) {
+  RunResult r = Run(argv, WithoutDaemonVariables());
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
+}  // namespace
+
+TEST_CASE("the man pages render without a warning and name every option the programs' --help lists",
+          "[deploy][man]") {
+  const std::string groff = FindOnPath("groff");
+  if (groff.empty()) {
+    WARN("groff not found (Debian: groff-base): skipping");
+    return;
+  }
+  const std::string man_dir = QDCACHE_MAN_DIR;
+  std::string warnings;
+
+  const std::string daemon_page = RenderMan(groff, man_dir + "/qdcached.8", &warnings);
+  CHECK(warnings.empty());
+  const std::string daemon_help = Help({DaemonBinary(), "--help"});
+  REQUIRE(LongOptions(daemon_help).size() > 40);
+  for (const std::string& flag : LongOptions(daemon_help)) {
+    INFO("qdcached.8 lacks " << flag);
+    CHECK_THAT(daemon_page, Catch::Contains(flag));
+  }
+  CHECK_THAT(daemon_page, Catch::Contains("QDCACHED_MAX_SIZE"));  // the configuration reference
+
+  const std::string cli_page = RenderMan(groff, man_dir + "/qdcache.1", &warnings);
+  CHECK(warnings.empty());
+  const std::string cli_help = Help({CliBinary(), "--help"});
+  const std::size_t commands = cli_help.find("\nSubcommands:\n");
+  REQUIRE(commands != std::string::npos);
+  std::istringstream lines(cli_help.substr(commands + 14));
+  int seen = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string command;
+    if (line.rfind("  ", 0) != 0 || !(words >> command)) continue;
+    ++seen;
+    INFO("qdcache.1 lacks the command " << command);
+    CHECK_THAT(cli_page, Catch::Contains("\n   " + command + "\n"));
+    for (const std::string& flag : LongOptions(Help({CliBinary(), command, "--help"}))) {
+      INFO("qdcache.1 lacks " << command << " " << flag);
+      CHECK_THAT(cli_page, Catch::Contains(flag));
+    }
+  }
+  CHECK(seen >= 18);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What a user of an installed qdcached gets, end to end: `cmake --install`
-# into a fresh prefix, then, using nothing of the build tree,
+# into a fresh prefix (its man pages render), then, using nothing of the
+# build tree,
 #   - a C program built with only `pkg-config qdcache` compiles and runs a kernel;
 #   - the same program built by CMake through find_package(qdcache);
 #   - a fresh Python process imports the installed `qdcache` package, has
@@ -40,6 +41,15 @@ pc=$(find "$prefix" -name qdcache.pc)
 libdir=$(dirname "$(find "$prefix" -name 'libqdcache.so.1')")
 package=$(dirname "$(find "$prefix" -path '*/qdcache/__init__.py')")
 echo "installed: $(cd "$prefix" && find . -type f | sort | tr '\n' ' ')"
+
+# The man pages, which man renders without a warning.
+for page in man8/qdcached.8 man1/qdcache.1; do
+  test -s "$prefix/share/man/$page"
+  if command -v man >/dev/null; then
+    warnings=$(MANWIDTH=100 man -l "$prefix/share/man/$page" 2>&1 >/dev/null)
+    [[ -z $warnings ]] || { echo "man -l $page: $warnings"; exit 1; }
+  fi
+done
 
 # Nothing from the build tree or the test environment.
 unset QDCACHE_LIBRARY QDCACHED_BIN PYTHONPATH QDCACHE_AUTOSPAWN
