@@ -1,12 +1,15 @@
 // The files in deploy/: systemd units that systemd's own tools accept, an
 // example config that is exactly what `qdcached --print-config` prints, the
 // configuration reference in docs/operations.md (--print-config-reference),
-// and man pages naming every option. Checks whose tool is absent skip with
-// a warning.
+// man pages naming every option, and a Grafana dashboard and alert rules
+// naming only metrics a real daemon exports (promtool checks the rules).
+// Checks whose tool is absent skip with a warning.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <set>
@@ -15,6 +18,10 @@
 #include <vector>
 
 #include "tests/support/daemon_process.h"
+#include "tests/support/kernels.h"
+#include "tests/support/metrics_scrape.h"
+#include "tests/support/redis_server.h"
+#include "tests/support/redis_skip.h"
 #include "tests/support/subprocess.h"
 
 using namespace qdcache::testing;
@@ -196,4 +203,99 @@ TEST_CASE("the man pages render without a warning and name every option the prog
     }
   }
   CHECK(seen >= 18);
+}
+
+namespace {
+
+// Every metric family a daemon exports, from the `# TYPE` lines of its scrape,
+// with the series names of histograms (_bucket, _sum, _count).
+std::set<std::string> ExportedMetrics(const std::string& scrape) {
+  std::set<std::string> names;
+  std::istringstream lines(scrape);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string hash, type_word, name, type;
+    if (!(words >> hash >> type_word >> name >> type) || hash != "#" || type_word != "TYPE") continue;
+    names.insert(name);
+    if (type == "histogram") {
+      for (const char* suffix : {"_bucket", "_sum", "_count"}) names.insert(name + suffix);
+    }
+  }
+  return names;
+}
+
+// The qdcache_* metric names a file refers to.
+std::set<std::string> ReferencedMetrics(const std::string& text) {
+  std::set<std::string> names;
+  const std::regex metric(R"(\bqdcache_[a-z0-9_]+)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), metric); it != std::sregex_iterator(); ++it) {
+    names.insert(it->str());
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("the Grafana dashboard and the alert rules name only metrics the daemon exports",
+          "[deploy][metrics]") {
+  if (SkipWithoutRedis("the dashboard's check (the shared tier's metrics need a Redis)")) return;
+  TempDir dir;
+  std::filesystem::create_directory(dir / "redis");
+  std::filesystem::create_directory(dir / "daemon");
+  RedisServer redis(dir / "redis");
+  redis.Start();
+  DaemonProcess daemon(dir / "daemon", {"--metrics-listen", "127.0.0.1:0", "--remote",
+                                        "redis://127.0.0.1:" + std::to_string(redis.port())});
+  daemon.Start();
+  // What makes every labelled family appear: a compile, a hit, and a fast-key
+  // conflict (the same fast key for two IRs).
+  auto client = daemon.Connect();
+  REQUIRE(CompileOne(*client, Descriptor("cpu/saxpy.ll", "cpu:x86-64")).status() == qdcache::v1::CACHE_STATUS_COMPILED);
+  REQUIRE(CompileOne(*client, Descriptor("cpu/saxpy.ll", "cpu:x86-64")).status() == qdcache::v1::CACHE_STATUS_HIT);
+  for (int n : {1, 2}) {
+    qdcache::v1::KernelDescriptor d = Descriptor("cpu/saxpy.ll", "cpu:x86-64");
+    d.set_ir("define i64 @block() {\n  ret i64 " + std::to_string(n) + "\n}\n");
+    d.set_fast_key("tile");
+    REQUIRE(CompileOne(*client, d).status() == qdcache::v1::CACHE_STATUS_COMPILED);
+  }
+  const std::set<std::string> exported = ExportedMetrics(ScrapeMetrics(daemon.MetricsAddress()));
+  REQUIRE(exported.count("qdcache_remote_up") == 1);
+  REQUIRE(exported.count("qdcache_alias_conflicts_total") == 1);
+
+  const std::string dashboard_text = ReadFileOrDie(kDeploy + "/grafana/qdcached.json");
+  const nlohmann::json dashboard = nlohmann::json::parse(dashboard_text);
+  int queries = 0;
+  for (const auto& panel : dashboard.at("panels")) {
+    if (panel.at("type") == "row") continue;
+    INFO("panel " << panel.at("title"));
+    REQUIRE_FALSE(panel.at("targets").empty());
+    for (const auto& target : panel.at("targets")) {
+      CHECK_FALSE(target.at("expr").get<std::string>().empty());
+      ++queries;
+    }
+  }
+  CHECK(queries >= 40);
+
+  for (const std::string file : {"/grafana/qdcached.json", "/prometheus/qdcached-alerts.yml"}) {
+    const std::set<std::string> referenced = ReferencedMetrics(ReadFileOrDie(kDeploy + file));
+    CHECK(referenced.size() >= 8);
+    for (const std::string& name : referenced) {
+      INFO("deploy" << file << " names " << name << ", which the daemon does not export");
+      CHECK(exported.count(name) == 1);
+    }
+  }
+}
+
+TEST_CASE("promtool accepts the alert rules, and their unit tests pass", "[deploy][metrics]") {
+  const std::string promtool = FindOnPath("promtool");
+  if (promtool.empty()) {
+    WARN("promtool not found (Debian: prometheus): skipping");
+    return;
+  }
+  RunResult check = Run({promtool, "check", "rules", kDeploy + "/prometheus/qdcached-alerts.yml"});
+  INFO(check.out << check.err);
+  CHECK(check.exit_code == 0);
+  RunResult test = Run({promtool, "test", "rules", kDeploy + "/prometheus/qdcached-alerts.test.yml"});
+  INFO(test.out << test.err);
+  CHECK(test.exit_code == 0);
 }
