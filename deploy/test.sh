@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-default}
-./deploy/install-deps.sh
+./deploy/install-deps.sh --test
 ./deploy/build.sh "$preset"
 ctest --preset "$preset" -j "${QDCACHE_TEST_JOBS:-2}"
