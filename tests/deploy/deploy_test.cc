@@ -145,14 +145,18 @@ std::string RenderMan(const std::string& groff, const std::string& page, std::st
   return r.out;
 }
 
-// Every long option ("--max-size") the lines of a program's --help name.
-std::set<std::string> LongOptions(const std::string& help) {
+// Every match of `pattern` in `text` (its capture `group`; 0: the whole match).
+std::set<std::string> Matches(const std::string& text, const std::regex& pattern, int group = 0) {
   std::set<std::string> found;
-  const std::regex option(R"((^|[\s,])(--[a-z][a-z0-9-]*))");
-  for (auto it = std::sregex_iterator(help.begin(), help.end(), option); it != std::sregex_iterator(); ++it) {
-    found.insert((*it)[2]);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern); it != std::sregex_iterator(); ++it) {
+    found.insert((*it)[group]);
   }
   return found;
+}
+
+// Every long option ("--max-size") the lines of a program's --help name.
+std::set<std::string> LongOptions(const std::string& help) {
+  return Matches(help, std::regex(R"((^|[\s,])(--[a-z][a-z0-9-]*))"), 2);
 }
 
 std::string Help(const std::vector<std::string>& argv) {
@@ -226,12 +230,7 @@ std::set<std::string> ExportedMetrics(const std::string& scrape) {
 
 // The qdcache_* metric names a file refers to.
 std::set<std::string> ReferencedMetrics(const std::string& text) {
-  std::set<std::string> names;
-  const std::regex metric(R"(\bqdcache_[a-z0-9_]+)");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), metric); it != std::sregex_iterator(); ++it) {
-    names.insert(it->str());
-  }
-  return names;
+  return Matches(text, std::regex(R"(\bqdcache_[a-z0-9_]+)"));
 }
 
 }  // namespace
