@@ -7,6 +7,7 @@ drift from what the programs accept.
 usage: make_man.py QDCACHED QDCACHE OUT_DIR
 """
 
+import os
 import re
 import subprocess
 import sys
@@ -15,7 +16,10 @@ SECTION = re.compile(r"^([A-Z][A-Za-z ]*):$")  # CLI11: "Options:", "Subcommands
 
 
 def output(*args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    """A program's output, run without the builder's QDCACHE_* and QDCACHED_*
+    settings (they would show as defaults)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("QDCACHE_", "QDCACHED_"))}
+    return subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout
 
 
 def text(s):
