@@ -76,6 +76,16 @@ class Help:
         return []
 
 
+def reference_row(row):
+    """The cells of a row of --print-config-reference's Markdown table
+    (flag, environment variable, kind, default, what), split at the pipes
+    that are not escaped (\\| is a pipe inside a cell)."""
+    cells = [c.strip().strip("`").replace("\\|", "|") for c in re.split(r"(?<!\\)\|", row.strip())[1:-1]]
+    if len(cells) != 5:
+        sys.exit("make_man.py: a configuration reference row without 5 cells: " + row)
+    return cells
+
+
 def options(out, entries):
     for name, said in entries:
         out.append(".TP")
@@ -107,8 +117,7 @@ def qdcached_page(qdcached):
             text("Every setting, with its environment variable, its kind and its default "
                  "(the key in the TOML config file is the flag's name without the dashes):")]
     for row in output(qdcached, "--print-config-reference").splitlines()[2:]:
-        cells = [c.strip().strip("`").replace("\\|", "|") for c in row.strip().strip("|").split(" | ")]
-        flag, env, kind, default, said = cells
+        flag, env, kind, default, said = reference_row(row)
         out.append(".TP")
         out.append(flags(flag[2:]) + " (" + kind + (", default " + text(default) if default else "") + ")")
         out.append(text(said) + ". Environment: " + flags(env) + ".")
