@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cuda_libraries.h"
 #include "backends/llvm_targets.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -122,6 +123,11 @@ static CudaSupport ProbeCudaSupport() {
   support.unavailable_reason = "built without CUDA";
   return support;
 #else
+  if (const std::string& missing = CudaLibraryError(CudaLibrary::kNvJitLink); !missing.empty()) {
+    support.cuda_version = "none";
+    support.unavailable_reason = missing;
+    return support;
+  }
   unsigned major = 0;
   unsigned minor = 0;
   if (nvJitLinkVersion(&major, &minor) != NVJITLINK_SUCCESS) {

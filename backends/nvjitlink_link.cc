@@ -4,6 +4,7 @@
 
 #include "backends/c_api.h"
 #include "backends/compile_error.h"
+#include "backends/cuda_libraries.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -97,6 +98,9 @@ llvm::Error Failure(const char* step, nvJitLinkResult result, nvJitLinkHandle ha
 
 llvm::Expected<LinkedCubin> LinkPtxToCubin(std::string_view ptx, const std::string& sm,
                                            const CompileOptions& options, std::string_view cudadevrt) {
+  if (const std::string& missing = CudaLibraryError(CudaLibrary::kNvJitLink); !missing.empty()) {
+    return NotAvailable(missing);
+  }
   std::vector<std::string> args = {"-arch=" + sm, "-verbose"};
   for (std::string& arg : NvJitLinkOptionArgs(options)) args.push_back(std::move(arg));
   std::vector<const char*> argv;

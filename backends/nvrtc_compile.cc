@@ -11,6 +11,7 @@
 
 #include "backends/c_api.h"
 #include "backends/compile_error.h"
+#include "backends/cuda_libraries.h"
 #include "common/digest.h"
 #include "compiler/cuda_program.h"
 #include "llvm/ADT/StringRef.h"
@@ -174,6 +175,7 @@ class EmptyWorkingDirectory {
 }  // namespace
 
 std::string NvrtcVersion() {
+  if (!CudaLibraryError(CudaLibrary::kNvrtc).empty()) return "none";
   int major = 0, minor = 0;
   if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "probe-failed:nvrtc";
   return std::to_string(major) + "." + std::to_string(minor);
@@ -181,6 +183,7 @@ std::string NvrtcVersion() {
 
 llvm::Expected<NvrtcOutput> CompileCudaToPtx(std::string_view encoded, const std::string& sm,
                                              const CompileOptions& options) {
+  if (const std::string& missing = CudaLibraryError(CudaLibrary::kNvrtc); !missing.empty()) return NotAvailable(missing);
   Expected<CudaProgram> decoded = DecodeCudaProgram(encoded);
   if (!decoded.ok()) return ToolchainFailure("the worker got a CUDA C++ program it cannot decode");
   const CudaProgram& program = *decoded;

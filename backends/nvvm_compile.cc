@@ -4,6 +4,7 @@
 
 #include "backends/c_api.h"
 #include "backends/compile_error.h"
+#include "backends/cuda_libraries.h"
 #include "llvm/ADT/StringRef.h"
 
 #ifdef QDCACHE_HAVE_NVVM
@@ -71,6 +72,7 @@ llvm::Error Failure(const char* step, nvvmResult result, nvvmProgram program) {
 }  // namespace
 
 std::string NvvmVersion() {
+  if (!CudaLibraryError(CudaLibrary::kNvvm).empty()) return "none";
   int major = 0, minor = 0, ir_major = 0, ir_minor = 0, debug_major = 0, debug_minor = 0;
   if (nvvmVersion(&major, &minor) != NVVM_SUCCESS ||
       nvvmIRVersion(&ir_major, &ir_minor, &debug_major, &debug_minor) != NVVM_SUCCESS) {
@@ -82,6 +84,7 @@ std::string NvvmVersion() {
 
 llvm::Expected<std::string> CompileNvvmToPtx(std::string_view ir, const std::string& sm,
                                              const CompileOptions& options, std::string_view libdevice) {
+  if (const std::string& missing = CudaLibraryError(CudaLibrary::kNvvm); !missing.empty()) return NotAvailable(missing);
   NvvmProgram program;
   if (nvvmResult r = nvvmCreateProgram(program.out()); r != NVVM_SUCCESS) return Failure("create", r, nullptr);
   if (nvvmResult r = nvvmAddModuleToProgram(program.get(), ir.data(), ir.size(), "kernel");

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "backends/cuda_libraries.h"
 #include "backends/in_process_compiler.h"
 #include "compiler/compiler.h"
 #include "compiler/worker_protocol.h"
@@ -161,6 +162,8 @@ bool ParseArgs(int argc, const char* const* argv, int* fd, std::uint64_t* max_an
       config->libdevice_path = std::string(arg.substr(12));
     } else if (arg.substr(0, 14) == "--device-libs=") {
       config->device_libs_dir = std::string(arg.substr(14));
+    } else if (arg.substr(0, 17) == "--cuda-libraries=") {
+      SetCudaLibraryDirectory(std::string(arg.substr(17)));  // before the compiler probes CUDA
     } else {
       return false;
     }
@@ -174,7 +177,7 @@ int RunCompileWorkerMain(int argc, const char* const* argv) {
   CompilerConfig config;
   std::uint64_t max_answer = kMaxFrameBytes;
   if (!ParseArgs(argc, argv, &g_fd, &max_answer, &config)) {
-    std::fprintf(stderr, "usage: qdcached %s --fd=N [%sN] [--libdevice=PATH] [--device-libs=DIR] (started by qdcached)\n",
+    std::fprintf(stderr, "usage: qdcached %s --fd=N [%sN] [--libdevice=PATH] [--device-libs=DIR] [--cuda-libraries=DIR] (started by qdcached)\n",
                  kCompileWorkerFlag, kMaxAnswerFlag);
     return kWorkerExitUsage;
   }

@@ -8,7 +8,7 @@ namespace qdcache::compiler {
 // argv[1] of a worker process. The rest: "--fd=N", "--max-answer-bytes=N",
 // optionally "--scratch=DIR" (its TMPDIR: scratch files go there, and
 // the daemon removes the directory when it reaps the worker, also after a
-// kill), "--libdevice=PATH" and "--device-libs=DIR".
+// kill), "--libdevice=PATH", "--device-libs=DIR" and "--cuda-libraries=DIR".
 inline constexpr char kCompileWorkerFlag[] = "--compile-worker";
 inline constexpr char kMaxAnswerFlag[] = "--max-answer-bytes=";
 inline constexpr char kScratchFlag[] = "--scratch=";

@@ -26,6 +26,7 @@ struct DaemonOptions {
   std::string metrics_listen;        // "HOST:PORT" of the Prometheus endpoint; empty: off
   std::string libdevice_path;  // empty: the one found at build time
   std::string device_libs_dir;  // ROCm device libraries; empty: the directory found at build time
+  std::string cuda_library_dir;  // nvJitLink, NVRTC, libNVVM; empty: the loader's search, then the build's
   bool sync_writes = false;    // fsync each store write (power-loss durability)
   std::uint64_t max_bytes = 10ull << 30;  // store byte cap, LRU eviction beyond it; 0 = none
   std::uint64_t memory_cache_bytes = 256ull << 20;  // verified records held for hits; 0 = none

@@ -47,6 +47,10 @@ std::vector<Setting> MakeSettings() {
                             "Directory of ROCm's device libraries, ocml.bc, ockl.bc and oclc_*.bc (empty: the one "
                             "found at build time)",
                             &O::device_libs_dir));
+  s.push_back(StringSetting("cuda-libraries",
+                            "Directory of CUDA's libnvJitLink, libnvrtc and libnvvm, loaded at run time (empty: the "
+                            "dynamic loader's search, then the toolkit found at build time)",
+                            &O::cuda_library_dir));
   // Below 64K one large kernel's artifact (a cubin with its PTX) fills the
   // store alone: every write would evict everything else.
   s.push_back(SizeSetting("max-size",

@@ -96,6 +96,7 @@ Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions
   }
   if (!options.libdevice_path.empty()) c.spawn.args.push_back("--libdevice=" + options.libdevice_path);
   if (!options.device_libs_dir.empty()) c.spawn.args.push_back("--device-libs=" + options.device_libs_dir);
+  if (!options.cuda_library_dir.empty()) c.spawn.args.push_back("--cuda-libraries=" + options.cuda_library_dir);
   c.spawn.memory_limit_bytes = kSanitized ? 0 : options.worker_memory_bytes;
   // A worker's answer becomes a response: keep room for its other fields.
   constexpr std::uint64_t kResponseOverhead = 1 << 20;

@@ -74,3 +74,40 @@ TEST_CASE("include_ptx returns the PTX the cubin was linked from", "[integration
   CHECK(ptx.find(".target sm_90") != std::string::npos);
   CHECK(ptx.find(".entry saxpy") != std::string::npos);
 }
+
+// CUDA's libraries are loaded at run time (backends/cuda_libraries.h): a
+// daemon whose cuda-libraries directory lacks them starts, serves CPU
+// compiles, and refuses CUDA ones saying which file it could not load, where.
+TEST_CASE("without CUDA's libraries the daemon serves the CPU and refuses CUDA, naming the missing library",
+          "[integration][cuda]") {
+  QDC_REQUIRE_CUDA_BUILT();
+  TempDir dir;
+  TempDir empty;  // no libnvJitLink.so.* in it
+  DaemonProcess daemon(dir.path(), {"--cuda-libraries", empty.path()});
+  daemon.Start();
+  auto client = daemon.Connect();
+  v1::CompileResult cpu = CompileOne(*client, Descriptor("cpu/saxpy.ll", "cpu:x86-64"));
+  CHECK(cpu.status() == v1::CACHE_STATUS_COMPILED);
+  v1::CompileResult cuda = CompileOne(*client, Descriptor("cuda/saxpy.ll", "cuda:sm_90"));
+  REQUIRE(cuda.has_error());
+  INFO(cuda.error().message());
+  CHECK(cuda.error().code() == static_cast<int>(Code::kFailedPrecondition));
+  CHECK_THAT(cuda.error().message(), Catch::Contains("libnvJitLink.so.") && Catch::Contains(empty.path()) &&
+                                         Catch::Contains("cuda-libraries"));
+  auto stats = client->Stats();
+  REQUIRE(stats.ok());
+  CHECK(stats->compiles() == 1);
+}
+
+TEST_CASE("a cuda-libraries directory holding CUDA's libraries is where they are loaded from",
+          "[integration][cuda]") {
+  QDC_REQUIRE_CUDA_BUILT();
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--cuda-libraries", QDCACHE_TEST_NVJITLINK_DIR});
+  daemon.Start();
+  auto client = daemon.Connect();
+  v1::CompileResult r = CompileOne(*client, Descriptor("cuda/saxpy.ll", "cuda:sm_90"));
+  INFO((r.has_error() ? r.error().message() : ""));
+  REQUIRE(r.status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(CubinSm(r.artifact().payload()) == 90);
+}
