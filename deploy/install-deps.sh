@@ -30,6 +30,9 @@ test_packages=(
   # venv offline, and Numba for examples/python/numba_cpu.py.
   python3-prometheus-client mypy python3-pip python3-setuptools python3-wheel python3-venv
   python3-numba
+  # The Debian packages (deploy/package.sh: dpkg-shlibdeps), checked by
+  # lintian and installed into a fresh root made with debootstrap.
+  dpkg-dev lintian debootstrap
 )
 case "${1:-}" in
   "") ;;

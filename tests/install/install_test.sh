@@ -43,7 +43,7 @@ package=$(dirname "$(find "$prefix" -path '*/qdcache/__init__.py')")
 echo "installed: $(cd "$prefix" && find . -type f | sort | tr '\n' ' ')"
 
 # The man pages, which man renders without a warning.
-for page in man8/qdcached.8 man1/qdcache.1; do
+for page in man8/qdcached.8.gz man1/qdcache.1.gz; do
   test -s "$prefix/share/man/$page"
   if command -v man >/dev/null; then
     warnings=$(MANWIDTH=100 man -l "$prefix/share/man/$page" 2>&1 >/dev/null)
