@@ -48,8 +48,9 @@ std::vector<Setting> MakeSettings() {
                             "found at build time)",
                             &O::device_libs_dir));
   s.push_back(StringSetting("cuda-libraries",
-                            "Directory of CUDA's libnvJitLink, libnvrtc and libnvvm, loaded at run time (empty: the "
-                            "dynamic loader's search, then the toolkit found at build time)",
+                            "Directories (DIR[:DIR...]) of CUDA's libnvJitLink, libnvrtc and libnvvm, loaded at run "
+                            "time (empty: the dynamic loader's search, then the toolkit found at build time, then "
+                            "/usr/local/cuda)",
                             &O::cuda_library_dir));
   // Below 64K one large kernel's artifact (a cubin with its PTX) fills the
   // store alone: every write would evict everything else.

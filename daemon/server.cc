@@ -13,6 +13,7 @@
 #include <mutex>
 #include <utility>
 
+#include "backends/cuda_libraries.h"
 #include "common/units.h"
 #include "common/paths.h"
 #include "daemon/activity_interceptor.h"
@@ -97,6 +98,9 @@ Expected<std::unique_ptr<compiler::WorkerPool>> StartWorkers(const DaemonOptions
   if (!options.libdevice_path.empty()) c.spawn.args.push_back("--libdevice=" + options.libdevice_path);
   if (!options.device_libs_dir.empty()) c.spawn.args.push_back("--device-libs=" + options.device_libs_dir);
   if (!options.cuda_library_dir.empty()) c.spawn.args.push_back("--cuda-libraries=" + options.cuda_library_dir);
+  // The daemon answers Targets itself (what it can compile for): from the
+  // same libraries as its workers.
+  compiler::SetCudaLibraryDirectory(options.cuda_library_dir);
   c.spawn.memory_limit_bytes = kSanitized ? 0 : options.worker_memory_bytes;
   // A worker's answer becomes a response: keep room for its other fields.
   constexpr std::uint64_t kResponseOverhead = 1 << 20;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds qdcached's Debian packages with CPack (deploy/debian/CMakeLists.txt):
 # qdcached, libqdcache1, libqdcache-dev and python3-qdcache, version
-# project(VERSION), into OUT_DIR (default: dist/), and prints their paths.
+# project(VERSION), into OUT_DIR (default: dist/), and prints their paths
+# (the build's output goes to stderr).
 # Configures its own build tree (build-package/, or $QDCACHE_PACKAGE_BUILD)
 # for the prefix /usr without the test suite; needs dpkg-dev (dpkg-shlibdeps
 # writes the dependencies), which deploy/install-deps.sh installs.
@@ -29,12 +30,29 @@ mkdir -p "$out"
 # out, each replacing a regular file of the same name (an earlier build).
 rm -f "$build"/cpack/*.deb  # this script's own earlier output
 (cd "$build" && cpack -G DEB -B "$build/cpack" >&2)
+# OUT_DIR keeps a list of the packages this script put there, with their
+# digests: a file of the same name is replaced only if it is one of those,
+# unchanged; anything else there (a package from elsewhere, a link, a FIFO)
+# stops the script instead.
+manifest="$out/.qdcache-packages"
+if [[ -L $manifest || (-e $manifest && ! -f $manifest) ]]; then
+  echo "package.sh: $manifest is not a regular file; not touching it" >&2
+  exit 1
+fi
+touch "$manifest"
 for deb in "$build"/cpack/*.deb; do
-  dest="$out/$(basename "$deb")"
-  if [[ -L $dest || (-e $dest && ! -f $dest) ]]; then  # never write through a link, a FIFO, a device
-    echo "package.sh: $dest exists and is not a regular file; not touching it" >&2
-    exit 1
+  name=$(basename "$deb")
+  dest="$out/$name"
+  if [[ -L $dest || -e $dest ]]; then
+    sum=$( [[ -f $dest && ! -L $dest ]] && sha256sum <"$dest" | cut -d' ' -f1 || true)
+    if [[ -z $sum ]] || ! grep -qxF "$sum  $name" "$manifest"; then
+      echo "package.sh: $dest exists and is not a package this script made there; not touching it" >&2
+      exit 1
+    fi
+    rm -f -- "$dest"
   fi
-  cp -f "$deb" "$dest"
+  cp -- "$deb" "$dest"
+  { grep -vF "  $name" "$manifest" || true; sha256sum <"$dest" | sed "s/ .*/  $name/"; } >"$manifest.new"
+  mv -f -- "$manifest.new" "$manifest"
   echo "$dest"
 done

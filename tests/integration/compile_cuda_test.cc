@@ -75,6 +75,20 @@ TEST_CASE("include_ptx returns the PTX the cubin was linked from", "[integration
   CHECK(ptx.find(".entry saxpy") != std::string::npos);
 }
 
+namespace {
+
+// What `qdcache targets --json` says of the cuda family.
+bool CudaFamilyAvailable(const DaemonProcess& daemon) {
+  const nlohmann::json targets = Json(Cli(daemon, {"targets", "--json"}));
+  for (const nlohmann::json& family : targets.at("families")) {
+    if (family.at("family") == "cuda") return family.at("available").get<bool>();
+  }
+  FAIL("no cuda family in qdcache targets");
+  return false;
+}
+
+}  // namespace
+
 // CUDA's libraries are loaded at run time (backends/cuda_libraries.h): a
 // daemon whose cuda-libraries directory lacks them starts, serves CPU
 // compiles, and refuses CUDA ones saying which file it could not load, where.
@@ -97,17 +111,30 @@ TEST_CASE("without CUDA's libraries the daemon serves the CPU and refuses CUDA, 
   auto stats = client->Stats();
   REQUIRE(stats.ok());
   CHECK(stats->compiles() == 1);
+  // The daemon's own answer about its targets agrees with its workers.
+  CHECK_FALSE(CudaFamilyAvailable(daemon));
 }
 
-TEST_CASE("a cuda-libraries directory holding CUDA's libraries is where they are loaded from",
+TEST_CASE("cuda-libraries directories holding CUDA's libraries are where LLVM IR, CUDA C++ and NVVM IR compile from",
           "[integration][cuda]") {
   QDC_REQUIRE_CUDA_BUILT();
   TempDir dir;
-  DaemonProcess daemon(dir.path(), {"--cuda-libraries", QDCACHE_TEST_NVJITLINK_DIR});
+  TempDir empty;  // tried first, in vain: the list is searched in order
+  DaemonProcess daemon(dir.path(), {"--cuda-libraries", empty.path() + ":" + QDCACHE_TEST_NVJITLINK_DIR});
   daemon.Start();
   auto client = daemon.Connect();
   v1::CompileResult r = CompileOne(*client, Descriptor("cuda/saxpy.ll", "cuda:sm_90"));
   INFO((r.has_error() ? r.error().message() : ""));
   REQUIRE(r.status() == v1::CACHE_STATUS_COMPILED);
   CHECK(CubinSm(r.artifact().payload()) == 90);
+  CHECK(CudaFamilyAvailable(daemon));
+  // NVRTC (with its builtins, opened beside it) and libNVVM, by path too.
+  for (const char* input : {"cuda_cpp/half_axpy.cu", "nvvm/axpy.nvvm"}) {
+    INFO(input);
+    const std::string out = dir.path() + "/out.cubin";
+    const nlohmann::json compiled = Json(Cli(
+        daemon, {"compile", TestData(input), "--target", "cuda:sm_90", "--link-libdevice", "-o", out, "--json"}));
+    CHECK(compiled.at("status") == "compiled");
+    CHECK(CubinSm(ReadFileOrDie(out)) == 90);
+  }
 }

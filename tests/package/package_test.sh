@@ -14,7 +14,7 @@
 #     systemd installed after the packages: they install without it);
 #   - apt purges the packages, leaving none of their files.
 # Skips (77), saying why, where it cannot run: not root, no debootstrap, no
-# Debian archive configured. Everything it makes is under one scratch
+# Debian archive configured, or the archive unreachable. Everything it makes is under one scratch
 # directory, unmounted and removed at the end.
 #
 # usage: package_test.sh SOURCE_DIR SCRATCH_PARENT
@@ -32,14 +32,14 @@ codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 # The Debian archive apt uses here: its main suite, and every suite (updates,
 # security) for the root's own sources.
 mapfile -t suites < <(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' \
-  'Component: main' | sort -u)
+  'Component: main' 'Origin: Debian' | sort -u)
 mirror=""
 for line in "${suites[@]}"; do
   [[ ${line#* } == "$codename" ]] && mirror=${line% *}
 done
 [[ -n $codename && -n $mirror ]] || skip "apt has no Debian archive with suite '$codename' configured"
 
-work=$(mktemp -d "$scratch_parent/package-test.XXXXXX")
+work=$(realpath "$(mktemp -d "$scratch_parent/package-test.XXXXXX")")
 root="$work/root"
 daemon_pid=""
 cleanup() {
@@ -60,7 +60,8 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== the packages (deploy/package.sh)"
-mapfile -t debs < <(QDCACHE_PACKAGE_BUILD="$scratch_parent/package-build" "$source_dir/deploy/package.sh" "$work/debs")
+made=$(QDCACHE_PACKAGE_BUILD="$scratch_parent/package-build" "$source_dir/deploy/package.sh" "$work/debs")
+mapfile -t debs <<<"$made"
 printf '%s\n' "${debs[@]}"
 version=$(sed -n 's/^project(qdcached VERSION \([0-9.]*\).*/\1/p' "$source_dir/CMakeLists.txt")
 for package in qdcached libqdcache1 libqdcache-dev python3-qdcache; do
@@ -80,15 +81,22 @@ fi
 echo "== a fresh $codename root (debootstrap --variant=minbase, $mirror)"
 cache="$scratch_parent/debootstrap-cache"  # kept: the next run downloads nothing again
 mkdir -p "$cache"
-debootstrap --variant=minbase --cache-dir="$cache" "$codename" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
-  { tail -20 "$work/debootstrap.log"; exit 1; }
+if ! debootstrap --variant=minbase --cache-dir="$cache" "$codename" "$root" "$mirror" >"$work/debootstrap.log" 2>&1; then
+  tail -20 "$work/debootstrap.log"
+  if grep -qE "Failed getting release file|Couldn't download|Temporary failure resolving" "$work/debootstrap.log"; then
+    skip "the Debian archive $mirror cannot be reached (debootstrap says so above)"
+  fi
+  exit 1
+fi
 printf 'deb %s\n' "${suites[@]/%/ main}" >"$root/etc/apt/sources.list"
 # This machine's way to the archive (a proxy, a snapshot's expired Release).
 apt-config dump | grep -E '^Acquire::(https?::Proxy|Check-Valid-Until|Check-Date) ' \
   >"$root/etc/apt/apt.conf.d/99host" || true
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 mount -t proc proc "$root/proc"
-in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+# Each command in the root has 10 minutes (apt's downloads included): a hang
+# fails the test instead of holding it to CTest's limit.
+in_root() { timeout 600 chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
 
 echo "== apt installs the packages and their dependencies"
 mkdir "$root/tmp/debs"
@@ -116,7 +124,9 @@ chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
   setpriv --reuid=qdcache --regid=qdcache --init-groups -- $exec_start --ready-fd 3 \
   3>"$work/ready" >"$work/daemon.log" 2>&1 &
 daemon_pid=$!
-read -r ready <"$work/ready" || true
+# The daemon closes the FIFO's write end by exiting (nothing else holds it):
+# EOF then, not a hang; -t bounds a daemon that neither serves nor exits.
+read -r -t 120 ready <"$work/ready" || true
 [[ $ready == ready ]] || { cat "$work/daemon.log"; echo "the installed daemon did not start" >&2; exit 1; }
 socket=/run/qdcached/qdcached.sock
 cp "$source_dir/tests/data/cpu/saxpy.ll" "$source_dir/tests/package/installed_python.py" "$root/tmp/"
@@ -132,6 +142,7 @@ in_root python3 /tmp/installed_python.py "$socket" /tmp/saxpy.ll
 in_root stat -c '%U %n' /var/lib/qdcached | grep -q "^qdcache " ||
   { echo "the store is not the qdcache user's" >&2; exit 1; }
 kill -TERM "$daemon_pid"
+timeout 120 tail --pid="$daemon_pid" -f /dev/null || { echo "the daemon did not exit within 2 minutes of SIGTERM" >&2; exit 1; }
 wait "$daemon_pid" || { cat "$work/daemon.log"; echo "the daemon did not exit cleanly" >&2; exit 1; }
 daemon_pid=""
 
