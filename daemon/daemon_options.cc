@@ -137,6 +137,11 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv, cons
   if (o.remote_url.empty() && (o.remote_read_only || !o.remote_user.empty() || !o.remote_password_file.empty())) {
     return InvalidArgument("--remote-read-only, --remote-user and --remote-password-file need --remote");
   }
+  if (o.remote_url.empty() && (o.remote_max_share_bytes != defaults.remote_max_share_bytes ||
+                               o.remote_min_share_compile != defaults.remote_min_share_compile ||
+                               o.remote_backfill != defaults.remote_backfill)) {
+    return InvalidArgument("--remote-max-share-size, --remote-min-share-compile and --remote-backfill need --remote");
+  }
   if (print_config) return Status(Code::kCancelled, RenderConfig(settings, o));
   return o;
 }

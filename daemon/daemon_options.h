@@ -66,6 +66,10 @@ struct DaemonOptions {
   std::chrono::seconds remote_ttl{0};              // expiry of written keys; 0 = none
   std::chrono::milliseconds remote_backoff{2000};  // breaker open period, doubling up to 60s
   int remote_failures = 3;                         // consecutive failures that open the breaker
+  // The shared tier's admission rules and back-fill (remote::RemoteOptions).
+  std::uint64_t remote_max_share_bytes = 16ull << 20;  // 0: no limit
+  std::chrono::milliseconds remote_min_share_compile{0};
+  bool remote_backfill = true;
 };
 
 // Where ParseDaemonFlags looks beyond argv.

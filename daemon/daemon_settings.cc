@@ -133,6 +133,17 @@ std::vector<Setting> MakeSettings() {
                             &O::remote_backoff, true));
   s.push_back(CountSetting("remote-failures", "Consecutive remote failures that stop calls to it",
                            &O::remote_failures, 1, 1000));
+  s.push_back(SizeSetting("remote-max-share-size",
+                          "Largest artifact (payload and PTX) written to the remote; larger ones stay local, with "
+                          "their fast keys (0: no limit)",
+                          &O::remote_max_share_bytes, 1, kNoMax, true));
+  s.push_back(MillisSetting("remote-min-share-compile",
+                            "Shortest compile whose artifact is written to the remote; quicker ones stay local, "
+                            "not worth a round trip (0: all)",
+                            &O::remote_min_share_compile, false));
+  s.push_back(BoolSetting("remote-backfill",
+                          "Keep what the remote serves in the local store too (false: only this daemon's compiles)",
+                          &O::remote_backfill));
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/file_read.h"
+#include "common/units.h"
 
 #include "remote/redis_connection.h"
 #include "remote/redis_url.h"
@@ -63,16 +64,20 @@ Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
   connect.username = options.remote_user;
   QDC_ASSIGN_OR_RETURN(connect.password, LoadRemotePassword(options.remote_password_file));
   r.read_only = options.remote_read_only;
+  r.max_share_bytes = options.remote_max_share_bytes;
+  r.min_share_compile = options.remote_min_share_compile;
+  r.backfill = options.remote_backfill;
   r.ttl = options.remote_ttl;
   r.breaker.failure_threshold = options.remote_failures;
   r.breaker.backoff = options.remote_backoff;
   r.breaker.max_backoff = std::max<std::chrono::milliseconds>(options.remote_backoff, std::chrono::seconds(60));
   // No artifact larger than a response can be served anyway.
   r.max_value_bytes = options.max_message_bytes;
-  spdlog::info("remote cache {}{}, timeout {} ms, ttl {}, {}", r.url.ToString(),
-               r.read_only ? " (read-only)" : "", connect.op_timeout.count(),
+  spdlog::info("remote cache {}{}, timeout {} ms, ttl {}, shares artifacts up to {} compiled in {} ms or more, "
+               "back-fill {}, {}", r.url.ToString(), r.read_only ? " (read-only)" : "", connect.op_timeout.count(),
                r.ttl.count() == 0 ? std::string("none") : std::to_string(r.ttl.count()) + "s",
-               connect.password.empty() ? "no AUTH"
+               r.max_share_bytes == 0 ? std::string("any size") : FormatByteSize(r.max_share_bytes),
+               r.min_share_compile.count(), r.backfill ? "on" : "off", connect.password.empty() ? "no AUTH"
                                         : (connect.username.empty() ? "AUTH" : "AUTH as " + connect.username));
   Expected<std::unique_ptr<remote::RemoteBackend>> backend = remote::MakeRemoteBackend(r.url, connect);
   if (!backend.ok()) return backend.status().WithContext("--remote");

@@ -69,6 +69,13 @@ v1::Stats StatsReport(const StatsParts& p) {
     s.set_remote_write_failures(r.write_failures);
     s.set_remote_skipped(r.skipped);
     s.set_remote_state(r.healthy ? "ok" : "degraded");
+    s.set_remote_not_shared_large(r.not_shared_large);
+    s.set_remote_not_shared_cheap(r.not_shared_cheap);
+    const remote::RemoteOptions& o = p.remote_options;
+    s.set_remote_read_only(o.read_only);
+    s.set_remote_backfill(o.backfill);
+    s.set_remote_max_share_bytes(o.max_share_bytes);
+    s.set_remote_min_share_compile_ms(static_cast<std::uint64_t>(o.min_share_compile.count()));
   } else {
     s.set_remote_state("off");
   }

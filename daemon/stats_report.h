@@ -20,6 +20,7 @@ struct StatsParts {
   std::uint64_t max_bytes = 0;                     // the store's cap (--max-size)
   std::optional<compiler::WorkerPoolStats> workers;  // absent with an in-process compiler
   std::optional<remote::RemoteStats> remote;         // absent without --remote
+  remote::RemoteOptions remote_options;              // its policy, when `remote` is set
   std::uint64_t peer_rejections = 0;               // the service's per-peer limit
 };
 

@@ -150,6 +150,10 @@ std::vector<MetricFamily> StatsFamilies(const v1::Stats& s) {
             D(s.remote_write_failures()));
   f.Counter("qdcache_remote_skipped_total",
             "Remote calls not made while the circuit breaker was open", D(s.remote_skipped()));
+  f.Add("qdcache_remote_not_shared_total",
+        "Artifacts the shared tier's admission rules kept local, by rule (too large, too cheap to compile)",
+        MetricType::Counter,
+        {{{{"reason", "large"}}, D(s.remote_not_shared_large())}, {{{"reason", "cheap"}}, D(s.remote_not_shared_cheap())}});
 
   // The daemon.
   f.Gauge("qdcache_uptime_seconds", "Seconds since the daemon started", D(s.uptime_seconds()));

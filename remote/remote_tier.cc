@@ -254,13 +254,30 @@ RemoteStats RemoteTier::Stats() const {
   s.writes = writes_;
   s.write_failures = write_failures_;
   s.skipped = skipped_;
+  s.not_shared_large = not_shared_large_;
+  s.not_shared_cheap = not_shared_cheap_;
   s.healthy = breaker_.state() == CircuitBreaker::State::kClosed;
   return s;
 }
 
+Share RemoteTier::ShareDecision(const store::ArtifactRecord& record, bool count) {
+  const std::uint64_t bytes = record.payload.size() + record.ptx.size();
+  if (options_.max_share_bytes != 0 && bytes > options_.max_share_bytes) {
+    if (count) ++not_shared_large_;
+    return Share::kTooLarge;
+  }
+  const auto min_micros = std::chrono::duration_cast<std::chrono::microseconds>(options_.min_share_compile).count();
+  if (record.compile_micros < static_cast<std::uint64_t>(min_micros)) {
+    if (count) ++not_shared_cheap_;
+    return Share::kTooCheap;
+  }
+  return Share::kYes;
+}
+
 void RemoteTier::ResetStats() {
   for (std::atomic<std::uint64_t>* counter :
-       {&hits_, &misses_, &errors_, &corrupt_, &writes_, &write_failures_, &skipped_}) {
+       {&hits_, &misses_, &errors_, &corrupt_, &writes_, &write_failures_, &skipped_, &not_shared_large_,
+        &not_shared_cheap_}) {
     counter->store(0);
   }
 }

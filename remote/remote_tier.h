@@ -46,7 +46,18 @@ struct RemoteOptions {
   // Largest artifact body accepted from the remote (checked before it is
   // decompressed).
   std::uint64_t max_value_bytes = 1ull << 30;
+  // Admission to the shared tier (ShareDecision): artifacts whose payload and
+  // PTX exceed max_share_bytes (0: no limit), or that compiled in less than
+  // min_share_compile, stay local, with their aliases.
+  std::uint64_t max_share_bytes = 16ull << 20;
+  std::chrono::milliseconds min_share_compile{0};
+  // Remote hits are written into the local store too (off: the local store
+  // holds this daemon's own compiles only). TieredStore reads it.
+  bool backfill = true;
 };
+
+// Whether an artifact may go to the shared tier.
+enum class Share { kYes, kTooLarge, kTooCheap };
 
 struct RemoteStats {
   // Reads count per key: a GetArtifacts of n keys adds n to these.
@@ -58,6 +69,8 @@ struct RemoteStats {
   std::uint64_t writes = 0;          // values written
   std::uint64_t write_failures = 0;  // writes that failed (skipped ones not included)
   std::uint64_t skipped = 0;         // reads and writes not made because the breaker was open
+  std::uint64_t not_shared_large = 0;  // artifacts kept local: larger than max_share_bytes
+  std::uint64_t not_shared_cheap = 0;  // artifacts kept local: compiled quicker than min_share_compile
   bool healthy = true;               // breaker closed
 };
 
@@ -93,6 +106,9 @@ class RemoteTier {
   // when read-only.
   [[nodiscard]] Status PutArtifact(const store::ArtifactRecord& record);
 
+  // The admission rules of RemoteOptions for `record`; a refusal is counted
+  // (not_shared_large, not_shared_cheap) when `count`.
+  [[nodiscard]] Share ShareDecision(const store::ArtifactRecord& record, bool count = true);
   [[nodiscard]] Expected<std::optional<store::AliasValue>> GetAlias(const store::AliasKey& alias);
   [[nodiscard]] Status PutAlias(const store::AliasKey& alias, const store::AliasValue& value);
 
@@ -129,7 +145,7 @@ class RemoteTier {
   std::mutex health_mu_;  // serialises NoteHealth (the listener runs under it)
   std::atomic<bool> healthy_{true};
   std::atomic<std::uint64_t> hits_{0}, misses_{0}, errors_{0}, corrupt_{0}, writes_{0},
-      write_failures_{0}, skipped_{0};
+      write_failures_{0}, skipped_{0}, not_shared_large_{0}, not_shared_cheap_{0};
 
   std::mutex probe_mu_;  // taken after health_mu_, never before
   std::condition_variable probe_cv_;  // breaker state changed, or stopping

@@ -27,6 +27,7 @@ Expected<std::optional<store::ArtifactRecord>> TieredStore::Get(const store::Art
 std::optional<store::ArtifactRecord> TieredStore::FromRemote(const store::ArtifactKey& key) {
   Expected<std::optional<store::ArtifactRecord>> remote = remote_->GetArtifact(key);
   if (!remote.ok() || !remote->has_value()) return std::nullopt;  // a miss either way
+  if (!remote_->options().backfill) return std::move(remote).value();
   if (Status s = local_->Put(**remote); !s.ok()) {
     spdlog::warn("back-fill of a remote artifact into the local store failed: {}", s.ToString());
   }
@@ -49,6 +50,7 @@ Status TieredStore::Put(const store::ArtifactRecord& record, const std::optional
   store::ArtifactRecord complete = record;
   QDC_RETURN_IF_ERROR(store::ValidateForPut(&complete, NowUnixMs()));
   QDC_RETURN_IF_ERROR(local_->Put(complete, alias));
+  if (remote_->ShareDecision(complete) != Share::kYes) return Status::Ok();  // counted; its alias stays too
   (void)remote_->PutArtifact(complete);  // counted and logged by the tier
   if (alias) (void)remote_->PutAlias(*alias, store::AliasValue{complete.key, {}});
   return Status::Ok();
@@ -59,6 +61,7 @@ Expected<std::optional<store::AliasValue>> TieredStore::GetAliasValue(const stor
   if (!local.ok() || local->has_value()) return local;
   Expected<std::optional<store::AliasValue>> remote = remote_->GetAlias(alias);
   if (!remote.ok() || !remote->has_value()) return local;
+  if (!remote_->options().backfill) return remote;
   if (Status s = local_->PutAliasValue(alias, **remote); !s.ok()) {
     spdlog::warn("back-fill of a remote alias into the local store failed: {}", s.ToString());
   }
@@ -67,7 +70,15 @@ Expected<std::optional<store::AliasValue>> TieredStore::GetAliasValue(const stor
 
 Status TieredStore::PutAliasValue(const store::AliasKey& alias, const store::AliasValue& value) {
   QDC_RETURN_IF_ERROR(local_->PutAliasValue(alias, value));
-  if (!remote_->read_only()) (void)remote_->PutAlias(alias, value);
+  if (remote_->read_only()) return Status::Ok();
+  // An alias goes where its artifact may go (a local read, served from
+  // memory for a fresh compile): one kept local would only send others to a
+  // remote miss.
+  if (Expected<std::shared_ptr<const store::ArtifactRecord>> target = local_->GetShared(value.key);
+      target.ok() && *target != nullptr && remote_->ShareDecision(**target, /*count=*/false) != Share::kYes) {
+    return Status::Ok();
+  }
+  (void)remote_->PutAlias(alias, value);
   return Status::Ok();
 }
 

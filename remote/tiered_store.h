@@ -3,11 +3,15 @@
 //
 //   Get / GetAlias   local first; on a local miss, the remote (read-through).
 //                    A remote hit, verified, is back-filled into the local
-//                    store (Put / PutAlias) and returned; a failed back-fill
-//                    is logged and the value served anyway.
-//   Put / PutAlias   local, then, unless the remote is read-only, the remote
-//                    (write-through). The result is the local write's: a
-//                    failed remote write is counted and logged only.
+//                    store (Put / PutAlias; unless RemoteOptions::backfill
+//                    is off) and returned; a failed back-fill is logged and
+//                    the value served anyway.
+//   Put / PutAlias   local, then, unless the remote is read-only or the
+//                    artifact fails its admission rules (RemoteTier::
+//                    ShareDecision: too large, too cheap; its aliases stay
+//                    local with it), the remote (write-through). The result
+//                    is the local write's: a failed remote write is counted
+//                    and logged only.
 //   everything else  local only: stage outputs (GetStage / PutStage), List,
 //                    Delete, EvictOlderThan, TrimTo, Verify, FlushAccessTimes,
 //                    OpenSnapshot (export)

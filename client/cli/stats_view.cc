@@ -78,7 +78,13 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
                                        "total_bytes",
                                        "max_bytes",
                                        "memory_cache_entries",
-                                       "memory_cache_bytes"};
+                                       "memory_cache_bytes",
+                                       "remote_read_only",
+                                       "remote_backfill",
+                                       "remote_max_share_bytes",
+                                       "remote_min_share_compile_ms",
+                                       "remote_not_shared_large",
+                                       "remote_not_shared_cheap"};
   std::string out = "qdcached " + s.version() + " at " + target + "\n";
   Section daemon(&out);
   daemon.Row("uptime", HumanDuration(std::chrono::seconds(s.uptime_seconds())));
@@ -132,6 +138,20 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
   store.Row("memory cache",
             Count(s.memory_cache_entries()) + " (" + HumanBytes(s.memory_cache_bytes()) + ")");
   store.Row("evictions", Count(s.evictions()) + " (" + HumanBytes(s.evicted_bytes()) + ")");
+
+  if (!s.remote_state().empty() && s.remote_state() != "off") {
+    out += "\nshared tier policy\n";
+    Section remote(&out);
+    remote.Row("writes", s.remote_read_only() ? "none (read-only)" : "write-through");
+    remote.Row("back-fill", s.remote_backfill() ? "on (remote hits kept locally)" : "off");
+    remote.Row("largest shared",
+               s.remote_max_share_bytes() == 0 ? "no limit" : HumanBytes(s.remote_max_share_bytes()));
+    remote.Row("quickest shared", s.remote_min_share_compile_ms() == 0
+                                      ? "any compile"
+                                      : std::to_string(s.remote_min_share_compile_ms()) + " ms of compile");
+    remote.Row("kept local", Count(s.remote_not_shared_large()) + " too large, " +
+                                 Count(s.remote_not_shared_cheap()) + " too quick to compile");
+  }
 
   out += "\nother counters\n";
   Section other(&out);

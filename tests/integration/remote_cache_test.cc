@@ -208,6 +208,60 @@ void ReadOnlyNeverWrites(bool cluster) {
   CHECK(s.remote_hits() >= 1);
 }
 
+// The shared tier's admission rules and back-fill (--remote-max-share-size,
+// --remote-min-share-compile, --remote-backfill), each beside a daemon with
+// the defaults: what the rules keep local never reaches Redis (artifact nor
+// alias), is counted and shown, and others compile it themselves.
+void AdmissionRulesAndBackfill(bool cluster) {
+  TempDir dir;
+  Backend backend(SubDir(dir, "redis"), cluster);
+  // Every CPU artifact is more than 64 bytes.
+  DaemonProcess small(SubDir(dir, "small"), RemoteArgs(backend, {"--remote-max-share-size", "64B"}));
+  DaemonProcess patient(SubDir(dir, "patient"), RemoteArgs(backend, {"--remote-min-share-compile", "1h"}));
+  DaemonProcess plain(SubDir(dir, "plain"), RemoteArgs(backend));
+  small.Start();
+  patient.Start();
+  plain.Start();
+  REQUIRE(CompileOne(*small.Connect(), Kernel(20)).status() == v1::CACHE_STATUS_COMPILED);
+  REQUIRE(CompileOne(*patient.Connect(), Kernel(21)).status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(DbSize(backend.Nodes()) == 0);
+  const v1::Stats s = StatsOf(small);
+  CHECK(s.remote_not_shared_large() == 1);
+  CHECK(s.remote_not_shared_cheap() == 0);
+  CHECK(s.remote_max_share_bytes() == 64);
+  CHECK(s.remote_writes() == 0);
+  const v1::Stats p = StatsOf(patient);
+  CHECK(p.remote_not_shared_cheap() == 1);
+  CHECK(p.remote_min_share_compile_ms() == 3600 * 1000);
+  CHECK(p.remote_backfill());
+  // Neither is anywhere but where it was compiled.
+  CHECK(LookupOne(plain, Kernel(20)).status() == v1::CACHE_STATUS_MISS);
+  CHECK(LookupOne(plain, Kernel(21)).status() == v1::CACHE_STATUS_MISS);
+  // The defaults share: the artifact and its alias.
+  const v1::CompileResult shared = CompileOne(*plain.Connect(), Kernel(22));
+  REQUIRE(shared.status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(DbSize(backend.Nodes()) == 2);
+  CHECK(StatsOf(plain).remote_max_share_bytes() == 16u << 20);
+
+  // Back-fill off: served from Redis, by fast key and by IR, never kept.
+  DaemonProcess lean(SubDir(dir, "lean"), RemoteArgs(backend, {"--remote-backfill=false"}));
+  lean.Start();
+  CHECK(LookupOne(lean, Kernel(22)).status() == v1::CACHE_STATUS_ALIAS_HIT);
+  const v1::CompileResult hit = CompileOne(*lean.Connect(), Kernel(22));
+  CHECK(hit.status() == v1::CACHE_STATUS_HIT);
+  CHECK(hit.artifact().payload() == shared.artifact().payload());
+  const v1::Stats l = StatsOf(lean);
+  CHECK(l.store_artifacts() == 0);
+  CHECK(l.store_aliases() == 0);
+  CHECK_FALSE(l.remote_backfill());
+  CHECK(l.compiles() == 0);
+
+  // `qdcache stats` shows the policy.
+  const RunResult text = Run({CliBinary(), "--socket", small.socket_path(), "stats"});
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("shared tier policy") && Catch::Contains("1 too large, 0 too quick to compile"));
+}
+
 }  // namespace
 
 TEST_CASE("daemons sharing a Redis serve each other's artifacts by IR and fast key",
@@ -330,4 +384,10 @@ TEST_CASE("the Redis password from the environment authenticates, and compile wo
     const std::string environ = ReadFileOrDie("/proc/" + std::to_string(worker) + "/environ");
     CHECK(environ.find("QDCACHED_REMOTE_PASSWORD") == std::string::npos);
   }
+}
+
+TEST_CASE("the shared tier's admission rules keep large and quick artifacts local, and back-fill can be off",
+          "[integration][remote]") {
+  if (SkipWithoutRedis("remote tier tests")) return;
+  AdmissionRulesAndBackfill(false);
 }

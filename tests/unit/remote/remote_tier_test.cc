@@ -255,3 +255,51 @@ TEST_CASE("a tiered store serves local misses when the remote is down", "[remote
   REQUIRE(s.Put(TierRecord("a")).ok());  // the local write succeeds
   CHECK(s.Get(TierRecord("a").key)->has_value());
 }
+
+TEST_CASE("the admission rules refuse artifacts over the size or under the compile time, and count them",
+          "[remote][tier]") {
+  RemoteOptions o;
+  o.max_share_bytes = 16;
+  o.min_share_compile = 5ms;
+  RemoteTier tier(std::move(o), std::make_unique<MemoryBackend>());
+  store::ArtifactRecord r = TierRecord("a");  // "payload a": 9 bytes
+  r.compile_micros = 5000;
+  CHECK(tier.ShareDecision(r) == Share::kYes);
+  r.ptx = "12345678";  // 17 bytes with the PTX
+  CHECK(tier.ShareDecision(r) == Share::kTooLarge);
+  r.ptx.clear();
+  r.compile_micros = 4999;
+  CHECK(tier.ShareDecision(r) == Share::kTooCheap);
+  CHECK(tier.ShareDecision(r, /*count=*/false) == Share::kTooCheap);
+  CHECK(tier.Stats().not_shared_large == 1);
+  CHECK(tier.Stats().not_shared_cheap == 1);
+  RemoteOptions unlimited;
+  unlimited.max_share_bytes = 0;
+  RemoteTier any(std::move(unlimited), std::make_unique<MemoryBackend>());
+  r.payload.assign(64 << 20, 'x');
+  CHECK(any.ShareDecision(r) == Share::kYes);
+}
+
+TEST_CASE("a tiered store keeps what the rules refuse local, with every alias of it", "[remote][tiered]") {
+  store::testing::TempDir dir;
+  auto owned = std::make_unique<MemoryBackend>();
+  MemoryBackend* backend = owned.get();
+  RemoteOptions o;
+  o.max_share_bytes = 16;
+  TieredStore s(store::testing::OpenOrFail(store::testing::OptionsFor(dir)),
+                std::make_unique<RemoteTier>(std::move(o), std::move(owned)));
+  store::ArtifactRecord large = TierRecord("large");
+  large.payload.assign(17, 'x');
+  large.payload_digest.clear();
+  REQUIRE(s.Put(large, kTierAlias).ok());
+  // A second fast key bound later to the same artifact stays local too.
+  const store::AliasKey other{"uid:1", "ns", "cpu:x86-64", "fk2"};
+  REQUIRE(s.PutAliasValue(other, {large.key, {}}).ok());
+  CHECK(backend->size() == 0);
+  CHECK(s.Stats().artifacts == 1);
+  CHECK(s.Stats().aliases == 2);
+  CHECK(s.remote().Stats().not_shared_large == 1);
+  // A small one goes, with its alias.
+  REQUIRE(s.Put(TierRecord("a"), other).ok());
+  CHECK(backend->size() == 2);
+}
