@@ -73,6 +73,8 @@ Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
   r.breaker.max_backoff = std::max<std::chrono::milliseconds>(options.remote_backoff, std::chrono::seconds(60));
   // No artifact larger than a response can be served anyway.
   r.max_value_bytes = options.max_message_bytes;
+  // Nothing larger than a daemon reads back (max_value_bytes) is written.
+  if (r.max_share_bytes == 0 || r.max_share_bytes > r.max_value_bytes) r.max_share_bytes = r.max_value_bytes;
   spdlog::info("remote cache {}{}, timeout {} ms, ttl {}, shares artifacts up to {} compiled in {} ms or more, "
                "back-fill {}, {}", r.url.ToString(), r.read_only ? " (read-only)" : "", connect.op_timeout.count(),
                r.ttl.count() == 0 ? std::string("none") : std::to_string(r.ttl.count()) + "s",

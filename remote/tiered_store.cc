@@ -50,7 +50,12 @@ Status TieredStore::Put(const store::ArtifactRecord& record, const std::optional
   store::ArtifactRecord complete = record;
   QDC_RETURN_IF_ERROR(store::ValidateForPut(&complete, NowUnixMs()));
   QDC_RETURN_IF_ERROR(local_->Put(complete, alias));
-  if (remote_->ShareDecision(complete) != Share::kYes) return Status::Ok();  // counted; its alias stays too
+  if (remote_->ShareDecision(complete) != Share::kYes) {  // counted; its alias stays too
+    const std::lock_guard lock(kept_local_mu_);
+    if (kept_local_.size() >= kMaxKeptLocal) kept_local_.clear();
+    kept_local_.insert(complete.key);
+    return Status::Ok();
+  }
   (void)remote_->PutArtifact(complete);  // counted and logged by the tier
   if (alias) (void)remote_->PutAlias(*alias, store::AliasValue{complete.key, {}});
   return Status::Ok();
@@ -68,16 +73,24 @@ Expected<std::optional<store::AliasValue>> TieredStore::GetAliasValue(const stor
   return remote;
 }
 
+bool TieredStore::KeptLocal(const store::ArtifactKey& key) {
+  const std::lock_guard lock(kept_local_mu_);
+  return kept_local_.count(key) > 0;
+}
+
 Status TieredStore::PutAliasValue(const store::AliasKey& alias, const store::AliasValue& value) {
-  QDC_RETURN_IF_ERROR(local_->PutAliasValue(alias, value));
-  if (remote_->read_only()) return Status::Ok();
-  // An alias goes where its artifact may go (a local read, served from
-  // memory for a fresh compile): one kept local would only send others to a
-  // remote miss.
-  if (Expected<std::shared_ptr<const store::ArtifactRecord>> target = local_->GetShared(value.key);
-      target.ok() && *target != nullptr && remote_->ShareDecision(**target, /*count=*/false) != Share::kYes) {
-    return Status::Ok();
+  // Back-fill off: the local store holds this daemon's own artifacts and
+  // their aliases only; an alias of a remote artifact goes to the remote.
+  bool local = true;
+  if (!remote_->options().backfill && !remote_->read_only()) {
+    Expected<std::shared_ptr<const store::ArtifactRecord>> target = local_->GetShared(value.key);
+    local = !target.ok() || *target != nullptr;  // a failed read keeps it local
   }
+  if (local) QDC_RETURN_IF_ERROR(local_->PutAliasValue(alias, value));
+  if (remote_->read_only()) return Status::Ok();
+  // An alias goes where its artifact went: one of an artifact kept local
+  // would only send others to a remote miss.
+  if (KeptLocal(value.key)) return Status::Ok();
   (void)remote_->PutAlias(alias, value);
   return Status::Ok();
 }

@@ -139,7 +139,7 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
             Count(s.memory_cache_entries()) + " (" + HumanBytes(s.memory_cache_bytes()) + ")");
   store.Row("evictions", Count(s.evictions()) + " (" + HumanBytes(s.evicted_bytes()) + ")");
 
-  if (!s.remote_state().empty() && s.remote_state() != "off") {
+  if (s.has_remote_backfill()) {  // a daemon with a remote, of a release that reports its policy
     out += "\nshared tier policy\n";
     Section remote(&out);
     remote.Row("writes", s.remote_read_only() ? "none (read-only)" : "write-through");

@@ -255,6 +255,13 @@ void AdmissionRulesAndBackfill(bool cluster) {
   CHECK(l.store_aliases() == 0);
   CHECK_FALSE(l.remote_backfill());
   CHECK(l.compiles() == 0);
+  // A fast key of its own for that remote artifact goes to Redis only.
+  v1::KernelDescriptor renamed = Kernel(22);
+  renamed.set_fast_key("remote-fk-renamed");
+  CHECK(CompileOne(*lean.Connect(), renamed).status() == v1::CACHE_STATUS_HIT);
+  CHECK(StatsOf(lean).store_aliases() == 0);
+  CHECK(DbSize(backend.Nodes()) == 3);
+  CHECK(LookupOne(plain, renamed).status() == v1::CACHE_STATUS_ALIAS_HIT);
 
   // `qdcache stats` shows the policy.
   const RunResult text = Run({CliBinary(), "--socket", small.socket_path(), "stats"});
@@ -390,4 +397,10 @@ TEST_CASE("the shared tier's admission rules keep large and quick artifacts loca
           "[integration][remote]") {
   if (SkipWithoutRedis("remote tier tests")) return;
   AdmissionRulesAndBackfill(false);
+}
+
+TEST_CASE("the Redis Cluster tier's admission rules keep large and quick artifacts local, and back-fill can be off",
+          "[integration][remote][cluster]") {
+  if (SkipWithoutRedis("remote tier tests")) return;
+  AdmissionRulesAndBackfill(true);
 }

@@ -62,6 +62,13 @@ TEST_CASE("a bad remote URL is a startup error naming the flag", "[daemon][remot
   CHECK(o.status().message().starts_with("--remote:"));
   CHECK_FALSE(Parse({"--remote", "memcached://h:1"}).ok());
   CHECK_FALSE(Parse({"--remote-read-only"}).ok());  // needs --remote
+  for (const char* policy : {"--remote-max-share-size=1M", "--remote-min-share-compile=1s", "--remote-backfill=false"}) {
+    INFO(policy);
+    const Expected<DaemonOptions> o = Parse({policy});
+    REQUIRE_FALSE(o.ok());
+    CHECK(o.status().message().find("need --remote") != std::string::npos);
+    CHECK(Parse({policy, "--remote", "redis://127.0.0.1:6379"}).ok());
+  }
   CHECK_FALSE(Parse({"--remote", "redis://h", "--remote-timeout", "0ms"}).ok());
 }
 

@@ -303,3 +303,41 @@ TEST_CASE("a tiered store keeps what the rules refuse local, with every alias of
   REQUIRE(s.Put(TierRecord("a"), other).ok());
   CHECK(backend->size() == 2);
 }
+
+TEST_CASE("with back-fill off a tiered store serves remote hits without keeping them, nor their new aliases",
+          "[remote][tiered]") {
+  store::testing::TempDir dir_a, dir_b;
+  Fixture shared;
+  MemoryBackend* backend_a = shared.backend;
+  TieredStore a(store::testing::OpenOrFail(store::testing::OptionsFor(dir_a)), std::move(shared.tier));
+  auto owned_b = std::make_unique<MemoryBackend>();
+  MemoryBackend* backend_b = owned_b.get();
+  RemoteOptions o;
+  o.backfill = false;
+  TieredStore b(store::testing::OpenOrFail(store::testing::OptionsFor(dir_b)),
+                std::make_unique<RemoteTier>(std::move(o), std::move(owned_b)));
+  store::ArtifactRecord r = TierRecord("a");
+  r.payload_digest.clear();
+  REQUIRE(a.Put(r, kTierAlias).ok());
+  backend_b->CopyFrom(*backend_a);
+  REQUIRE(backend_b->size() == 2);
+
+  auto alias = b.GetAlias(kTierAlias);
+  REQUIRE(alias.ok());
+  REQUIRE(alias->has_value());
+  auto got = b.GetShared(**alias);
+  REQUIRE(got.ok());
+  REQUIRE(*got != nullptr);
+  CHECK((*got)->payload == r.payload);
+  CHECK(b.Stats().artifacts == 0);
+  CHECK(b.Stats().aliases == 0);
+  // Another fast key for the remote artifact: to the remote only.
+  const store::AliasKey other{"uid:2", "ns", "cpu:x86-64", "fk"};
+  REQUIRE(b.PutAliasValue(other, {r.key, {}}).ok());
+  CHECK(b.Stats().aliases == 0);
+  CHECK(backend_b->size() == 3);
+  // Its own compiles stay local as usual, with their aliases.
+  REQUIRE(b.Put(TierRecord("own"), other).ok());
+  CHECK(b.Stats().artifacts == 1);
+  CHECK(b.Stats().aliases == 1);
+}
