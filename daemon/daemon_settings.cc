@@ -134,8 +134,8 @@ std::vector<Setting> MakeSettings() {
   s.push_back(CountSetting("remote-failures", "Consecutive remote failures that stop calls to it",
                            &O::remote_failures, 1, 1000));
   s.push_back(SizeSetting("remote-max-share-size",
-                          "Largest artifact (payload and PTX) written to the remote; larger ones stay local, with "
-                          "their fast keys (0: no limit)",
+                          "Largest artifact (payload and PTX) written to the remote; larger ones stay local (0: no "
+                          "limit)",
                           &O::remote_max_share_bytes, 1, kNoMax, true));
   s.push_back(MillisSetting("remote-min-share-compile",
                             "Shortest compile whose artifact is written to the remote; quicker ones stay local, "

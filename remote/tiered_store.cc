@@ -50,13 +50,8 @@ Status TieredStore::Put(const store::ArtifactRecord& record, const std::optional
   store::ArtifactRecord complete = record;
   QDC_RETURN_IF_ERROR(store::ValidateForPut(&complete, NowUnixMs()));
   QDC_RETURN_IF_ERROR(local_->Put(complete, alias));
-  if (remote_->ShareDecision(complete) != Share::kYes) {  // counted; its alias stays too
-    const std::lock_guard lock(kept_local_mu_);
-    if (kept_local_.size() >= kMaxKeptLocal) kept_local_.clear();
-    kept_local_.insert(complete.key);
-    return Status::Ok();
-  }
-  (void)remote_->PutArtifact(complete);  // counted and logged by the tier
+  // Refused artifacts are counted by ShareDecision; their aliases still go.
+  if (remote_->ShareDecision(complete) == Share::kYes) (void)remote_->PutArtifact(complete);
   if (alias) (void)remote_->PutAlias(*alias, store::AliasValue{complete.key, {}});
   return Status::Ok();
 }
@@ -73,11 +68,6 @@ Expected<std::optional<store::AliasValue>> TieredStore::GetAliasValue(const stor
   return remote;
 }
 
-bool TieredStore::KeptLocal(const store::ArtifactKey& key) {
-  const std::lock_guard lock(kept_local_mu_);
-  return kept_local_.count(key) > 0;
-}
-
 Status TieredStore::PutAliasValue(const store::AliasKey& alias, const store::AliasValue& value) {
   // Back-fill off: the local store holds this daemon's own artifacts and
   // their aliases only; an alias of a remote artifact goes to the remote.
@@ -87,11 +77,7 @@ Status TieredStore::PutAliasValue(const store::AliasKey& alias, const store::Ali
     local = !target.ok() || *target != nullptr;  // a failed read keeps it local
   }
   if (local) QDC_RETURN_IF_ERROR(local_->PutAliasValue(alias, value));
-  if (remote_->read_only()) return Status::Ok();
-  // An alias goes where its artifact went: one of an artifact kept local
-  // would only send others to a remote miss.
-  if (KeptLocal(value.key)) return Status::Ok();
-  (void)remote_->PutAlias(alias, value);
+  if (!remote_->read_only()) (void)remote_->PutAlias(alias, value);
   return Status::Ok();
 }
 

@@ -9,12 +9,12 @@
 //   Put / PutAlias   local, then, unless the remote is read-only or the
 //                    artifact fails its admission rules (RemoteTier::
 //                    ShareDecision: too large, too cheap), the remote
-//                    (write-through). An alias goes to the remote unless its
-//                    artifact was kept local by this process (remembered
-//                    from Put; after a restart such an alias may go, and
-//                    sends others to a remote miss, never to other bytes).
-//                    With back-fill off, an alias of an artifact the local
-//                    store does not hold goes to the remote only. The
+//                    (write-through). Aliases always go to the remote: one
+//                    of an artifact kept local sends other daemons to a
+//                    remote miss (they compile), and a fast key rebound to
+//                    such an artifact never keeps naming the older one
+//                    there. With back-fill off, an alias of an artifact the
+//                    local store does not hold goes to the remote only. The
 //                    result is the local write's: a failed remote write is
 //                    counted and logged only.
 //   everything else  local only: stage outputs (GetStage / PutStage), List,
@@ -31,9 +31,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
-#include <string>
-#include <unordered_set>
 
 #include "remote/remote_tier.h"
 #include "store/artifact_store.h"
@@ -72,16 +69,9 @@ class TieredStore final : public store::ArtifactStore {
   // store unless back-fill is off; nullopt when the remote has none or fails
   // (a miss either way).
   [[nodiscard]] std::optional<store::ArtifactRecord> FromRemote(const store::ArtifactKey& key);
-  [[nodiscard]] bool KeptLocal(const store::ArtifactKey& key);
 
   const std::unique_ptr<store::ArtifactStore> local_;
   const std::unique_ptr<RemoteTier> remote_;
-  // Artifacts Put kept local (admission rules), so that their later aliases
-  // stay local too without reading the artifact back. Best effort: forgotten
-  // at a restart, and cleared whole past kMaxKeptLocal keys.
-  static constexpr std::size_t kMaxKeptLocal = 1 << 20;
-  std::mutex kept_local_mu_;
-  std::unordered_set<store::ArtifactKey> kept_local_;  // guarded by kept_local_mu_
 };
 
 }  // namespace qdcache::remote

@@ -210,8 +210,9 @@ void ReadOnlyNeverWrites(bool cluster) {
 
 // The shared tier's admission rules and back-fill (--remote-max-share-size,
 // --remote-min-share-compile, --remote-backfill), each beside a daemon with
-// the defaults: what the rules keep local never reaches Redis (artifact nor
-// alias), is counted and shown, and others compile it themselves.
+// the defaults: an artifact the rules keep local never reaches Redis (its
+// fast key does, and sends others to a miss), is counted and shown, and
+// others compile it themselves.
 void AdmissionRulesAndBackfill(bool cluster) {
   TempDir dir;
   Backend backend(SubDir(dir, "redis"), cluster);
@@ -224,23 +225,26 @@ void AdmissionRulesAndBackfill(bool cluster) {
   plain.Start();
   REQUIRE(CompileOne(*small.Connect(), Kernel(20)).status() == v1::CACHE_STATUS_COMPILED);
   REQUIRE(CompileOne(*patient.Connect(), Kernel(21)).status() == v1::CACHE_STATUS_COMPILED);
-  CHECK(DbSize(backend.Nodes()) == 0);
+  CHECK(DbSize(backend.Nodes()) == 2);  // the two aliases, no artifact
   const v1::Stats s = StatsOf(small);
   CHECK(s.remote_not_shared_large() == 1);
   CHECK(s.remote_not_shared_cheap() == 0);
   CHECK(s.remote_max_share_bytes() == 64);
-  CHECK(s.remote_writes() == 0);
+  CHECK(s.remote_writes() == 1);
   const v1::Stats p = StatsOf(patient);
   CHECK(p.remote_not_shared_cheap() == 1);
   CHECK(p.remote_min_share_compile_ms() == 3600 * 1000);
   CHECK(p.remote_backfill());
-  // Neither is anywhere but where it was compiled.
+  // Neither artifact is anywhere but where it was compiled: others miss.
   CHECK(LookupOne(plain, Kernel(20)).status() == v1::CACHE_STATUS_MISS);
   CHECK(LookupOne(plain, Kernel(21)).status() == v1::CACHE_STATUS_MISS);
+  CHECK(CompileOne(*plain.Connect(), Kernel(21)).status() == v1::CACHE_STATUS_COMPILED);
+  const long long before = DbSize(backend.Nodes());  // + Kernel(21)'s artifact from `plain`
+  CHECK(before == 3);
   // The defaults share: the artifact and its alias.
   const v1::CompileResult shared = CompileOne(*plain.Connect(), Kernel(22));
   REQUIRE(shared.status() == v1::CACHE_STATUS_COMPILED);
-  CHECK(DbSize(backend.Nodes()) == 2);
+  CHECK(DbSize(backend.Nodes()) == before + 2);
   CHECK(StatsOf(plain).remote_max_share_bytes() == 16u << 20);
 
   // Back-fill off: served from Redis, by fast key and by IR, never kept.
@@ -260,7 +264,7 @@ void AdmissionRulesAndBackfill(bool cluster) {
   renamed.set_fast_key("remote-fk-renamed");
   CHECK(CompileOne(*lean.Connect(), renamed).status() == v1::CACHE_STATUS_HIT);
   CHECK(StatsOf(lean).store_aliases() == 0);
-  CHECK(DbSize(backend.Nodes()) == 3);
+  CHECK(DbSize(backend.Nodes()) == before + 3);
   CHECK(LookupOne(plain, renamed).status() == v1::CACHE_STATUS_ALIAS_HIT);
 
   // `qdcache stats` shows the policy.

@@ -280,7 +280,8 @@ TEST_CASE("the admission rules refuse artifacts over the size or under the compi
   CHECK(any.ShareDecision(r) == Share::kYes);
 }
 
-TEST_CASE("a tiered store keeps what the rules refuse local, with every alias of it", "[remote][tiered]") {
+TEST_CASE("a tiered store keeps what the rules refuse local, and shares its aliases, which others miss through",
+          "[remote][tiered]") {
   store::testing::TempDir dir;
   auto owned = std::make_unique<MemoryBackend>();
   MemoryBackend* backend = owned.get();
@@ -292,16 +293,19 @@ TEST_CASE("a tiered store keeps what the rules refuse local, with every alias of
   large.payload.assign(17, 'x');
   large.payload_digest.clear();
   REQUIRE(s.Put(large, kTierAlias).ok());
-  // A second fast key bound later to the same artifact stays local too.
+  // Its aliases go (a rebound fast key must not keep naming an older
+  // artifact in the remote); the artifact does not.
   const store::AliasKey other{"uid:1", "ns", "cpu:x86-64", "fk2"};
   REQUIRE(s.PutAliasValue(other, {large.key, {}}).ok());
-  CHECK(backend->size() == 0);
+  CHECK(backend->size() == 2);
+  CHECK_FALSE(s.remote().GetArtifact(large.key)->has_value());
+  CHECK(s.remote().GetAlias(other)->has_value());
   CHECK(s.Stats().artifacts == 1);
   CHECK(s.Stats().aliases == 2);
   CHECK(s.remote().Stats().not_shared_large == 1);
-  // A small one goes, with its alias.
+  // A small one goes, with its alias (rebinding `other`).
   REQUIRE(s.Put(TierRecord("a"), other).ok());
-  CHECK(backend->size() == 2);
+  CHECK(backend->size() == 3);
 }
 
 TEST_CASE("with back-fill off a tiered store serves remote hits without keeping them, nor their new aliases",
