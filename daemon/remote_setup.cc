@@ -78,7 +78,7 @@ Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
   spdlog::info("remote cache {}{}, timeout {} ms, ttl {}, shares artifacts up to {} compiled in {} ms or more, "
                "back-fill {}, {}", r.url.ToString(), r.read_only ? " (read-only)" : "", connect.op_timeout.count(),
                r.ttl.count() == 0 ? std::string("none") : std::to_string(r.ttl.count()) + "s",
-               r.max_share_bytes == 0 ? std::string("any size") : FormatByteSize(r.max_share_bytes),
+               FormatByteSize(r.max_share_bytes),
                r.min_share_compile.count(), r.backfill ? "on" : "off", connect.password.empty() ? "no AUTH"
                                         : (connect.username.empty() ? "AUTH" : "AUTH as " + connect.username));
   Expected<std::unique_ptr<remote::RemoteBackend>> backend = remote::MakeRemoteBackend(r.url, connect);

@@ -323,10 +323,7 @@ class ServerImpl final : public Server {
     p.store = store_->Stats();
     p.max_bytes = options_.max_bytes;
     p.workers = workers_->stats();
-    if (remote_ != nullptr) {
-      p.remote = remote_->Stats();
-      p.remote_options = remote_->options();
-    }
+    if (remote_ != nullptr) p.remote = StatsParts::Remote{remote_->Stats(), remote_->options()};
     return p;
   }
 

@@ -60,7 +60,7 @@ v1::Stats StatsReport(const StatsParts& p) {
     s.set_worker_respawns_delayed(w.respawns_delayed);
   }
   if (p.remote) {
-    const remote::RemoteStats& r = *p.remote;
+    const remote::RemoteStats& r = p.remote->stats;
     s.set_remote_hits(r.hits);
     s.set_remote_misses(r.misses);
     s.set_remote_errors(r.errors);
@@ -71,7 +71,7 @@ v1::Stats StatsReport(const StatsParts& p) {
     s.set_remote_state(r.healthy ? "ok" : "degraded");
     s.set_remote_not_shared_large(r.not_shared_large);
     s.set_remote_not_shared_cheap(r.not_shared_cheap);
-    const remote::RemoteOptions& o = p.remote_options;
+    const remote::RemoteOptions& o = p.remote->options;
     s.set_remote_read_only(o.read_only);
     s.set_remote_backfill(o.backfill);
     s.set_remote_max_share_bytes(o.max_share_bytes);

@@ -19,8 +19,11 @@ struct StatsParts {
   store::StoreStats store;
   std::uint64_t max_bytes = 0;                     // the store's cap (--max-size)
   std::optional<compiler::WorkerPoolStats> workers;  // absent with an in-process compiler
-  std::optional<remote::RemoteStats> remote;         // absent without --remote
-  remote::RemoteOptions remote_options;              // its policy, when `remote` is set
+  struct Remote {
+    remote::RemoteStats stats;
+    remote::RemoteOptions options;  // its policy
+  };
+  std::optional<Remote> remote;                      // absent without --remote
   std::uint64_t peer_rejections = 0;               // the service's per-peer limit
 };
 

@@ -5,7 +5,7 @@
 # (the build's output goes to stderr).
 # Configures its own build tree (build-package/, or $QDCACHE_PACKAGE_BUILD)
 # for the prefix /usr without the test suite; needs dpkg-dev (dpkg-shlibdeps
-# writes the dependencies), which deploy/install-deps.sh installs.
+# writes the dependencies), which deploy/install-deps.sh --test installs.
 # Usage: deploy/package.sh [OUT_DIR]
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +14,7 @@ build=$(realpath -m "${QDCACHE_PACKAGE_BUILD:-$source_dir/build-package}")
 jobs=${QDCACHE_BUILD_JOBS:-$(nproc)}
 for tool in cpack dpkg-shlibdeps; do
   if ! command -v "$tool" >/dev/null; then
-    echo "package.sh: $tool is missing (deploy/install-deps.sh installs it)" >&2
+    echo "package.sh: $tool is missing (deploy/install-deps.sh --test installs it)" >&2
     exit 1
   fi
 done
@@ -26,8 +26,7 @@ cmake -S "$source_dir" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_EXE_LINKER_FLAGS=-Wl,-z,relro -Wl,-z,now" "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-z,relro -Wl,-z,now" >/dev/null
 cmake --build "$build" -j "$jobs" >&2  # stdout: the packages' paths alone
 mkdir -p "$out"
-# CPack's staging directory stays in the build tree; only the packages go
-# out, each replacing a regular file of the same name (an earlier build).
+# CPack's staging directory stays in the build tree; only the packages go out.
 rm -f "$build"/cpack/*.deb  # this script's own earlier output
 (cd "$build" && cpack -G DEB -B "$build/cpack" >&2)
 # OUT_DIR keeps a list of the packages this script put there, with their

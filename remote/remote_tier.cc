@@ -260,15 +260,15 @@ RemoteStats RemoteTier::Stats() const {
   return s;
 }
 
-Share RemoteTier::ShareDecision(const store::ArtifactRecord& record, bool count) {
+Share RemoteTier::ShareDecision(const store::ArtifactRecord& record) {
   const std::uint64_t bytes = record.payload.size() + record.ptx.size();
   if (options_.max_share_bytes != 0 && bytes > options_.max_share_bytes) {
-    if (count) ++not_shared_large_;
+    ++not_shared_large_;
     return Share::kTooLarge;
   }
   const auto min_micros = std::chrono::duration_cast<std::chrono::microseconds>(options_.min_share_compile).count();
   if (record.compile_micros < static_cast<std::uint64_t>(min_micros)) {
-    if (count) ++not_shared_cheap_;
+    ++not_shared_cheap_;
     return Share::kTooCheap;
   }
   return Share::kYes;

@@ -48,7 +48,7 @@ struct RemoteOptions {
   std::uint64_t max_value_bytes = 1ull << 30;
   // Admission to the shared tier (ShareDecision): artifacts whose payload and
   // PTX exceed max_share_bytes (0: no limit), or that compiled in less than
-  // min_share_compile, stay local, with their aliases.
+  // min_share_compile, stay local (their aliases are still written).
   std::uint64_t max_share_bytes = 16ull << 20;
   std::chrono::milliseconds min_share_compile{0};
   // Remote hits are written into the local store too (off: the local store
@@ -107,8 +107,8 @@ class RemoteTier {
   [[nodiscard]] Status PutArtifact(const store::ArtifactRecord& record);
 
   // The admission rules of RemoteOptions for `record`; a refusal is counted
-  // (not_shared_large, not_shared_cheap) when `count`.
-  [[nodiscard]] Share ShareDecision(const store::ArtifactRecord& record, bool count = true);
+  // (not_shared_large, not_shared_cheap).
+  [[nodiscard]] Share ShareDecision(const store::ArtifactRecord& record);
   [[nodiscard]] Expected<std::optional<store::AliasValue>> GetAlias(const store::AliasKey& alias);
   [[nodiscard]] Status PutAlias(const store::AliasKey& alias, const store::AliasValue& value);
 

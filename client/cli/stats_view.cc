@@ -144,8 +144,7 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
     Section remote(&out);
     remote.Row("writes", s.remote_read_only() ? "none (read-only)" : "write-through");
     remote.Row("back-fill", s.remote_backfill() ? "on (remote hits kept locally)" : "off");
-    remote.Row("largest shared",
-               s.remote_max_share_bytes() == 0 ? "no limit" : HumanBytes(s.remote_max_share_bytes()));
+    remote.Row("largest shared", HumanBytes(s.remote_max_share_bytes()));  // never 0: capped by the daemon
     remote.Row("quickest shared", s.remote_min_share_compile_ms() == 0
                                       ? "any compile"
                                       : std::to_string(s.remote_min_share_compile_ms()) + " ms of compile");

@@ -7,7 +7,8 @@
 #     from Debian's archive alone; the postinst made the qdcache user;
 #     /etc/qdcached/qdcached.toml is a conffile; every version is project()'s;
 #   - the installed daemon, run as qdcache exactly as the installed unit's
-#     ExecStart= runs it, on the installed configuration, serves the installed
+#     ExecStart= runs it, on the installed configuration (edited as an
+#     operator would: the daemon logs JSON then), serves the installed
 #     CLI a compile and then a hit, and the installed Python package a compile
 #     it runs, and a fast-key lookup;
 #   - systemd-analyze verify accepts the installed units in that root (with
@@ -115,6 +116,10 @@ in_root dpkg-query -W -f='${Conffiles}\n' qdcached | grep -q "^ /etc/qdcached/qd
 echo "== the installed daemon, as qdcache, as the installed unit starts it"
 exec_start=$(sed -n 's/^ExecStart=//p' "$root/usr/lib/systemd/system/qdcached.service")
 [[ $exec_start == /usr/bin/qdcached\ * ]] || { echo "unexpected ExecStart=$exec_start" >&2; exit 1; }
+# The daemon reads the installed configuration: an operator's edit of the
+# conffile (JSON logs) shows in its log.
+sed -i 's/^log-format = "human"$/log-format = "json"/' "$root/etc/qdcached/qdcached.toml"
+grep -qx 'log-format = "json"' "$root/etc/qdcached/qdcached.toml"
 # What RuntimeDirectory= would make; StateDirectory= is the package's.
 in_root install -d -o qdcache -g qdcache -m 0755 /run/qdcached
 mkfifo -m 0600 "$work/ready"
@@ -128,15 +133,16 @@ daemon_pid=$!
 # EOF then, not a hang; -t bounds a daemon that neither serves nor exits.
 read -r -t 120 ready <"$work/ready" || true
 [[ $ready == ready ]] || { cat "$work/daemon.log"; echo "the installed daemon did not start" >&2; exit 1; }
+[[ $(head -c1 "$work/daemon.log") == "{" ]] ||
+  { cat "$work/daemon.log"; echo "the daemon did not log as /etc/qdcached/qdcached.toml says" >&2; exit 1; }
 socket=/run/qdcached/qdcached.sock
 cp "$source_dir/tests/data/cpu/saxpy.ll" "$source_dir/tests/package/installed_python.py" "$root/tmp/"
 first=$(in_root qdcache --socket "$socket" compile /tmp/saxpy.ll --target cpu:x86-64 -o /tmp/saxpy.so --json)
 second=$(in_root qdcache --socket "$socket" compile /tmp/saxpy.ll --target cpu:x86-64 -o /tmp/saxpy2.so --json)
 echo "$first"
 echo "$second"
-grep -q '"cache": *"miss"' <<<"$first" || grep -q '"compiled"' <<<"$first" ||
-  { echo "the first compile was not a compile" >&2; exit 1; }
-grep -q '"hit"' <<<"$second" || { echo "the second compile was not a hit" >&2; exit 1; }
+grep -q '"status":"compiled"' <<<"$first" || { echo "the first compile was not a compile" >&2; exit 1; }
+grep -q '"status":"hit"' <<<"$second" || { echo "the second compile was not a hit" >&2; exit 1; }
 cmp "$root/tmp/saxpy.so" "$root/tmp/saxpy2.so"
 in_root python3 /tmp/installed_python.py "$socket" /tmp/saxpy.ll
 in_root stat -c '%U %n' /var/lib/qdcached | grep -q "^qdcache " ||

@@ -270,7 +270,6 @@ TEST_CASE("the admission rules refuse artifacts over the size or under the compi
   r.ptx.clear();
   r.compile_micros = 4999;
   CHECK(tier.ShareDecision(r) == Share::kTooCheap);
-  CHECK(tier.ShareDecision(r, /*count=*/false) == Share::kTooCheap);
   CHECK(tier.Stats().not_shared_large == 1);
   CHECK(tier.Stats().not_shared_cheap == 1);
   RemoteOptions unlimited;
