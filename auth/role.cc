@@ -59,6 +59,8 @@ std::string_view OperationName(Operation op) {
       return "Export all_tenants";
     case Operation::kImport:
       return "Import";
+    case Operation::kImportSigned:
+      return "Import (signed entries)";
     case Operation::kShutdown:
       return "Shutdown";
     case Operation::kTargets:
@@ -79,6 +81,8 @@ Role RequiredRole(Operation op) {
     case Operation::kExport:
     case Operation::kTargets:
       return Role::kRead;
+    case Operation::kImportSigned:
+      return Role::kWrite;
     case Operation::kResetStats:
     case Operation::kEvict:
     case Operation::kVerify:

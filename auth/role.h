@@ -51,7 +51,8 @@ enum class Operation {
   kVerify,
   kExport,            // the caller's own aliases, and the shared artifacts
   kExportAllTenants,  // Export with all_tenants
-  kImport,
+  kImport,        // on a daemon that does not check signatures: any artifact bytes
+  kImportSigned,  // on a daemon that does (trusted keys): only entries signed by them
   kShutdown,  // drain and stop the daemon
   kTargets,   // what the daemon compiles for
 };

@@ -43,6 +43,10 @@ Status CheckKind(const struct stat& st, const std::string& what, FileAccess acce
   if (S_ISDIR(st.st_mode)) return FailedPrecondition(what + " is a directory");
   const bool device_ok = access == FileAccess::kAny && S_ISCHR(st.st_mode);
   if (!S_ISREG(st.st_mode) && !device_ok) return FailedPrecondition(what + " is not a regular file");
+  if (access == FileAccess::kNotShared && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return FailedPrecondition(what + " is writable by group or others (mode " + Mode(st.st_mode) +
+                              "); whoever can write it decides what is trusted: chmod go-w it");
+  }
   const mode_t shared = access == FileAccess::kPrivate ? (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)
                         : access == FileAccess::kNotWorld ? (S_IROTH | S_IWOTH)
                                                           : 0;

@@ -15,6 +15,7 @@ enum class FileAccess {
   kAny,      // a regular file, or a character device such as /dev/null
   kPrivate,  // a regular file that group and others may neither read nor write
   kNotWorld, // a regular file that others may neither read nor write (group may)
+  kNotShared, // a regular file that group and others may read but not write (trusted keys)
 };
 
 // The whole content of `path`, at most `max_bytes`. Errors name the file as

@@ -142,6 +142,12 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv, cons
                                o.remote_backfill != defaults.remote_backfill)) {
     return InvalidArgument("--remote-max-share-size, --remote-min-share-compile and --remote-backfill need --remote");
   }
+  if (o.remote_url.empty() && !o.remote_signing_key.empty()) {
+    return InvalidArgument("--remote-signing-key needs --remote: it signs what is written there");
+  }
+  if (o.remote_trusted_keys.empty() && o.remote_require_signatures != defaults.remote_require_signatures) {
+    return InvalidArgument("--remote-require-signatures needs --remote-trusted-keys: without them nothing is checked");
+  }
   if (print_config) return Status(Code::kCancelled, RenderConfig(settings, o));
   return o;
 }

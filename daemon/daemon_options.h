@@ -70,6 +70,13 @@ struct DaemonOptions {
   std::uint64_t remote_max_share_bytes = 16ull << 20;  // 0: no limit
   std::chrono::milliseconds remote_min_share_compile{0};
   bool remote_backfill = true;
+  // Signed shared entries (daemon/signing_setup.h): the key this daemon signs
+  // what it writes with, the keys whose signatures it accepts on what it
+  // reads (remote values and imported bundles), and whether unsigned entries
+  // are refused when trusted keys are set.
+  std::string remote_signing_key;   // private PEM file, mode 600; empty: writes unsigned
+  std::string remote_trusted_keys;  // PEM public keys: FILE or DIR; empty: nothing checked
+  bool remote_require_signatures = true;
 };
 
 // Where ParseDaemonFlags looks beyond argv.

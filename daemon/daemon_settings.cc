@@ -144,6 +144,18 @@ std::vector<Setting> MakeSettings() {
   s.push_back(BoolSetting("remote-backfill",
                           "Keep what the remote serves in the local store too (false: only this daemon's compiles)",
                           &O::remote_backfill));
+  s.push_back(StringSetting("remote-signing-key",
+                            "Ed25519 private key (PEM, mode 600) that signs every value written to the remote "
+                            "(empty: written unsigned)",
+                            &O::remote_signing_key));
+  s.push_back(StringSetting("remote-trusted-keys",
+                            "Ed25519 public keys (PEM file, or a directory of *.pem/*.pub) whose signatures make "
+                            "remote values and imported bundle entries usable (empty: none checked)",
+                            &O::remote_trusted_keys));
+  s.push_back(BoolSetting("remote-require-signatures",
+                          "With remote-trusted-keys: refuse unsigned remote values and bundle entries (false: "
+                          "accept them, while signed ones must still verify)",
+                          &O::remote_require_signatures));
   return s;
 }
 

@@ -48,7 +48,7 @@ Expected<std::string> LoadRemotePassword(const std::string& path) {
   return text;
 }
 
-Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
+Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options, const SharedEntrySigning& signing,
                                         std::unique_ptr<store::ArtifactStore> local) {
   if (options.remote_url.empty()) {
     store::ArtifactStore* local_only = local.get();
@@ -68,6 +68,8 @@ Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
   r.min_share_compile = options.remote_min_share_compile;
   r.backfill = options.remote_backfill;
   r.ttl = options.remote_ttl;
+  r.signer = signing.signer;
+  r.signatures = signing.policy;
   r.breaker.failure_threshold = options.remote_failures;
   r.breaker.backoff = options.remote_backoff;
   r.breaker.max_backoff = std::max<std::chrono::milliseconds>(options.remote_backoff, std::chrono::seconds(60));

@@ -10,6 +10,7 @@
 
 #include "common/expected.h"
 #include "daemon/daemon_options.h"
+#include "daemon/signing_setup.h"
 #include "remote/remote_tier.h"
 #include "store/artifact_store.h"
 
@@ -38,8 +39,10 @@ struct StoreWithRemote {
   store::ArtifactStore* local = nullptr;        // the local store alone (inside `store`)
 };
 
-// `local` unchanged when options.remote_url is empty.
+// `local` unchanged when options.remote_url is empty. Values written are
+// signed and values read checked as `signing` says.
 [[nodiscard]] Expected<StoreWithRemote> AddRemoteTier(const DaemonOptions& options,
+                                                     const SharedEntrySigning& signing,
                                                      std::unique_ptr<store::ArtifactStore> local);
 
 }  // namespace qdcache::daemon

@@ -89,6 +89,7 @@ Expected<gid_t> GroupId(const std::string& name) {
 Expected<SecuritySetup> LoadSecurity(const DaemonOptions& o) {
   QDC_RETURN_IF_ERROR(CheckCombinations(o));
   SecuritySetup setup;
+  QDC_ASSIGN_OR_RETURN(setup.signing, LoadSigning(o));
   if (!o.socket_group.empty()) {
     QDC_ASSIGN_OR_RETURN(setup.socket_group, GroupId(o.socket_group));
   }

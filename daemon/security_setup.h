@@ -13,6 +13,7 @@
 #include "auth/authenticator.h"
 #include "common/expected.h"
 #include "daemon/daemon_options.h"
+#include "daemon/signing_setup.h"
 
 namespace grpc {
 class ServerCredentials;
@@ -28,6 +29,8 @@ struct SecuritySetup {
   std::shared_ptr<grpc::ServerCredentials> tcp_credentials;
   bool tcp_client_certs = false;
   std::string tcp_summary;
+  // Keys of signed shared entries (the remote tier's values, imports).
+  SharedEntrySigning signing;
 };
 
 // Checks flag combinations and loads the files they name:
@@ -36,7 +39,8 @@ struct SecuritySetup {
 // - --listen needs a way to authenticate peers (--token-file and/or
 //   --tls-client-ca);
 // - the token file must parse and be private (auth::TokenTable::Load);
-// - --socket-group must name an existing group.
+// - --socket-group must name an existing group;
+// - the signing and trusted keys must load (LoadSigning).
 // INVALID_ARGUMENT / FAILED_PRECONDITION / NOT_FOUND with the flag at fault.
 // Logs a warning when tokens would travel without TLS.
 [[nodiscard]] Expected<SecuritySetup> LoadSecurity(const DaemonOptions& options);

@@ -56,8 +56,10 @@ const char* LeanMethodName(std::uint8_t method) {
 }
 
 // `metrics` may be null (no --metrics-listen); it must outlive the engine.
-engine::EngineConfig MakeEngineConfig(const DaemonOptions& options, metrics::DaemonMetrics* metrics) {
+engine::EngineConfig MakeEngineConfig(const DaemonOptions& options, metrics::DaemonMetrics* metrics,
+                                      const SharedEntrySigning& signing) {
   engine::EngineConfig c;
+  c.import_signatures = signing.policy;
   c.workers = options.workers;
   c.max_queue = options.max_queue;
   c.failure_memory = options.failure_memory;
@@ -130,7 +132,7 @@ class ServerImpl final : public Server {
         local_store_(store.local),
         workers_(std::move(workers)),
         metrics_(options_.metrics_listen.empty() ? nullptr : std::make_unique<metrics::DaemonMetrics>()),
-        engine_(*workers_, *store_, MakeEngineConfig(options_, metrics_.get())),
+        engine_(*workers_, *store_, MakeEngineConfig(options_, metrics_.get(), security.signing)),
         security_(std::move(security)),
         call_auth_(peers_, security_.authenticator, security_.tcp_client_certs),
         service_(engine_, call_auth_,
@@ -324,6 +326,7 @@ class ServerImpl final : public Server {
     p.max_bytes = options_.max_bytes;
     p.workers = workers_->stats();
     if (remote_ != nullptr) p.remote = StatsParts::Remote{remote_->Stats(), remote_->options()};
+    p.signing = security_.signing;
     return p;
   }
 
@@ -394,7 +397,7 @@ Expected<std::unique_ptr<Server>> Server::Start(const DaemonOptions& options, in
   Expected<std::unique_ptr<store::ArtifactStore>> store =
       store::ArtifactStore::Open(MakeStoreOptions(options));
   if (!store.ok()) return store.status().WithContext("opening store " + options.store_dir);
-  Expected<StoreWithRemote> tiered = AddRemoteTier(options, std::move(store).value());
+  Expected<StoreWithRemote> tiered = AddRemoteTier(options, security.signing, std::move(store).value());
   if (!tiered.ok()) return tiered.status();
   Expected<std::unique_ptr<compiler::WorkerPool>> workers = StartWorkers(options);
   if (!workers.ok()) return workers.status();

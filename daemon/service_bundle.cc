@@ -97,8 +97,8 @@ class ImportReactor final : public grpc::ServerReadReactor<v1::ImportChunk> {
   void Done(grpc::Status status) {
     if (importer_) {
       *response_ = importer_->response();
-      spdlog::info("import by {}: {} artifacts, {} aliases, {} refused, {} stale", peer_.tenant,
-                   response_->artifacts(), response_->aliases(), response_->rejected(),
+      spdlog::info("import by {}: {} artifacts, {} aliases, {} refused, {} untrusted, {} stale", peer_.tenant,
+                   response_->artifacts(), response_->aliases(), response_->rejected(), response_->untrusted(),
                    response_->stale());
     }
     Finish(std::move(status));
@@ -155,7 +155,10 @@ grpc::ServerWriteReactor<v1::ExportChunk>* CompileCacheService::Export(
 grpc::ServerReadReactor<v1::ImportChunk>* CompileCacheService::Import(
     grpc::CallbackServerContext* context, v1::ImportResponse* response) {
   using Reactor = grpc::ServerReadReactor<v1::ImportChunk>;
-  Expected<Admitted> admitted = Admit(*context, auth::Operation::kImport);
+  // A daemon that stores only signed entries lets writers import; one that
+  // stores whatever it is sent, only admins.
+  Expected<Admitted> admitted = Admit(
+      *context, engine_.import_checks_signatures() ? auth::Operation::kImportSigned : auth::Operation::kImport);
   if (!admitted.ok()) return new Refused<Reactor>(ToGrpc(admitted.status()));
   return new ImportReactor(engine_, admitted->peer, std::move(admitted->slot), response);
 }

@@ -71,6 +71,7 @@ v1::Stats StatsReport(const StatsParts& p) {
     s.set_remote_state(r.healthy ? "ok" : "degraded");
     s.set_remote_not_shared_large(r.not_shared_large);
     s.set_remote_not_shared_cheap(r.not_shared_cheap);
+    s.set_remote_untrusted(r.untrusted);
     const remote::RemoteOptions& o = p.remote->options;
     s.set_remote_read_only(o.read_only);
     s.set_remote_backfill(o.backfill);
@@ -78,6 +79,11 @@ v1::Stats StatsReport(const StatsParts& p) {
     s.set_remote_min_share_compile_ms(static_cast<std::uint64_t>(o.min_share_compile.count()));
   } else {
     s.set_remote_state("off");
+  }
+  if (p.signing.signer) s.set_signing_key(p.signing.signer->id());
+  if (p.signing.policy.checks()) {
+    for (const std::string& id : p.signing.policy.trusted->ids()) s.add_trusted_keys(id);
+    s.set_signatures_required(p.signing.policy.require);
   }
   return s;
 }

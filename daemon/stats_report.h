@@ -8,6 +8,7 @@
 
 #include "compiler/worker_pool.h"
 #include "engine/engine_stats.h"
+#include "daemon/signing_setup.h"
 #include "qdcache/v1/qdcache.pb.h"
 #include "remote/remote_tier.h"
 #include "store/artifact_store.h"
@@ -25,6 +26,7 @@ struct StatsParts {
   };
   std::optional<Remote> remote;                      // absent without --remote
   std::uint64_t peer_rejections = 0;               // the service's per-peer limit
+  SharedEntrySigning signing;                      // keys of signed shared entries
 };
 
 [[nodiscard]] v1::Stats StatsReport(const StatsParts& parts);

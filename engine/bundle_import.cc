@@ -8,6 +8,7 @@
 #include "engine/artifact_key.h"
 #include "engine/artifact_record.h"
 #include "engine/manifest.h"
+#include "signing/record_claim.h"
 
 namespace qdcache::engine {
 namespace {
@@ -53,34 +54,50 @@ BundleImporter::BundleImporter(store::ArtifactStore& store, ImportOptions option
     : store_(store), options_(std::move(options)) {}
 
 void BundleImporter::Refuse(const std::string& what, const Status& why) {
-  response_.set_rejected(response_.rejected() + 1);
-  const std::string line = what + ": " + why.message();
+  const bool untrusted = why.code() == Code::kUnauthenticated;
+  if (untrusted) {
+    response_.set_untrusted(response_.untrusted() + 1);
+  } else {
+    response_.set_rejected(response_.rejected() + 1);
+  }
+  const std::string line = what + (untrusted ? ": untrusted: " : ": ") + why.message();
   spdlog::warn("import: refused {}", line);
   if (response_.rejections_size() < kMaxRejections) response_.add_rejections(line);
 }
 
 Status BundleImporter::Add(const v1::BundleEntry& entry) {
+  std::optional<signing::Signature> signature;
+  if (entry.has_signature()) {
+    signature = signing::Signature{entry.signature().public_key(), entry.signature().signature()};
+  }
   switch (entry.entry_case()) {
     case v1::BundleEntry::kArtifact:
-      return AddArtifact(entry.artifact());
+      return AddArtifact(entry.artifact(), signature);
     case v1::BundleEntry::kAlias:
-      return AddAlias(entry.alias());
+      return AddAlias(entry.alias(), signature);
     default:
       Refuse("entry", InvalidArgument("unknown entry kind"));
       return Status::Ok();
   }
 }
 
-Status BundleImporter::AddArtifact(const v1::BundleArtifact& artifact) {
+Status BundleImporter::AddArtifact(const v1::BundleArtifact& artifact,
+                                   const std::optional<signing::Signature>& signature) {
   store::ArtifactRecord record = ToRecord(artifact);
   const std::string what = "artifact " + ShortKey(record.key);
-  if (Status s = CheckArtifact(record); !s.ok()) {
-    if (record.key.size() == kKeyBytes) not_stored_[record.key] = false;
+  Status s = CheckArtifact(record);
+  if (s.ok() && options_.signatures.checks()) {
+    s = options_.signatures.Check(signature, signing::SignedMessage(signing::ClaimOf(record, record.key)));
+  }
+  if (!s.ok()) {
+    if (record.key.size() == kKeyBytes) {
+      not_stored_[record.key] = s.code() == Code::kUnauthenticated ? NotStored::kUntrusted : NotStored::kRefused;
+    }
     Refuse(what, s);
     return Status::Ok();
   }
   if (record.toolchain != options_.toolchain) {
-    not_stored_[record.key] = true;
+    not_stored_[record.key] = NotStored::kStale;
     response_.set_stale(response_.stale() + 1);
     return Status::Ok();
   }
@@ -90,7 +107,7 @@ Status BundleImporter::AddArtifact(const v1::BundleArtifact& artifact) {
   return Status::Ok();
 }
 
-Status BundleImporter::AddAlias(const v1::BundleAlias& alias) {
+Status BundleImporter::AddAlias(const v1::BundleAlias& alias, const std::optional<signing::Signature>& signature) {
   const std::string what = "alias " + ToHex(alias.fast_key()).substr(0, 16);
   Status check;
   if (alias.artifact_key().size() != kKeyBytes) {
@@ -108,15 +125,26 @@ Status BundleImporter::AddAlias(const v1::BundleAlias& alias) {
     google::protobuf::RepeatedPtrField<v1::Dependency> dependencies;
     if (check.ok()) check = DecodeManifest(alias.manifest(), &dependencies);
   }
+  if (check.ok() && options_.signatures.checks()) {
+    const signing::AliasClaim claim{alias.tenant(), alias.namespace_(), alias.target(), alias.fast_key(),
+                                    alias.artifact_key(), alias.manifest()};
+    check = options_.signatures.Check(signature, signing::SignedMessage(claim));
+  }
   if (!check.ok()) {
     Refuse(what, check);
     return Status::Ok();
   }
   if (auto it = not_stored_.find(alias.artifact_key()); it != not_stored_.end()) {
-    if (it->second) {
-      response_.set_stale(response_.stale() + 1);
-    } else {
-      Refuse(what, InvalidArgument("its artifact was refused"));
+    switch (it->second) {
+      case NotStored::kStale:
+        response_.set_stale(response_.stale() + 1);
+        break;
+      case NotStored::kRefused:
+        Refuse(what, InvalidArgument("its artifact was refused"));
+        break;
+      case NotStored::kUntrusted:
+        Refuse(what, Status(Code::kUnauthenticated, "its artifact was refused as untrusted"));
+        break;
     }
     return Status::Ok();
   }

@@ -78,6 +78,9 @@ struct EngineConfig {
   // thread: keep it cheap and thread-safe. The namespace is the client's:
   // bound what you key by it. May be empty.
   std::function<void(std::string_view ns, AliasEvent event)> on_alias_event;
+  // Which imported bundle entries may be stored (bundle_import.h): with
+  // trusted keys, only those signed by them.
+  signing::SignaturePolicy import_signatures;
 };
 
 // Identity of the caller; aliases are never shared across tenants.
@@ -157,6 +160,8 @@ class Engine {
   [[nodiscard]] Expected<std::unique_ptr<BundleExporter>> StartExport(ExportScope scope);
   // Aliases go under `tenant` unless `keep_tenants`. Outlived by the engine.
   [[nodiscard]] std::unique_ptr<BundleImporter> StartImport(const std::string& tenant, bool keep_tenants);
+  // Whether imports check signatures (EngineConfig::import_signatures).
+  [[nodiscard]] bool import_checks_signatures() const { return config_.import_signatures.checks(); }
 
   [[nodiscard]] EngineStats Stats();
   // Zeroes the engine's counters (compiles, hits, misses, errors, ...). The

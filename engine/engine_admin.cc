@@ -163,7 +163,8 @@ Expected<std::unique_ptr<BundleExporter>> Engine::StartExport(ExportScope scope)
 }
 
 std::unique_ptr<BundleImporter> Engine::StartImport(const std::string& tenant, bool keep_tenants) {
-  return std::make_unique<BundleImporter>(store_, ImportOptions{tenant, keep_tenants, toolchain_, config_.limits});
+  return std::make_unique<BundleImporter>(
+      store_, ImportOptions{tenant, keep_tenants, toolchain_, config_.limits, config_.import_signatures});
 }
 
 void Engine::ResetStats() {

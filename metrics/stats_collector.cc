@@ -145,6 +145,10 @@ std::vector<MetricFamily> StatsFamilies(const v1::Stats& s) {
             "Remote reads that failed (timeout, unreachable, Redis error)", D(s.remote_errors()));
   f.Counter("qdcache_remote_corrupt_total", "Remote values that failed verification",
             D(s.remote_corrupt()));
+  f.Counter("qdcache_remote_untrusted_total",
+            "Remote values refused by the signature policy: unsigned, signed by a key not trusted, or "
+            "not covering the key they were read under",
+            D(s.remote_untrusted()));
   f.Counter("qdcache_remote_writes_total", "Values written to the remote", D(s.remote_writes()));
   f.Counter("qdcache_remote_write_failures_total", "Remote writes that failed",
             D(s.remote_write_failures()));

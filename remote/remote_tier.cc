@@ -137,6 +137,17 @@ void RemoteTier::LogThrottled(const std::string& message) {
   }
 }
 
+void RemoteTier::Refused(const Status& why, const std::string& what) {
+  ++misses_;
+  if (why.code() == Code::kUnauthenticated) {
+    ++untrusted_;
+    LogThrottled(what + " refused, untrusted: " + why.message());
+  } else {
+    ++corrupt_;
+    LogThrottled(what + " dropped: " + why.message());
+  }
+}
+
 Expected<std::optional<store::ArtifactRecord>> RemoteTier::GetArtifact(const store::ArtifactKey& key) {
   if (!Admit(1)) return Unavailable(kCircuitOpen);
   Expected<std::optional<std::string>> value =
@@ -186,11 +197,9 @@ std::optional<store::ArtifactRecord> RemoteTier::VerifiedArtifact(std::optional<
     return std::nullopt;
   }
   store::ArtifactRecord record;
-  Status s = DecodeArtifactValue(*value, key, options_.max_value_bytes, &record);
+  Status s = DecodeArtifactValue(*value, key, options_.max_value_bytes, &record, options_.signatures);
   if (!s.ok()) {
-    ++corrupt_;
-    ++misses_;
-    LogThrottled("value for artifact " + ShortKey(key) + " dropped: " + s.message());
+    Refused(s, "value for artifact " + ShortKey(key));
     return std::nullopt;
   }
   ++hits_;
@@ -211,11 +220,9 @@ Expected<std::optional<store::AliasValue>> RemoteTier::GetAlias(const store::Ali
     return std::optional<store::AliasValue>();
   }
   store::AliasValue target;
-  Status s = DecodeAliasValue(**value, alias, &target);
+  Status s = DecodeAliasValue(**value, alias, &target, options_.signatures);
   if (!s.ok()) {
-    ++corrupt_;
-    ++misses_;
-    LogThrottled("alias value dropped: " + s.message());
+    Refused(s, "alias value");
     return std::optional<store::AliasValue>();
   }
   ++hits_;
@@ -224,12 +231,13 @@ Expected<std::optional<store::AliasValue>> RemoteTier::GetAlias(const store::Ali
 
 Status RemoteTier::PutArtifact(const store::ArtifactRecord& record) {
   if (options_.read_only) return Status::Ok();
-  return Write(ArtifactRedisKey(options_.url.prefix, record.key), EncodeArtifactValue(record));
+  return Write(ArtifactRedisKey(options_.url.prefix, record.key),
+               EncodeArtifactValue(record, options_.signer.get()));
 }
 
 Status RemoteTier::PutAlias(const store::AliasKey& alias, const store::AliasValue& value) {
   if (options_.read_only) return Status::Ok();
-  return Write(AliasRedisKey(options_.url.prefix, alias), EncodeAliasValue(alias, value));
+  return Write(AliasRedisKey(options_.url.prefix, alias), EncodeAliasValue(alias, value, options_.signer.get()));
 }
 
 Status RemoteTier::Write(const std::string& key, std::string value) {
@@ -251,6 +259,7 @@ RemoteStats RemoteTier::Stats() const {
   s.misses = misses_;
   s.errors = errors_;
   s.corrupt = corrupt_;
+  s.untrusted = untrusted_;
   s.writes = writes_;
   s.write_failures = write_failures_;
   s.skipped = skipped_;
@@ -276,7 +285,7 @@ Share RemoteTier::ShareDecision(const store::ArtifactRecord& record) {
 
 void RemoteTier::ResetStats() {
   for (std::atomic<std::uint64_t>* counter :
-       {&hits_, &misses_, &errors_, &corrupt_, &writes_, &write_failures_, &skipped_, &not_shared_large_,
+       {&hits_, &misses_, &errors_, &corrupt_, &untrusted_, &writes_, &write_failures_, &skipped_, &not_shared_large_,
         &not_shared_cheap_}) {
     counter->store(0);
   }

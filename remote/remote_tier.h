@@ -10,7 +10,8 @@
 // (std::nullopt), or a Status for a failure (the backend's UNAVAILABLE or
 // FAILED_PRECONDITION, or UNAVAILABLE while the breaker is open), which
 // callers treat as a miss. A corrupt or foreign value is a miss, never an
-// error, and is counted in Stats().corrupt. Writes answer a Status that
+// error, and is counted in Stats().corrupt; one the signature policy refuses
+// (RemoteOptions::signatures) is a miss too, counted in Stats().untrusted. Writes answer a Status that
 // callers may log and ignore. Everything is counted. The breaker counts every
 // backend failure but FAILED_PRECONDITION (a refusal of one command by a
 // remote that works).
@@ -34,6 +35,8 @@
 #include "remote/circuit_breaker.h"
 #include "remote/redis_url.h"
 #include "remote/remote_backend.h"
+#include "signing/signing_key.h"
+#include "signing/trusted_keys.h"
 #include "store/record.h"
 
 namespace qdcache::remote {
@@ -54,6 +57,10 @@ struct RemoteOptions {
   // Remote hits are written into the local store too (off: the local store
   // holds this daemon's own compiles only). TieredStore reads it.
   bool backfill = true;
+  // Signs every value written (null: values are written unsigned).
+  std::shared_ptr<const signing::SigningKey> signer;
+  // Which values read may be used (no trusted keys: all of them).
+  signing::SignaturePolicy signatures;
 };
 
 // Whether an artifact may go to the shared tier.
@@ -66,6 +73,9 @@ struct RemoteStats {
   std::uint64_t errors = 0;          // reads that failed (timeout, unreachable, Redis error;
                                      // skipped ones not included)
   std::uint64_t corrupt = 0;         // values that failed verification (served as misses)
+  std::uint64_t untrusted = 0;       // values refused by the signature policy: unsigned, signed by
+                                     // a key not trusted, or not covering the key they were read
+                                     // under (served as misses)
   std::uint64_t writes = 0;          // values written
   std::uint64_t write_failures = 0;  // writes that failed (skipped ones not included)
   std::uint64_t skipped = 0;         // reads and writes not made because the breaker was open
@@ -135,6 +145,8 @@ class RemoteTier {
   Status Write(const std::string& key, std::string value);
   void NoteHealth();
   void LogThrottled(const std::string& message);
+  // Counts a value that did not decode or was refused (`why`), and logs it.
+  void Refused(const Status& why, const std::string& what);
   void RecoveryLoop();
 
   const RemoteOptions options_;
@@ -144,7 +156,7 @@ class RemoteTier {
 
   std::mutex health_mu_;  // serialises NoteHealth (the listener runs under it)
   std::atomic<bool> healthy_{true};
-  std::atomic<std::uint64_t> hits_{0}, misses_{0}, errors_{0}, corrupt_{0}, writes_{0},
+  std::atomic<std::uint64_t> hits_{0}, misses_{0}, errors_{0}, corrupt_{0}, untrusted_{0}, writes_{0},
       write_failures_{0}, skipped_{0}, not_shared_large_{0}, not_shared_cheap_{0};
 
   std::mutex probe_mu_;  // taken after health_mu_, never before

@@ -235,10 +235,14 @@ int Main(int argc, const char* const* argv) {
       export_cmd->add_option("--namespace", export_ns, "Only this namespace's aliases and the artifacts they name");
   export_cmd->add_option("--since", ex.since, "Only entries used or created within this duration: 12h, 7d");
   export_cmd->add_flag("--all-tenants", ex.all_tenants, "Every tenant's aliases, not only your own (admin)");
+  export_cmd->add_option("--sign", ex.sign_key,
+                         "Sign every entry with this Ed25519 private key (qdcache keygen), so daemons that "
+                         "trust its public key import it");
   export_cmd->add_flag("--json", ex.json, "Print one JSON object");
 
   ImportArgs im;
-  CLI::App* import_cmd = app.add_subcommand("import", "Store the artifacts and aliases of a bundle file (admin)");
+  CLI::App* import_cmd = app.add_subcommand(
+      "import", "Store the artifacts and aliases of a bundle file (admin; write where the daemon checks signatures)");
   import_cmd->add_option("file", im.file, "Bundle file written by qdcache export, or - for stdin")->required();
   import_cmd->add_flag("--keep-tenants", im.keep_tenants, "Aliases keep the tenants they were exported from");
   import_cmd->add_flag("--json", im.json, "Print one JSON object");
@@ -254,6 +258,13 @@ int Main(int argc, const char* const* argv) {
   warm->add_option("--batch", w.batch, "Kernels per call (default 32)")->check(CLI::Range(1, 4096));
   warm->add_option("--jobs,-j", w.jobs, "Calls in flight (default 2)")->check(CLI::Range(1, 64));
   warm->add_flag("--json", w.json, "Print one JSON object");
+
+  std::string keygen_path;
+  bool keygen_json = false;
+  CLI::App* keygen = app.add_subcommand(
+      "keygen", "Make an Ed25519 key pair that signs shared entries: FILE (private, mode 600) and FILE.pub");
+  keygen->add_option("file", keygen_path, "Private key file to create (it must not exist)")->required();
+  keygen->add_flag("--json", keygen_json, "Print one JSON object");
 
   bool ping_json = false;
   // Listed for --help only: Main hands `ptxas ...` to RunPtxas before parsing.
@@ -280,6 +291,7 @@ int Main(int argc, const char* const* argv) {
     std::fputs(BashCompletion(app, "qdcache").c_str(), stdout);
     return kExitOk;
   }
+  if (*keygen) return FinishRun(RunKeygen(keygen_path, keygen_json));
   if (c.output == "-" && c.ptx_output == "-") {
     PrintError(InvalidArgument("-o - and --ptx-out - both write to stdout: name a file for one of them"));
     return FinishRun(kExitUsage);

@@ -52,6 +52,7 @@ struct ExportArgs {
   std::optional<std::string> ns;  // only this namespace's aliases and their artifacts
   std::string since;              // duration ("7d"); empty: no age limit
   bool all_tenants = false;       // every tenant's aliases (admin)
+  std::string sign_key;           // private key file signing every entry; empty: unsigned
   bool json = false;
 };
 
@@ -108,6 +109,9 @@ struct EvictArgs {
 // is imported), or the daemon refused the call.
 [[nodiscard]] int RunImport(client::Client& client, const ImportArgs& args);
 [[nodiscard]] int RunPing(client::Client& client, bool json);
+// Writes a new Ed25519 key pair: `path` (private, mode 600) and `path`.pub;
+// never replaces an existing file. Needs no daemon.
+[[nodiscard]] int RunKeygen(const std::string& path, bool json);
 
 struct WarmArgs {
   std::string manifest;  // a file, or "-" for stdin

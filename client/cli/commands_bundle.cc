@@ -8,11 +8,13 @@
 
 #include "bundle/bundle_reader.h"
 #include "bundle/bundle_writer.h"
+#include "bundle/entry_signature.h"
 #include "client/cli/commands.h"
 #include "client/cli/output.h"
 #include "client/cli/progress.h"
 #include "common/output_file.h"
 #include "common/units.h"
+#include "signing/signing_key.h"
 
 namespace qdcache::cli {
 namespace {
@@ -36,6 +38,20 @@ std::string Counts(std::uint64_t artifacts, std::uint64_t aliases, std::uint64_t
 
 }  // namespace
 
+int RunKeygen(const std::string& path, bool json) {
+  Expected<signing::SigningKey> key = signing::SigningKey::Generate();
+  if (!key.ok()) return PrintError(key.status()), kExitFailure;
+  if (Status s = signing::WriteNewKeyPair(*key, path); !s.ok()) return PrintError(s), kExitFailure;
+  if (json) {
+    PrintJson({{"private_key", path}, {"public_key", path + ".pub"}, {"id", key->id()}});
+  } else {
+    std::printf("wrote %s (private, mode 600: the daemon's --remote-signing-key, or export --sign)\n"
+                "  and %s (public: for --remote-trusted-keys of the daemons that read)\nkey %s\n",
+                path.c_str(), (path + ".pub").c_str(), key->id().c_str());
+  }
+  return kExitOk;
+}
+
 int RunExport(client::Client& client, const ExportArgs& args) {
   const auto started = std::chrono::steady_clock::now();
   v1::ExportRequest request;
@@ -45,6 +61,12 @@ int RunExport(client::Client& client, const ExportArgs& args) {
     Expected<std::chrono::seconds> since = ParseDuration(args.since);
     if (!since.ok()) return PrintError(since.status().WithContext("--since")), kExitUsage;
     request.set_since_seconds(static_cast<std::uint64_t>(since->count()));
+  }
+  std::optional<signing::SigningKey> signer;
+  if (!args.sign_key.empty()) {
+    Expected<signing::SigningKey> key = signing::SigningKey::Load(args.sign_key);
+    if (!key.ok()) return PrintError(key.status().WithContext("--sign")), kExitFailure;
+    signer = std::move(key).value();
   }
   Expected<std::unique_ptr<OutputFile>> file = OutputFile::Open(OutputPath(args.out));
   if (!file.ok()) return PrintError(file.status()), kExitFailure;
@@ -56,7 +78,10 @@ int RunExport(client::Client& client, const ExportArgs& args) {
   std::uint64_t too_large = 0;
   Status s = client.Export(std::move(request), [&](v1::ExportChunk& chunk) -> Status {
     too_large += chunk.skipped_too_large();
-    for (const v1::BundleEntry& entry : chunk.entries()) QDC_RETURN_IF_ERROR((*writer)->Add(entry));
+    for (v1::BundleEntry& entry : *chunk.mutable_entries()) {
+      if (signer) bundle::SignEntry(*signer, &entry);
+      QDC_RETURN_IF_ERROR((*writer)->Add(entry));
+    }
     const bundle::BundleTotals& t = (*writer)->totals();
     if (progress.enabled())
       progress.Update(t.raw_bytes, Counts(t.artifacts, t.aliases, t.raw_bytes));
@@ -79,13 +104,15 @@ int RunExport(client::Client& client, const ExportArgs& args) {
                {"bytes", totals->raw_bytes},
                {"file_bytes", totals->stored_bytes},
                {"too_large", too_large},
+               {"signed_by", signer ? signer->id() : ""},
                {"seconds", seconds}});
   } else {
     std::fprintf(args.out == "-" ? stderr : stdout,  // with the bundle on stdout, the summary goes to stderr
-        "exported %s, %s (%s \u2192 %s) in %.1f s%s\n",
+        "exported %s, %s (%s \u2192 %s) in %.1f s%s%s\n",
         Plural(totals->artifacts, "artifact", "artifacts").c_str(),
         Plural(totals->aliases, "alias", "aliases").c_str(), HumanBytes(totals->raw_bytes).c_str(),
         HumanBytes(totals->stored_bytes).c_str(), seconds,
+        signer ? ("; signed by " + signer->id()).c_str() : "",
         too_large > 0 ? ("; " + std::to_string(too_large) + " too large to export").c_str() : "");
   }
   return kExitOk;
@@ -133,7 +160,7 @@ int RunImport(client::Client& client, const ImportArgs& args) {
   if (!response.ok()) return PrintError(response.status()), kExitFailure;
 
   const bundle::ReadCounts& c = reader.counts();
-  const std::uint64_t skipped = c.skipped + response->rejected();
+  const std::uint64_t skipped = c.skipped + response->rejected() + response->untrusted();
   const double seconds = SecondsSince(started);
   if (args.json) {
     nlohmann::json problems = nlohmann::json::array();
@@ -145,6 +172,7 @@ int RunImport(client::Client& client, const ImportArgs& args) {
                      {"skipped", skipped},
                      {"damaged", c.skipped},
                      {"refused", response->rejected()},
+                     {"untrusted", response->untrusted()},
                      {"stale", response->stale()},
                      {"problems", problems},
                      {"complete", read_error.ok()},
@@ -155,8 +183,11 @@ int RunImport(client::Client& client, const ImportArgs& args) {
     std::string extra;
     if (skipped > 0) {
       extra += "; " + std::to_string(skipped) + " skipped (" + std::to_string(c.skipped) +
-               " damaged in the file, " + std::to_string(response->rejected()) +
-               " refused by the daemon)";
+               " damaged in the file, " + std::to_string(response->rejected()) + " refused by the daemon" +
+               (response->untrusted() > 0
+                    ? ", " + std::to_string(response->untrusted()) + " not signed by a key it trusts"
+                    : std::string()) +
+               ")";
     }
     if (response->stale() > 0) {
       extra += "; " + std::to_string(response->stale()) + " stale (built by another toolchain)";

@@ -84,7 +84,11 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
                                        "remote_max_share_bytes",
                                        "remote_min_share_compile_ms",
                                        "remote_not_shared_large",
-                                       "remote_not_shared_cheap"};
+                                       "remote_not_shared_cheap",
+                                       "remote_untrusted",
+                                       "signing_key",
+                                       "trusted_keys",
+                                       "signatures_required"};
   std::string out = "qdcached " + s.version() + " at " + target + "\n";
   Section daemon(&out);
   daemon.Row("uptime", HumanDuration(std::chrono::seconds(s.uptime_seconds())));
@@ -150,6 +154,20 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
                                       : std::to_string(s.remote_min_share_compile_ms()) + " ms of compile");
     remote.Row("kept local", Count(s.remote_not_shared_large()) + " too large, " +
                                  Count(s.remote_not_shared_cheap()) + " too quick to compile");
+    if (!s.remote_read_only()) {
+      remote.Row("writes signed by", s.signing_key().empty() ? "nobody (unsigned)" : s.signing_key());
+    }
+  }
+  if (s.has_remote_backfill() || s.trusted_keys_size() > 0) {
+    out += "\nsigned entries (remote reads and imports)\n";
+    Section signing(&out);
+    std::string keys;
+    for (const std::string& id : s.trusted_keys()) keys += (keys.empty() ? "" : ", ") + id;
+    signing.Row("trusted keys", keys.empty() ? "none: entries are not checked (unauthenticated)" : keys);
+    if (!keys.empty()) {
+      signing.Row("unsigned entries", s.signatures_required() ? "refused" : "accepted (signatures not required)");
+    }
+    if (s.has_remote_backfill()) signing.Row("untrusted refused", Count(s.remote_untrusted()));
   }
 
   out += "\nother counters\n";

@@ -187,6 +187,7 @@ TEST_CASE("every qdcache command prints exactly one JSON document with --json",
       {{"export", "--out", dir / "b.qdcb"}},
       {{"import", dir / "b.qdcb"}},
       {{"warm", dir / "m.jsonl"}},
+      {{"keygen", dir / "key.pem"}},
       {{"shutdown"}},  // last: the daemon stops
   };
   // A lookup of several keys is one document, a result per key.

@@ -9,6 +9,7 @@
 
 #include "daemon/daemon_options.h"
 #include "daemon/remote_setup.h"
+#include "daemon/signing_setup.h"
 #include "tests/unit/daemon/options_test_util.h"
 
 using namespace qdcache;
@@ -91,4 +92,58 @@ TEST_CASE("the remote password comes from a private file or the environment", "[
   CHECK(*LoadRemotePassword("") == "from-env");
   ::unsetenv(kRemotePasswordEnv);
   CHECK(LoadRemotePassword("")->empty());
+}
+
+TEST_CASE("signing flags: a signing key needs a remote, requiring signatures needs trusted keys",
+          "[daemon][remote][signing]") {
+  Expected<DaemonOptions> o = Parse({"--remote", "redis://h:1", "--remote-signing-key", "/k.pem",
+                                     "--remote-trusted-keys", "/trusted", "--remote-require-signatures=false"});
+  REQUIRE(o.ok());
+  CHECK(o->remote_signing_key == "/k.pem");
+  CHECK(o->remote_trusted_keys == "/trusted");
+  CHECK_FALSE(o->remote_require_signatures);
+  CHECK(Parse({})->remote_require_signatures);
+  // Trusted keys alone check imported bundles.
+  CHECK(Parse({"--remote-trusted-keys", "/trusted"}).ok());
+
+  Expected<DaemonOptions> lonely_key = Parse({"--remote-signing-key", "/k.pem"});
+  REQUIRE_FALSE(lonely_key.ok());
+  CHECK_THAT(lonely_key.status().message(), Catch::Contains("--remote-signing-key needs --remote"));
+  Expected<DaemonOptions> nothing_to_require = Parse({"--remote-require-signatures=false"});
+  REQUIRE_FALSE(nothing_to_require.ok());
+  CHECK_THAT(nothing_to_require.status().message(), Catch::Contains("needs --remote-trusted-keys"));
+}
+
+TEST_CASE("signing keys load at start, and a bad one is an error naming its flag", "[daemon][remote][signing]") {
+  TempDir dir;
+  Expected<signing::SigningKey> key = signing::SigningKey::Generate();
+  REQUIRE(key.ok());
+  const std::string private_path = dir.root / "writer.pem";
+  REQUIRE(signing::WriteNewKeyPair(*key, private_path).ok());
+  DaemonOptions o;
+  o.remote_url = "redis://127.0.0.1:1";
+  o.remote_signing_key = private_path;
+  o.remote_trusted_keys = private_path + ".pub";
+  Expected<SharedEntrySigning> loaded = LoadSigning(o);
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded->signer != nullptr);
+  CHECK(loaded->signer->id() == key->id());
+  REQUIRE(loaded->policy.checks());
+  CHECK(loaded->policy.require);
+  CHECK(loaded->policy.trusted->ids() == std::vector<std::string>{key->id()});
+
+  DaemonOptions swapped = o;
+  swapped.remote_signing_key = o.remote_trusted_keys;
+  CHECK_THAT(LoadSigning(swapped).status().message(),
+             Catch::Contains("--remote-signing-key") && Catch::Contains("holds a public key"));
+  swapped = o;
+  swapped.remote_trusted_keys = o.remote_signing_key;
+  CHECK_THAT(LoadSigning(swapped).status().message(),
+             Catch::Contains("--remote-trusted-keys") && Catch::Contains("a private key"));
+  REQUIRE(::chmod(private_path.c_str(), 0644) == 0);
+  const Status open = LoadSigning(o).status();
+  CHECK(open.code() == Code::kFailedPrecondition);
+  CHECK_THAT(open.message(), Catch::Contains("--remote-signing-key") && Catch::Contains("chmod 600"));
+  CHECK(LoadSigning(DaemonOptions{}).ok());
+  CHECK_FALSE(LoadSigning(DaemonOptions{})->policy.checks());
 }

@@ -11,6 +11,7 @@
 #include "common/digest.h"
 #include "engine/bundle_export.h"
 #include "engine/bundle_import.h"
+#include "bundle/entry_signature.h"
 
 using namespace qdcache;
 using namespace qdcache::engine;
@@ -162,7 +163,7 @@ TEST_CASE("import stores verified entries under the caller's tenant, idempotentl
   REQUIRE(source.s->Put(Record("a"), Alias("uid:1", "ns", "ka")).ok());
   std::vector<v1::BundleEntry> entries = ExportAll(*source.s, {"uid:1", std::nullopt, 0});
   for (int round = 0; round < 2; ++round) {
-    BundleImporter importer(*target.s, {"token:ci", false, kToolchain, {}});
+    BundleImporter importer(*target.s, {"token:ci", false, kToolchain, {}, {}});
     for (const auto& e : entries) REQUIRE(importer.Add(e).ok());
     CHECK(importer.response().artifacts() == 1);
     CHECK(importer.response().aliases() == 1);
@@ -185,7 +186,7 @@ TEST_CASE(
   StoreFixture source, target;
   REQUIRE(source.s->Put(Record("a"), Alias("uid:7", "ns", "ka")).ok());
   REQUIRE(source.s->PutAlias(Alias("weird", "ns", "kw"), Record("a").key).ok());
-  BundleImporter importer(*target.s, {"uid:0", true, kToolchain, {}});
+  BundleImporter importer(*target.s, {"uid:0", true, kToolchain, {}, {}});
   for (const auto& e : ExportAll(*source.s, {std::nullopt, std::nullopt, 0}))
     REQUIRE(importer.Add(e).ok());
   CHECK(importer.response().aliases() == 1);
@@ -205,7 +206,7 @@ TEST_CASE("import refuses an artifact whose payload does not match its digest, a
       e.mutable_artifact()->mutable_payload()->back() ^= 1;
     }
   }
-  BundleImporter importer(*target.s, {"uid:1", false, kToolchain, {}});
+  BundleImporter importer(*target.s, {"uid:1", false, kToolchain, {}, {}});
   for (const auto& e : entries) REQUIRE(importer.Add(e).ok());
   CHECK(importer.response().artifacts() == 1);
   CHECK(importer.response().aliases() == 1);
@@ -219,7 +220,7 @@ TEST_CASE("import refuses an artifact whose payload does not match its digest, a
 TEST_CASE("import refuses malformed artifacts: key size, unknown kind, empty payload",
           "[daemon][bundle]") {
   StoreFixture f;
-  BundleImporter importer(*f.s, {"uid:1", false, kToolchain, {}});
+  BundleImporter importer(*f.s, {"uid:1", false, kToolchain, {}, {}});
   v1::BundleEntry good;
   v1::BundleArtifact* a = good.mutable_artifact();
   a->set_artifact_key(Record("a").key);
@@ -242,7 +243,7 @@ TEST_CASE("import skips artifacts of another toolchain as stale, with their alia
   StoreFixture source, target;
   REQUIRE(source.s->Put(Record("a", "older-toolchain"), Alias("uid:1", "ns", "ka")).ok());
   REQUIRE(target.s->Put(Record("current"), Alias("uid:1", "ns", "ka")).ok());
-  BundleImporter importer(*target.s, {"uid:1", false, kToolchain, {}});
+  BundleImporter importer(*target.s, {"uid:1", false, kToolchain, {}, {}});
   for (const auto& e : ExportAll(*source.s, {"uid:1", std::nullopt, 0}))
     REQUIRE(importer.Add(e).ok());
   CHECK(importer.response().stale() == 2);
@@ -250,4 +251,70 @@ TEST_CASE("import skips artifacts of another toolchain as stale, with their alia
   CHECK(importer.response().rejected() == 0);
   // The good alias already there is not replaced by one to nothing.
   CHECK(*target.s->GetAlias(Alias("uid:1", "ns", "ka")) == Record("current").key);
+}
+
+namespace {
+
+signing::SignaturePolicy TrustOnly(const signing::SigningKey& key) {
+  Expected<signing::TrustedKeys> keys = signing::TrustedKeys::Parse(key.PublicPem(), "test");
+  REQUIRE(keys.ok());
+  return {std::make_shared<const signing::TrustedKeys>(std::move(keys).value()), true};
+}
+
+}  // namespace
+
+TEST_CASE("with trusted keys, import stores entries signed by them (as export --sign signs) and counts the rest "
+          "as untrusted",
+          "[daemon][bundle][signing]") {
+  StoreFixture source, target;
+  REQUIRE(source.s->Put(Record("a"), Alias("uid:1", "ns", "ka")).ok());
+  REQUIRE(source.s->Put(Record("b"), Alias("uid:1", "ns", "kb")).ok());
+  REQUIRE(source.s->Put(Record("c"), Alias("uid:1", "ns", "kc")).ok());
+  const Expected<signing::SigningKey> writer = signing::SigningKey::Generate();
+  const Expected<signing::SigningKey> stranger = signing::SigningKey::Generate();
+  REQUIRE(writer.ok());
+  REQUIRE(stranger.ok());
+  std::vector<v1::BundleEntry> entries = ExportAll(*source.s, {"uid:1", std::nullopt, 0});
+  for (v1::BundleEntry& e : entries) {
+    const std::string& key = e.has_artifact() ? e.artifact().artifact_key() : e.alias().artifact_key();
+    if (key == Record("a").key) bundle::SignEntry(*writer, &e);    // stored
+    if (key == Record("b").key) bundle::SignEntry(*stranger, &e);  // untrusted, alias too
+    // c: unsigned, untrusted
+  }
+  // Imported under another tenant: the alias's claim is the one it was exported with.
+  BundleImporter importer(*target.s, {"token:ci", false, kToolchain, {}, TrustOnly(*writer)});
+  for (const auto& e : entries) REQUIRE(importer.Add(e).ok());
+  CHECK(importer.response().artifacts() == 1);
+  CHECK(importer.response().aliases() == 1);
+  CHECK(importer.response().untrusted() == 4);
+  CHECK(importer.response().rejected() == 0);
+  CHECK(target.s->Get(Record("a").key)->has_value());
+  CHECK(*target.s->GetAlias(Alias("token:ci", "ns", "ka")) == Record("a").key);
+  CHECK_FALSE(target.s->Get(Record("b").key)->has_value());
+  CHECK_FALSE(target.s->Get(Record("c").key)->has_value());
+  CHECK_FALSE(target.s->GetAlias(Alias("token:ci", "ns", "kb"))->has_value());
+  REQUIRE(importer.response().rejections_size() == 4);
+  std::string reasons;
+  for (const std::string& r : importer.response().rejections()) reasons += r + "\n";
+  CHECK_THAT(reasons, Catch::Contains("untrusted: signed by ed25519:") && Catch::Contains("not a trusted key") &&
+                          Catch::Contains("untrusted: unsigned, and signatures are required"));
+
+  // A signed alias re-pointed at another artifact, and a signed artifact
+  // with another payload: the signatures no longer cover them.
+  std::vector<v1::BundleEntry> tampered = ExportAll(*source.s, {"uid:1", std::nullopt, 0});
+  for (v1::BundleEntry& e : tampered) {
+    bundle::SignEntry(*writer, &e);
+    if (e.has_alias() && e.alias().fast_key() == "kb") e.mutable_alias()->set_artifact_key(Record("c").key);
+    if (e.has_artifact() && e.artifact().artifact_key() == Record("c").key) {
+      e.mutable_artifact()->set_payload("other bytes");
+      e.mutable_artifact()->set_payload_digest(DigestBytes(Sha256("other bytes")));
+    }
+  }
+  StoreFixture second;
+  BundleImporter strict(*second.s, {"uid:1", true, kToolchain, {}, TrustOnly(*writer)});
+  for (const auto& e : tampered) REQUIRE(strict.Add(e).ok());
+  CHECK(strict.response().artifacts() == 2);  // a and b
+  CHECK(strict.response().aliases() == 1);    // ka
+  CHECK(strict.response().untrusted() == 3);  // c, kb (re-pointed), kc (names c)
+  CHECK_FALSE(second.s->Get(Record("c").key)->has_value());
 }

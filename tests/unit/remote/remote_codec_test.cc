@@ -131,3 +131,80 @@ TEST_CASE("redis keys are prefixed, versioned and distinct per kind", "[remote][
   other.tenant = "uid:1001";
   CHECK(AliasRedisKey("p:", other) != alias_key);
 }
+
+namespace {
+
+signing::SigningKey NewKey() {
+  Expected<signing::SigningKey> key = signing::SigningKey::Generate();
+  REQUIRE(key.ok());
+  return std::move(key).value();
+}
+
+signing::SignaturePolicy Trusting(const signing::SigningKey& key, bool require = true) {
+  Expected<signing::TrustedKeys> keys = signing::TrustedKeys::Parse(key.PublicPem(), "test");
+  REQUIRE(keys.ok());
+  return {std::make_shared<const signing::TrustedKeys>(std::move(keys).value()), require};
+}
+
+}  // namespace
+
+TEST_CASE("a signed value carries its writer's signature, which a policy with that key accepts",
+          "[remote][codec][signing]") {
+  const signing::SigningKey writer = NewKey();
+  const store::ArtifactRecord r = Record("a");
+  const std::string value = EncodeArtifactValue(r, &writer);
+  CHECK(static_cast<std::uint8_t>(value[4]) == kSignedValueVersion);
+  CHECK(value.substr(kValueHeaderSize, signing::kPublicKeyBytes) == writer.public_key());
+  store::ArtifactRecord out;
+  REQUIRE(DecodeArtifactValue(value, r.key, 1 << 20, &out, Trusting(writer)).ok());
+  CHECK(out.payload == r.payload);
+  // Without a policy (no trusted keys) a signed value reads as any other.
+  REQUIRE(DecodeArtifactValue(value, r.key, 1 << 20, &out).ok());
+
+  store::AliasValue alias;
+  const std::string alias_value = EncodeAliasValue(kAlias, store::AliasValue{r.key, "m"}, &writer);
+  REQUIRE(DecodeAliasValue(alias_value, kAlias, &alias, Trusting(writer)).ok());
+  CHECK(alias == store::AliasValue{r.key, "m"});
+}
+
+TEST_CASE("a policy with trusted keys refuses unsigned, foreign, tampered and copied values as untrusted",
+          "[remote][codec][signing]") {
+  const signing::SigningKey writer = NewKey();
+  const signing::SigningKey stranger = NewKey();
+  const signing::SignaturePolicy policy = Trusting(writer);
+  const store::ArtifactRecord r = Record("a");
+  store::ArtifactRecord out;
+  const auto refusal = [&](const std::string& value, const store::ArtifactKey& key) {
+    const Status s = DecodeArtifactValue(value, key, 1 << 20, &out, policy);
+    CHECK(s.code() == Code::kUnauthenticated);
+    return s.message();
+  };
+  CHECK_THAT(refusal(EncodeArtifactValue(r), r.key), Catch::Contains("unsigned"));
+  CHECK_THAT(refusal(EncodeArtifactValue(r, &stranger), r.key), Catch::Contains("not a trusted key"));
+  // The writer's own value, copied under another key: its signature is not for that key.
+  CHECK_THAT(refusal(EncodeArtifactValue(r, &writer), Record("b").key), Catch::Contains("does not cover"));
+  // A signature moved onto another record.
+  const std::string signed_b = EncodeArtifactValue(Record("b"), &writer);
+  const std::string signed_a = EncodeArtifactValue(r, &writer);
+  const std::string moved = signed_b.substr(0, kValueHeaderSize) + signed_a.substr(kValueHeaderSize, 96) + signed_b.substr(kValueHeaderSize + 96);
+  CHECK_THAT(refusal(moved, Record("b").key), Catch::Contains("does not cover"));
+  // Not requiring signatures accepts the unsigned value, never the foreign one.
+  const signing::SignaturePolicy lenient = Trusting(writer, false);
+  CHECK(DecodeArtifactValue(EncodeArtifactValue(r), r.key, 1 << 20, &out, lenient).ok());
+  CHECK(DecodeArtifactValue(EncodeArtifactValue(r, &stranger), r.key, 1 << 20, &out, lenient).code() ==
+        Code::kUnauthenticated);
+  // Damage to the envelope is still corruption, not distrust.
+  std::string truncated = signed_a.substr(0, kValueHeaderSize + 50);
+  CHECK(DecodeArtifactValue(truncated, r.key, 1 << 20, &out, policy).code() == Code::kDataLoss);
+
+  store::AliasValue alias;
+  const store::AliasKey other{"uid:1000", "ns", "cpu:x86-64", "fast2"};
+  const std::string alias_value = EncodeAliasValue(kAlias, store::AliasValue{r.key, {}}, &writer);
+  CHECK(DecodeAliasValue(alias_value, other, &alias, policy).code() == Code::kUnauthenticated);
+  CHECK(DecodeAliasValue(EncodeAliasValue(kAlias, r.key), kAlias, &alias, policy).code() ==
+        Code::kUnauthenticated);
+  CHECK(DecodeAliasValue(EncodeAliasValue(kAlias, store::AliasValue{r.key, {}}, &stranger), kAlias, &alias,
+                         policy).code() == Code::kUnauthenticated);
+  // Without signatures checked, an alias value for another alias is what it always was: corrupt.
+  CHECK(DecodeAliasValue(alias_value, other, &alias).code() == Code::kDataLoss);
+}

@@ -98,6 +98,49 @@ TEST_CASE("a corrupt remote value is a counted miss", "[remote][tier]") {
   CHECK(f.tier->Stats().healthy);  // the remote answered: not a failure
 }
 
+TEST_CASE("a tier with a signer writes signed values, and one with trusted keys counts the rest as untrusted "
+          "misses",
+          "[remote][tier][signing]") {
+  Expected<signing::SigningKey> writer_key = signing::SigningKey::Generate();
+  REQUIRE(writer_key.ok());
+  auto signer = std::make_shared<const signing::SigningKey>(std::move(writer_key).value());
+  Expected<signing::TrustedKeys> trusted = signing::TrustedKeys::Parse(signer->PublicPem(), "test");
+  REQUIRE(trusted.ok());
+  auto owned = std::make_unique<MemoryBackend>();
+  MemoryBackend* backend = owned.get();
+  RemoteOptions o;
+  o.signer = signer;
+  o.signatures = {std::make_shared<const signing::TrustedKeys>(std::move(trusted).value()), true};
+  RemoteTier tier(std::move(o), std::move(owned));
+
+  const store::ArtifactRecord signed_record = TierRecord("signed");
+  REQUIRE(tier.PutArtifact(signed_record).ok());
+  REQUIRE(tier.PutAlias(kTierAlias, {signed_record.key, {}}).ok());
+  CHECK(backend->Value(ArtifactRedisKey("qdcache:", signed_record.key)) ==
+        EncodeArtifactValue(signed_record, signer.get()));
+  REQUIRE(tier.GetArtifact(signed_record.key)->has_value());
+  REQUIRE(tier.GetAlias(kTierAlias)->has_value());
+
+  // Written by someone else, unsigned: each read a miss, counted untrusted, not corrupt.
+  const store::ArtifactRecord forged = TierRecord("forged");
+  const store::AliasKey forged_alias{"uid:1", "ns", "cpu:x86-64", "forged"};
+  backend->Set(ArtifactRedisKey("qdcache:", forged.key), EncodeArtifactValue(forged));
+  backend->Set(AliasRedisKey("qdcache:", forged_alias), EncodeAliasValue(forged_alias, forged.key));
+  CHECK_FALSE(tier.GetArtifact(forged.key)->has_value());
+  CHECK_FALSE(tier.GetAlias(forged_alias)->has_value());
+  auto batch = tier.GetArtifacts({signed_record.key, forged.key});
+  REQUIRE(batch.ok());
+  CHECK((*batch)[0].has_value());
+  CHECK_FALSE((*batch)[1].has_value());
+  const RemoteStats s = tier.Stats();
+  CHECK(s.untrusted == 3);
+  CHECK(s.corrupt == 0);
+  CHECK(s.misses == 3);
+  CHECK(s.hits == 3);
+  tier.ResetStats();
+  CHECK(tier.Stats().untrusted == 0);
+}
+
 TEST_CASE("a batch read answers each key in order, verified, in one backend call", "[remote][tier]") {
   Fixture f;
   const store::ArtifactRecord a = TierRecord("a"), c = TierRecord("c");
