@@ -139,8 +139,14 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv, cons
   }
   if (o.remote_url.empty() && (o.remote_max_share_bytes != defaults.remote_max_share_bytes ||
                                o.remote_min_share_compile != defaults.remote_min_share_compile ||
-                               o.remote_backfill != defaults.remote_backfill)) {
-    return InvalidArgument("--remote-max-share-size, --remote-min-share-compile and --remote-backfill need --remote");
+                               o.remote_backfill != defaults.remote_backfill ||
+                               o.remote_lease != defaults.remote_lease)) {
+    return InvalidArgument("--remote-max-share-size, --remote-min-share-compile, --remote-backfill and "
+                           "--remote-lease need --remote");
+  }
+  if (o.remote_lease.count() != 0 && o.remote_lease < std::chrono::milliseconds(300)) {
+    return InvalidArgument("--remote-lease " + std::to_string(o.remote_lease.count()) +
+                           "ms is too short to be renewed in time (at least 300ms, or 0 for no leases)");
   }
   if (o.remote_url.empty() && !o.remote_signing_key.empty()) {
     return InvalidArgument("--remote-signing-key needs --remote: it signs what is written there");

@@ -77,6 +77,9 @@ struct DaemonOptions {
   std::string remote_signing_key;   // private PEM file, mode 600; empty: writes unsigned
   std::string remote_trusted_keys;  // PEM public keys: FILE or DIR; empty: nothing checked
   bool remote_require_signatures = true;
+  // Fleet-wide single-flight (daemon/fleet_setup.h): how long a compile
+  // lease lasts unrenewed; 0: no leases.
+  std::chrono::milliseconds remote_lease{10000};
 };
 
 // Where ParseDaemonFlags looks beyond argv.

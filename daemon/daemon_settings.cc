@@ -152,6 +152,10 @@ std::vector<Setting> MakeSettings() {
                             "Ed25519 public keys (PEM file, or a directory of *.pem/*.pub) whose signatures make "
                             "remote values and imported bundle entries usable (empty: none checked)",
                             &O::remote_trusted_keys));
+  s.push_back(MillisSetting("remote-lease",
+                            "Fleet single-flight: a compile missing everywhere takes a lease this long (renewed "
+                            "while it runs) so other daemons wait for its artifact; 0: no leases",
+                            &O::remote_lease, false));
   s.push_back(BoolSetting("remote-require-signatures",
                           "With remote-trusted-keys: refuse unsigned remote values and bundle entries (false: "
                           "accept them, while signed ones must still verify)",

@@ -25,6 +25,7 @@
 #include "compiler/worker_scratch.h"
 #include "daemon/call_auth.h"
 #include "engine/engine.h"
+#include "daemon/fleet_setup.h"
 #include "daemon/remote_setup.h"
 #include "daemon/security_setup.h"
 #include "daemon/service.h"
@@ -57,9 +58,11 @@ const char* LeanMethodName(std::uint8_t method) {
 
 // `metrics` may be null (no --metrics-listen); it must outlive the engine.
 engine::EngineConfig MakeEngineConfig(const DaemonOptions& options, metrics::DaemonMetrics* metrics,
-                                      const SharedEntrySigning& signing) {
+                                      const SharedEntrySigning& signing, remote::RemoteTier* remote) {
   engine::EngineConfig c;
   c.import_signatures = signing.policy;
+  c.fleet = MakeFleetLeases(options, remote);
+  c.fleet_wait = FleetWaitLimit(options);
   c.workers = options.workers;
   c.max_queue = options.max_queue;
   c.failure_memory = options.failure_memory;
@@ -132,7 +135,7 @@ class ServerImpl final : public Server {
         local_store_(store.local),
         workers_(std::move(workers)),
         metrics_(options_.metrics_listen.empty() ? nullptr : std::make_unique<metrics::DaemonMetrics>()),
-        engine_(*workers_, *store_, MakeEngineConfig(options_, metrics_.get(), security.signing)),
+        engine_(*workers_, *store_, MakeEngineConfig(options_, metrics_.get(), security.signing, store.remote)),
         security_(std::move(security)),
         call_auth_(peers_, security_.authenticator, security_.tcp_client_certs),
         service_(engine_, call_auth_,

@@ -25,6 +25,10 @@ v1::Stats StatsReport(const StatsParts& p) {
   s.set_peer_failure_refusals(e.peer_failure_refusals);
   s.set_alias_conflicts(e.alias_conflicts);
   s.set_alias_stale(e.alias_stale);
+  s.set_fleet_leases(e.fleet_leases);
+  s.set_fleet_waits(e.fleet_waits);
+  s.set_fleet_wait_hits(e.fleet_wait_hits);
+  s.set_fleet_wait_timeouts(e.fleet_wait_timeouts);
   s.set_compile_seconds(e.compile_seconds);
   s.set_compile_seconds_saved(e.compile_seconds_saved);
   s.set_workers(e.workers);

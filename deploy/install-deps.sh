@@ -26,6 +26,8 @@ test_packages=(
   llvm-19-tools clang-19 llvm-14 lld-19 libamdhip64-5
   # gRPC reflection's proto, a real Redis, man's renderer.
   grpc-proto redis-server man-db
+  # ip netns and veth pairs: the fleet test's hosts on a virtual network.
+  iproute2
   # Python: the metrics parser, mypy, the wheel built and installed into a
   # venv offline, and Numba for examples/python/numba_cpu.py.
   python3-prometheus-client mypy python3-pip python3-setuptools python3-wheel python3-venv

@@ -64,12 +64,17 @@ Engine::Engine(compiler::Compiler& compiler, store::ArtifactStore& store, Engine
       failures_(config_.failure_memory, 4096),
       budget_(config_.failure_budget),
       pool_(config_.workers, config_.max_queue),
-      keying_pool_(config_.workers, config_.max_queue) {}
+      keying_pool_(config_.workers, config_.max_queue),
+      fleet_waits_(config_.fleet ? std::make_unique<FleetWaits>(*config_.fleet, config_.fleet_poll) : nullptr) {}
 
 Engine::~Engine() { Drain(); }
 
 void Engine::Drain() {
   keying_pool_.Drain();  // its tasks may still submit to pool_
+  // Parked compiles go back to pool_ (compiled here) while it still takes
+  // tasks; compiles after that take no lease.
+  fleet_stopping_ = true;
+  if (fleet_waits_) fleet_waits_->Stop();
   pool_.Drain();
   tarpit_.Flush();
 }
@@ -291,8 +296,12 @@ void Engine::CompileDecoded(Decoded decoded, const v1::KernelDescriptor& descrip
   } else {
     keyed->owned_ir.assign(keyed->kernel.input.ir);
   }
-  Status submitted = pool_.Submit([this, keyed = std::move(keyed).value(), flight, store_result]() mutable {
-    RunCompile(std::move(keyed), std::move(flight), store_result);
+  SubmitCompile(std::move(keyed).value(), std::move(flight), store_result, FleetTurn{});
+}
+
+void Engine::SubmitCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result, FleetTurn turn) {
+  Status submitted = pool_.Submit([this, keyed = std::move(keyed), flight, store_result, turn]() mutable {
+    RunCompile(std::move(keyed), std::move(flight), store_result, turn);
   });
   if (!submitted.ok()) {
     ++queue_rejections_;
@@ -304,6 +313,33 @@ void Engine::CompileDecoded(Decoded decoded, const v1::KernelDescriptor& descrip
     }
     for (Waiter& w : waiters) w.done(Fail(submitted));
   }
+}
+
+void Engine::ParkForFleet(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result, FleetTurn turn) {
+  if (!turn.waited) {
+    ++fleet_waits_count_;
+    turn.waited = true;
+    turn.deadline = Clock::now() + config_.fleet_wait;
+    spdlog::debug("fleet: another daemon compiles {}; waiting for its artifact", ShortKey(keyed.key));
+  }
+  auto parked = std::make_shared<Keyed>(std::move(keyed));
+  FleetWaits::Entry entry;
+  entry.key = parked->key;
+  entry.deadline = turn.deadline;
+  entry.published = [this, key = parked->key] {
+    Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
+    return got.ok() && got->has_value();
+  };
+  entry.abandoned = [flight] { return flight->cancel.cancelled(); };
+  entry.resume = [this, parked, flight, store_result, turn](FleetWaits::Outcome outcome) mutable {
+    turn.published = outcome == FleetWaits::Outcome::kPublished;
+    if (outcome == FleetWaits::Outcome::kTimedOut) {
+      ++fleet_wait_timeouts_;
+      turn.local = true;
+    }
+    SubmitCompile(std::move(*parked), std::move(flight), store_result, turn);
+  };
+  fleet_waits_->Park(std::move(entry));
 }
 
 void Engine::RefuseOverBudget(const Status& budget, std::chrono::milliseconds retry_after, CompileDone done) {
@@ -480,7 +516,7 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
   return carried;
 }
 
-void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result) {
+void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result, FleetTurn turn) {
   keyed.kernel.input.ir = keyed.owned_ir;
   // Entry points are not part of the key: each waiter's are checked when it
   // is served, so one waiter's wrong name cannot fail the others.
@@ -502,10 +538,38 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
     std::lock_guard lock(mu_);
     any_recache = flight->recache;
   }
+  // Unless another daemon of the fleet is compiling it (then wait for its
+  // artifact, holding no worker), take the lease: it is released when this
+  // returns, after the artifact was stored (published) or the compile
+  // failed. Taken before the store is read again, so that an artifact its
+  // previous holder published before releasing it is found below.
+  struct LeaseRelease {
+    FleetLeases* fleet = nullptr;
+    const std::string* key = nullptr;
+    ~LeaseRelease() {
+      if (fleet != nullptr) fleet->Release(*key);
+    }
+  } lease;
+  if (store_result && !any_recache && fleet_waits_ != nullptr && !turn.local && !turn.published &&
+      !fleet_stopping_) {
+    switch (config_.fleet->Acquire(key)) {
+      case FleetLeases::Claim::kOwned:
+        lease.fleet = config_.fleet.get();  // not a temporary LeaseRelease: its destructor would release
+        lease.key = &key;
+        spdlog::debug("fleet: took the lease of {}", ShortKey(key));
+        break;
+      case FleetLeases::Claim::kHeld:
+        ParkForFleet(std::move(keyed), std::move(flight), store_result, turn);
+        return;
+      case FleetLeases::Claim::kUnavailable:
+        break;
+    }
+  }
   if (store_result && !any_recache) {
     Expected<std::optional<store::ArtifactRecord>> got = store_.Get(key);
     if (got.ok() && got->has_value()) {
       ++hits_;  // the leader's; the others were counted as coalesced
+      if (turn.published) ++fleet_wait_hits_;
       CountSaved((*got)->compile_micros);
       std::vector<Waiter> waiters = take_waiters();
       for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT, keyed.components));
@@ -513,6 +577,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
     }
   }
 
+  if (lease.fleet != nullptr) ++fleet_leases_;
   const Clock::time_point t0 = Clock::now();
   bool stage_hit = false;
   std::atomic<int> used_up{0};
@@ -685,6 +750,10 @@ EngineStats Engine::Stats() {
   s.peer_failure_refusals = budget_refusals_;
   s.alias_conflicts = alias_conflicts_;
   s.alias_stale = alias_stale_;
+  s.fleet_leases = fleet_leases_;
+  s.fleet_waits = fleet_waits_count_;
+  s.fleet_wait_hits = fleet_wait_hits_;
+  s.fleet_wait_timeouts = fleet_wait_timeouts_;
   s.compile_seconds = static_cast<double>(compile_micros_.load()) / 1e6;
   s.compile_seconds_saved = static_cast<double>(compile_micros_saved_.load()) / 1e6;
   s.workers = pool_.size();

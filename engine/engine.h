@@ -27,6 +27,8 @@
 #include "engine/descriptor.h"
 #include "engine/engine_stats.h"
 #include "engine/failure_budget.h"
+#include "engine/fleet_leases.h"
+#include "engine/fleet_waits.h"
 #include "engine/failure_memory.h"
 #include "engine/ir_digest_memo.h"
 #include "engine/key_memory.h"
@@ -81,6 +83,13 @@ struct EngineConfig {
   // Which imported bundle entries may be stored (bundle_import.h): with
   // trusted keys, only those signed by them.
   signing::SignaturePolicy import_signatures;
+  // Fleet-wide single-flight (fleet_leases.h); null: compiles never wait for
+  // other daemons. A compile whose lease another daemon holds waits at most
+  // fleet_wait for its artifact (then compiles here), checking every
+  // fleet_poll.
+  std::shared_ptr<FleetLeases> fleet;
+  std::chrono::milliseconds fleet_wait{std::chrono::minutes(10)};
+  std::chrono::milliseconds fleet_poll{100};
 };
 
 // Identity of the caller; aliases are never shared across tenants.
@@ -274,7 +283,19 @@ class Engine {
   void Notify(std::string_view ns, AliasEvent event);
   // Fills `out` from the stored record under `key`; its components when known.
   std::optional<std::vector<KeyComponent>> DescribeStored(const std::string& key, v1::StoredExplanation* out);
-  void RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result);
+  // Where a flight stands with the fleet's leases (fleet_leases.h).
+  struct FleetTurn {
+    bool waited = false;     // it was parked once (counted once in fleet_waits)
+    bool published = false;  // resumed because the artifact appeared
+    bool local = false;      // compile here without a lease (the wait timed out)
+    std::chrono::steady_clock::time_point deadline{};
+  };
+  void RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result, FleetTurn turn);
+  // Queues RunCompile on pool_; when the queue refuses, answers the flight's
+  // waiters with the refusal.
+  void SubmitCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result, FleetTurn turn);
+  // Parks a flight whose lease another daemon holds (fleet_waits_).
+  void ParkForFleet(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result, FleetTurn turn);
   v1::CompileResult Fail(const Status& status);
   // Removes `flight` from in_flight_ if it is still the entry for its key. Needs mu_.
   void ForgetFlight(const std::shared_ptr<Flight>& flight);
@@ -298,12 +319,17 @@ class Engine {
   std::atomic<std::uint64_t> compiles_{0}, hits_{0}, alias_hits_{0}, misses_{0}, coalesced_{0},
       errors_{0}, requests_{0}, store_errors_{0}, compile_micros_{0}, stage_hits_{0},
       cancelled_{0}, remembered_failures_{0}, queue_rejections_{0}, artifact_misses_{0}, stage_misses_{0},
-      compile_micros_saved_{0}, budget_refusals_{0}, alias_conflicts_{0}, alias_stale_{0};
+      compile_micros_saved_{0}, budget_refusals_{0}, alias_conflicts_{0}, alias_stale_{0},
+      fleet_leases_{0}, fleet_waits_count_{0}, fleet_wait_hits_{0}, fleet_wait_timeouts_{0};
 
   ThreadPool pool_;  // compiles
   // Keying that waits for a worker (Compile). Declared after pool_, so it is
   // destroyed (drained) first: its tasks may still submit compiles.
   ThreadPool keying_pool_;
+  // Parked flights (config_.fleet set), stopped by Drain before pool_ stops
+  // taking tasks; once fleet_stopping_, compiles take no more leases.
+  std::unique_ptr<FleetWaits> fleet_waits_;
+  std::atomic<bool> fleet_stopping_{false};
 };
 
 }  // namespace qdcache::engine

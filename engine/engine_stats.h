@@ -27,6 +27,11 @@ struct EngineStats {
   std::uint64_t peer_failure_refusals = 0;  // items refused by the failure budget
   std::uint64_t alias_conflicts = 0;  // fast keys whose alias named another artifact
   std::uint64_t alias_stale = 0;      // aliases rebound because their dependencies changed
+  // Fleet-wide single-flight (fleet_leases.h).
+  std::uint64_t fleet_leases = 0;         // leases taken: compiles the fleet left to this daemon
+  std::uint64_t fleet_waits = 0;          // compiles that waited for another daemon's lease
+  std::uint64_t fleet_wait_hits = 0;      // ... and were served the artifact it published
+  std::uint64_t fleet_wait_timeouts = 0;  // ... and compiled here after waiting fleet_wait
   double compile_seconds = 0;
   double compile_seconds_saved = 0;
   unsigned workers = 0;             // compiles that may run at once

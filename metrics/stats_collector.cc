@@ -150,6 +150,16 @@ std::vector<MetricFamily> StatsFamilies(const v1::Stats& s) {
             "not covering the key they were read under",
             D(s.remote_untrusted()));
   f.Counter("qdcache_remote_writes_total", "Values written to the remote", D(s.remote_writes()));
+  f.Counter("qdcache_fleet_leases_total", "Compile leases taken on the shared tier (fleet single-flight)",
+            D(s.fleet_leases()));
+  f.Add("qdcache_fleet_waits_total",
+        "Compiles that waited for another daemon's lease, by how the wait ended (served: its artifact; "
+        "timeout: compiled here; other: the lease ended without an artifact, or it is still waiting)",
+        MetricType::Counter,
+        {{{{"outcome", "served"}}, D(s.fleet_wait_hits())},
+         {{{"outcome", "timeout"}}, D(s.fleet_wait_timeouts())},
+         {{{"outcome", "other"}},
+          D(s.fleet_waits() - std::min(s.fleet_waits(), s.fleet_wait_hits() + s.fleet_wait_timeouts()))}});
   f.Counter("qdcache_remote_write_failures_total", "Remote writes that failed",
             D(s.remote_write_failures()));
   f.Counter("qdcache_remote_skipped_total",

@@ -35,6 +35,17 @@ Status RedisBackend::Put(std::string_view key, std::string value, std::chrono::s
   return Run(SetCommand(key, std::move(value), ttl)).status();
 }
 
+Expected<bool> RedisBackend::PutIfAbsent(std::string_view key, std::string value, std::chrono::milliseconds ttl) {
+  QDC_ASSIGN_OR_RETURN(Reply reply, Run(SetIfAbsentCommand(key, std::move(value), ttl)));
+  return ConditionalResult(source_, reply);
+}
+
+Expected<bool> RedisBackend::UpdateIfEquals(std::string_view key, std::string_view value,
+                                            std::chrono::milliseconds ttl) {
+  QDC_ASSIGN_OR_RETURN(Reply reply, Run(UpdateIfEqualsCommand(key, value, ttl)));
+  return ConditionalResult(source_, reply);
+}
+
 Status RedisBackend::Ping() { return Run({"PING"}).status(); }
 
 std::string RedisBackend::Describe() const { return "redis://" + node_.ToString(); }

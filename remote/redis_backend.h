@@ -25,6 +25,10 @@ class RedisBackend final : public RemoteBackend {
       const std::vector<std::string>& keys) override;
   [[nodiscard]] Status Put(std::string_view key, std::string value,
                            std::chrono::seconds ttl) override;
+  [[nodiscard]] Expected<bool> PutIfAbsent(std::string_view key, std::string value,
+                                           std::chrono::milliseconds ttl) override;
+  [[nodiscard]] Expected<bool> UpdateIfEquals(std::string_view key, std::string_view value,
+                                              std::chrono::milliseconds ttl) override;
   [[nodiscard]] Status Ping() override;
   [[nodiscard]] std::string Describe() const override;
 

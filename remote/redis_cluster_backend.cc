@@ -52,6 +52,20 @@ Status RedisClusterBackend::Put(std::string_view key, std::string value, std::ch
   return AsBackendStatus(client_.Execute(key, SetCommand(key, std::move(value), ttl)).status());
 }
 
+Expected<bool> RedisClusterBackend::PutIfAbsent(std::string_view key, std::string value,
+                                                std::chrono::milliseconds ttl) {
+  Expected<Reply> reply = client_.Execute(key, SetIfAbsentCommand(key, std::move(value), ttl));
+  if (!reply.ok()) return AsBackendStatus(reply.status());
+  return ConditionalResult(kSource, *reply);
+}
+
+Expected<bool> RedisClusterBackend::UpdateIfEquals(std::string_view key, std::string_view value,
+                                                   std::chrono::milliseconds ttl) {
+  Expected<Reply> reply = client_.Execute(key, UpdateIfEqualsCommand(key, value, ttl));
+  if (!reply.ok()) return AsBackendStatus(reply.status());
+  return ConditionalResult(kSource, *reply);
+}
+
 Status RedisClusterBackend::Ping() { return AsBackendStatus(client_.RefreshSlots()); }
 
 std::string RedisClusterBackend::Describe() const {

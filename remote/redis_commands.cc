@@ -20,6 +20,29 @@ std::vector<std::string> MGetCommand(const std::vector<std::string>& keys) {
   return argv;
 }
 
+std::vector<std::string> SetIfAbsentCommand(std::string_view key, std::string value,
+                                            std::chrono::milliseconds ttl) {
+  return {"SET", std::string(key), std::move(value), "NX", "PX", std::to_string(ttl.count())};
+}
+
+std::vector<std::string> UpdateIfEqualsCommand(std::string_view key, std::string_view value,
+                                               std::chrono::milliseconds ttl) {
+  // One script for both: Redis runs it atomically, so no other writer slips
+  // in between the comparison and the update.
+  static constexpr const char* kScript =
+      "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end "
+      "if ARGV[2] == '0' then return redis.call('DEL', KEYS[1]) end "
+      "return redis.call('PEXPIRE', KEYS[1], ARGV[2])";
+  return {"EVAL", kScript, "1", std::string(key), std::string(value), std::to_string(ttl.count())};
+}
+
+Expected<bool> ConditionalResult(std::string_view source, const Reply& reply) {
+  if (reply.type == Reply::Type::kNil) return false;
+  if (reply.type == Reply::Type::kStatus && reply.str == "OK") return true;
+  if (reply.type == Reply::Type::kInteger) return reply.integer == 1;
+  return Unavailable(std::string(source) + ": a conditional write answered neither OK, nil nor 0/1");
+}
+
 Status ReplyError(const Endpoint& node, const Reply& reply) {
   std::string message = "redis " + node.ToString() + ": " + reply.str;
   if (reply.str.starts_with("MOVED ") || reply.str.starts_with("ASK ")) {

@@ -2,7 +2,8 @@
 // redis_cluster_backend.h) send, and how their replies become the results of
 // the RemoteBackend contract (remote_backend.h). The wire format is shared by
 // every daemon version using one Redis: GET / MGET to read, "SET key value
-// [EX ttl]" to write, plain string values.
+// [EX ttl]" to write, plain string values; leases with "SET key value NX PX
+// ms" and a compare-and-update script (EVAL, one key: Cluster routes it).
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -24,6 +25,16 @@ namespace qdcache::remote {
                                                   std::chrono::seconds ttl);
 // "MGET key..." for every key of `keys`.
 [[nodiscard]] std::vector<std::string> MGetCommand(const std::vector<std::string>& keys);
+
+// "SET key value NX PX ms": PutIfAbsent.
+[[nodiscard]] std::vector<std::string> SetIfAbsentCommand(std::string_view key, std::string value,
+                                                          std::chrono::milliseconds ttl);
+// An EVAL of a script that, when `key` holds `value`, sets its expiry to
+// `ttl` (> 0) or deletes it (0), answering 1, else 0: UpdateIfEquals.
+[[nodiscard]] std::vector<std::string> UpdateIfEqualsCommand(std::string_view key, std::string_view value,
+                                                             std::chrono::milliseconds ttl);
+// The answer to SET ... NX (OK: stored, nil: taken) or to the script (1 / 0).
+[[nodiscard]] Expected<bool> ConditionalResult(std::string_view source, const Reply& reply);
 
 // A Redis error reply as a Status: UNAVAILABLE when it means the remote is
 // down for every command (NOAUTH, LOADING, CLUSTERDOWN, a MOVED from a

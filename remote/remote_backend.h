@@ -54,6 +54,19 @@ class RemoteBackend {
   [[nodiscard]] virtual Status Put(std::string_view key, std::string value,
                                    std::chrono::seconds ttl) = 0;
 
+  // Leases (fleet-wide single-flight, remote/fleet_leases.h): small keys
+  // that expire by themselves, owned by whoever holds their value.
+  //
+  // Stores `value` under `key`, expiring after `ttl` (> 0), only when `key`
+  // holds nothing: true when it was stored, false when `key` was taken.
+  [[nodiscard]] virtual Expected<bool> PutIfAbsent(std::string_view key, std::string value,
+                                                   std::chrono::milliseconds ttl) = 0;
+  // When `key` holds exactly `value`: with `ttl` > 0 its expiry becomes
+  // `ttl` from now, with `ttl` == 0 it is deleted. True when it held
+  // `value`; false (and nothing changed) otherwise. Atomic on the remote.
+  [[nodiscard]] virtual Expected<bool> UpdateIfEquals(std::string_view key, std::string_view value,
+                                                      std::chrono::milliseconds ttl) = 0;
+
   // One round trip that says whether the remote serves us now (start-up and
   // recovery probes). Writes nothing.
   [[nodiscard]] virtual Status Ping() = 0;

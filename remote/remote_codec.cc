@@ -97,6 +97,10 @@ std::string AliasRedisKey(std::string_view prefix, const store::AliasKey& alias)
   return std::string(prefix) + "v1:l:" + ToHex(Sha256(store::EncodeAliasKey(alias)));
 }
 
+std::string LeaseRedisKey(std::string_view prefix, const store::ArtifactKey& key) {
+  return std::string(prefix) + "v1:lease:" + ToHex(key);
+}
+
 std::string EncodeArtifactValue(const store::ArtifactRecord& record, const signing::SigningKey* signer) {
   std::optional<signing::Signature> signature;
   if (signer) signature = signer->Sign(signing::SignedMessage(signing::ClaimOf(record, record.key)));

@@ -5,6 +5,8 @@
 // each other's values):
 //   PREFIX v1:a:<hex artifact key>                       an artifact record
 //   PREFIX v1:l:<hex SHA-256 of the encoded alias key>   a fast-key alias
+//   PREFIX v1:lease:<hex artifact key>                   a compile lease: the
+//       owner's id (HOST:PID:RANDOM), expiring by itself (fleet single-flight)
 //
 // Value = envelope + zstd frame:
 //   offset  size  field
@@ -60,6 +62,7 @@ inline constexpr std::size_t kValueHeaderSize = 48;
 
 [[nodiscard]] std::string ArtifactRedisKey(std::string_view prefix, const store::ArtifactKey& key);
 [[nodiscard]] std::string AliasRedisKey(std::string_view prefix, const store::AliasKey& alias);
+[[nodiscard]] std::string LeaseRedisKey(std::string_view prefix, const store::ArtifactKey& key);
 
 // `record` must be valid for the store (store::ValidateForPut has filled its
 // payload digest). Signed by `signer` when it is not null.

@@ -253,6 +253,33 @@ Status RemoteTier::Write(const std::string& key, std::string value) {
   return Status::Ok();
 }
 
+Expected<bool> RemoteTier::TakeLease(const store::ArtifactKey& key, const std::string& owner,
+                                     std::chrono::milliseconds ttl) {
+  if (options_.read_only) return FailedPrecondition("a read-only remote takes no leases");
+  if (!Admit(0)) return Unavailable(kCircuitOpen);
+  Expected<bool> taken = backend_->PutIfAbsent(LeaseRedisKey(options_.url.prefix, key), owner, ttl);
+  Record(taken.status());
+  if (!taken.ok()) LogThrottled("lease of " + ShortKey(key) + " not taken: " + taken.status().ToString());
+  return taken;
+}
+
+Expected<bool> RemoteTier::UpdateLease(const store::ArtifactKey& key, const std::string& owner,
+                                       std::chrono::milliseconds ttl) {
+  if (options_.read_only) return FailedPrecondition("a read-only remote takes no leases");
+  if (!Admit(0)) return Unavailable(kCircuitOpen);
+  Expected<bool> updated = backend_->UpdateIfEquals(LeaseRedisKey(options_.url.prefix, key), owner, ttl);
+  Record(updated.status());
+  return updated;
+}
+
+Expected<bool> RemoteTier::LeaseHeld(const store::ArtifactKey& key) {
+  if (!Admit(0)) return Unavailable(kCircuitOpen);
+  Expected<std::optional<std::string>> value = backend_->Get(LeaseRedisKey(options_.url.prefix, key));
+  Record(value.status());
+  if (!value.ok()) return value.status();
+  return value->has_value();
+}
+
 RemoteStats RemoteTier::Stats() const {
   RemoteStats s;
   s.hits = hits_;

@@ -122,6 +122,19 @@ class RemoteTier {
   [[nodiscard]] Expected<std::optional<store::AliasValue>> GetAlias(const store::AliasKey& alias);
   [[nodiscard]] Status PutAlias(const store::AliasKey& alias, const store::AliasValue& value);
 
+  // Compile leases (fleet-wide single-flight; daemon/fleet_setup.h): the
+  // key LeaseRedisKey(key) holds `owner` and expires after `ttl`. Through the
+  // breaker like every call; a read-only tier takes none (FAILED_PRECONDITION).
+  // TakeLease: true when this call took it, false when someone holds it.
+  [[nodiscard]] Expected<bool> TakeLease(const store::ArtifactKey& key, const std::string& owner,
+                                         std::chrono::milliseconds ttl);
+  // Extends (ttl > 0) or ends (ttl == 0) a lease `owner` holds: false when
+  // it no longer does (it expired, and perhaps another took it).
+  [[nodiscard]] Expected<bool> UpdateLease(const store::ArtifactKey& key, const std::string& owner,
+                                           std::chrono::milliseconds ttl);
+  // Whether anyone holds the lease of `key`.
+  [[nodiscard]] Expected<bool> LeaseHeld(const store::ArtifactKey& key);
+
   [[nodiscard]] RemoteStats Stats() const;
   // Zeroes the counters (not the breaker).
   void ResetStats();

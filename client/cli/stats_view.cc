@@ -88,7 +88,11 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
                                        "remote_untrusted",
                                        "signing_key",
                                        "trusted_keys",
-                                       "signatures_required"};
+                                       "signatures_required",
+                                       "fleet_leases",
+                                       "fleet_waits",
+                                       "fleet_wait_hits",
+                                       "fleet_wait_timeouts"};
   std::string out = "qdcached " + s.version() + " at " + target + "\n";
   Section daemon(&out);
   daemon.Row("uptime", HumanDuration(std::chrono::seconds(s.uptime_seconds())));
@@ -157,6 +161,9 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
     if (!s.remote_read_only()) {
       remote.Row("writes signed by", s.signing_key().empty() ? "nobody (unsigned)" : s.signing_key());
     }
+    remote.Row("fleet single-flight", Count(s.fleet_leases()) + " leases taken, " + Count(s.fleet_waits()) +
+                                          " waits (" + Count(s.fleet_wait_hits()) + " served, " +
+                                          Count(s.fleet_wait_timeouts()) + " timed out)");
   }
   if (s.has_remote_backfill() || s.trusted_keys_size() > 0) {
     out += "\nsigned entries (remote reads and imports)\n";

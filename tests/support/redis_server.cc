@@ -1,5 +1,7 @@
 #include "tests/support/redis_server.h"
 
+#include "tests/support/virtual_network.h"
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -7,6 +9,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <thread>
 
 #include <chrono>
 #include <cstdlib>
@@ -62,9 +66,12 @@ void RedisServer::Start() {
   }
   const std::string binary = FindOnPath("redis-server");
   if (binary.empty()) throw std::runtime_error("redis-server is not on PATH");
-  std::vector<std::string> argv = {binary,        "--port",  std::to_string(port_), "--bind", "127.0.0.1",
+  std::vector<std::string> argv = {binary,        "--port",  std::to_string(port_), "--bind", address_,
                                    "--save",      "",        "--appendonly",        "no",     "--dir",
                                    dir_,          "--daemonize", "no"};
+  // Reached from other (virtual) hosts, without a password: the test's own
+  // network namespace is all it is reachable from.
+  if (!netns_path_.empty()) argv.insert(argv.end(), {"--protected-mode", "no"});
   if (cluster_) {
     for (const std::string& a :
          {std::string("--cluster-enabled"), std::string("yes"), std::string("--cluster-config-file"),
@@ -80,12 +87,14 @@ void RedisServer::Start() {
   const std::size_t log_start = FileSize(log_path);
   const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   const pid_t parent = ::getpid();
+  const std::string netns_path = netns_path_;
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
     if (::dup2(log_fd, 1) < 0 || ::dup2(log_fd, 2) < 0) ::_exit(127);
+    if (!netns_path.empty() && !VirtualNetwork::EnterPath(netns_path.c_str())) ::_exit(126);
     ::execv(args[0], args.data());
     ::_exit(127);
   }
@@ -105,10 +114,31 @@ void RedisServer::Kill() {
   pid_ = -1;
 }
 
+void RedisServer::set_network(std::string netns_path, std::string address) {
+  netns_path_ = std::move(netns_path);
+  address_ = std::move(address);
+}
+
 remote::Reply RedisServer::Command(const std::vector<std::string>& argv) const {
-  auto conn = remote::RedisConnection::Open(endpoint(), TestConnectOptions());
-  if (!conn.ok()) throw std::runtime_error(conn.status().ToString());
-  auto reply = (*conn)->Command(argv);
+  // Inside the server's namespace, from a thread of its own (setns moves
+  // only the calling thread).
+  Expected<remote::Reply> reply = Internal("not run");
+  auto run = [&] {
+    auto conn = remote::RedisConnection::Open(endpoint(), TestConnectOptions());
+    reply = conn.ok() ? (*conn)->Command(argv) : Expected<remote::Reply>(conn.status());
+  };
+  if (netns_path_.empty()) {
+    run();
+  } else {
+    std::thread t([&] {
+      if (VirtualNetwork::EnterPath(netns_path_.c_str())) {
+        run();
+      } else {
+        reply = Internal("cannot enter " + netns_path_);
+      }
+    });
+    t.join();
+  }
   if (!reply.ok()) throw std::runtime_error(reply.status().ToString());
   return std::move(reply).value();
 }

@@ -37,10 +37,14 @@ class RedisServer {
   // its log.
   void Start();
   void Kill();  // SIGKILL and wait
+  // Runs the server in the network namespace at `netns_path`
+  // (VirtualNetwork::NamespacePath), bound to `address` there, from the next
+  // Start on; Command then reaches it from inside that namespace.
+  void set_network(std::string netns_path, std::string address);
   bool running() const { return pid_ > 0; }
 
   int port() const { return port_; }
-  remote::Endpoint endpoint() const { return {"127.0.0.1", port_}; }
+  remote::Endpoint endpoint() const { return {address_, port_}; }
   // Runs one command on this server; throws if it cannot be reached.
   remote::Reply Command(const std::vector<std::string>& argv) const;
   std::string log() const;
@@ -50,6 +54,8 @@ class RedisServer {
  private:
   const std::string dir_;
   const bool cluster_;
+  std::string netns_path_;  // empty: the test's own namespace
+  std::string address_ = "127.0.0.1";
   int port_ = 0;
   int bus_port_ = 0;
   pid_t pid_ = -1;

@@ -147,6 +147,31 @@ inline void CheckRemoteBackendContract(const RemoteBackendHarnessFactory& make) 
     CHECK(backend.Get(key).status().code() == Code::kUnavailable);
   }
 
+  SECTION("a lease is taken once, kept by its owner only, and ends with it") {
+    using std::chrono::milliseconds;
+    const std::string lease = "conformance:lease";
+    CHECK(Must(backend.PutIfAbsent(lease, "owner-a", milliseconds(60000))));
+    CHECK_FALSE(Must(backend.PutIfAbsent(lease, "owner-b", milliseconds(60000))));
+    CHECK(Must(backend.Get(lease)) == std::optional<std::string>("owner-a"));
+    const long long ttl = harness->TtlSeconds(lease);
+    CHECK(ttl > 0);
+    CHECK(ttl <= 60);
+    // Another owner can neither extend nor end it.
+    CHECK_FALSE(Must(backend.UpdateIfEquals(lease, "owner-b", milliseconds(600000))));
+    CHECK_FALSE(Must(backend.UpdateIfEquals(lease, "owner-b", milliseconds(0))));
+    CHECK(harness->TtlSeconds(lease) <= 60);
+    CHECK(Must(backend.UpdateIfEquals(lease, "owner-a", milliseconds(600000))));
+    CHECK(harness->TtlSeconds(lease) > 60);
+    CHECK(Must(backend.UpdateIfEquals(lease, "owner-a", milliseconds(0))));
+    CHECK_FALSE(Must(backend.Get(lease)).has_value());
+    CHECK_FALSE(Must(backend.UpdateIfEquals(lease, "owner-a", milliseconds(0))));
+    CHECK(Must(backend.PutIfAbsent(lease, "owner-b", milliseconds(60000))));
+    // A key holding another type is not a lease anyone owns.
+    const std::string list = "conformance:list";
+    harness->StoreWrongType(list);
+    CHECK_FALSE(Must(backend.PutIfAbsent(list, "owner-a", milliseconds(60000))));
+  }
+
   SECTION("an error reply about one command is FAILED_PRECONDITION; the backend goes on working") {
     const std::string list = "conformance:list";
     harness->StoreWrongType(list);

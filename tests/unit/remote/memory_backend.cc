@@ -35,6 +35,34 @@ Expected<std::vector<std::optional<std::string>>> MemoryBackend::MultiGet(
   return values;
 }
 
+Expected<bool> MemoryBackend::PutIfAbsent(std::string_view key, std::string value, std::chrono::milliseconds ttl) {
+  std::lock_guard lock(mu_);
+  QDC_RETURN_IF_ERROR(Begin());
+  if (entries_.find(key) != entries_.end()) return false;
+  const auto seconds = std::chrono::ceil<std::chrono::seconds>(ttl);
+  entries_.emplace(std::string(key), Entry{std::move(value), seconds, false});
+  return true;
+}
+
+Expected<bool> MemoryBackend::UpdateIfEquals(std::string_view key, std::string_view value,
+                                             std::chrono::milliseconds ttl) {
+  std::lock_guard lock(mu_);
+  QDC_RETURN_IF_ERROR(Begin());
+  auto it = entries_.find(key);
+  if (it == entries_.end() || it->second.wrong_type || it->second.value != value) return false;
+  if (ttl.count() == 0) {
+    entries_.erase(it);
+  } else {
+    it->second.ttl = std::chrono::ceil<std::chrono::seconds>(ttl);
+  }
+  return true;
+}
+
+void MemoryBackend::Remove(const std::string& key) {
+  std::lock_guard lock(mu_);
+  entries_.erase(key);
+}
+
 Status MemoryBackend::Put(std::string_view key, std::string value, std::chrono::seconds ttl) {
   std::lock_guard lock(mu_);
   QDC_RETURN_IF_ERROR(Begin());

@@ -25,6 +25,10 @@ class MemoryBackend final : public RemoteBackend {
       const std::vector<std::string>& keys) override;
   [[nodiscard]] Status Put(std::string_view key, std::string value,
                            std::chrono::seconds ttl) override;
+  [[nodiscard]] Expected<bool> PutIfAbsent(std::string_view key, std::string value,
+                                           std::chrono::milliseconds ttl) override;
+  [[nodiscard]] Expected<bool> UpdateIfEquals(std::string_view key, std::string_view value,
+                                              std::chrono::milliseconds ttl) override;
   [[nodiscard]] Status Ping() override;
   [[nodiscard]] std::string Describe() const override { return "memory"; }
 
@@ -38,6 +42,8 @@ class MemoryBackend final : public RemoteBackend {
   // Stores `value` under `key` directly (no call counted, no TTL).
   void Set(const std::string& key, std::string value);
   [[nodiscard]] std::optional<std::string> Value(const std::string& key) const;
+  // Drops `key` (no call counted): a lease that expired.
+  void Remove(const std::string& key);
   // As the Redis TTL command answers: the TTL written, -1 for none, -2 when
   // there is no key.
   [[nodiscard]] long long TtlSeconds(const std::string& key) const;

@@ -387,3 +387,33 @@ TEST_CASE("with back-fill off a tiered store serves remote hits without keeping 
   CHECK(b.Stats().artifacts == 1);
   CHECK(b.Stats().aliases == 1);
 }
+
+TEST_CASE("compile leases: taken once, renewed and released by their owner only, never by a read-only tier",
+          "[remote][tier][fleet]") {
+  Fixture f;
+  const store::ArtifactKey key = TierRecord("leased").key;
+  const std::string lease_key = LeaseRedisKey("qdcache:", key);
+  CHECK_FALSE(*f.tier->LeaseHeld(key));
+  CHECK(*f.tier->TakeLease(key, "a", 10s));
+  CHECK(f.backend->Value(lease_key) == std::optional<std::string>("a"));
+  CHECK(f.backend->TtlSeconds(lease_key) == 10);
+  CHECK(*f.tier->LeaseHeld(key));
+  CHECK_FALSE(*f.tier->TakeLease(key, "b", 10s));
+  CHECK_FALSE(*f.tier->UpdateLease(key, "b", 0ms));
+  CHECK(*f.tier->UpdateLease(key, "a", 30s));
+  CHECK(f.backend->TtlSeconds(lease_key) == 30);
+  CHECK(*f.tier->UpdateLease(key, "a", 0ms));
+  CHECK_FALSE(*f.tier->LeaseHeld(key));
+  CHECK(f.tier->Stats().writes == 0);  // leases are not artifact or alias writes
+
+  Fixture read_only(/*read_only=*/true);
+  CHECK(read_only.tier->TakeLease(key, "a", 10s).status().code() == Code::kFailedPrecondition);
+  CHECK(read_only.backend->size() == 0);
+  CHECK_FALSE(*read_only.tier->LeaseHeld(key));  // reading is allowed
+
+  // A remote that is down answers UNAVAILABLE (the caller compiles), and counts for the breaker.
+  f.backend->FailEveryCall(Unavailable("down"));
+  CHECK(f.tier->TakeLease(key, "a", 10s).status().code() == Code::kUnavailable);
+  CHECK(f.tier->LeaseHeld(key).status().code() == Code::kUnavailable);
+  CHECK_FALSE(f.tier->Stats().healthy);
+}
