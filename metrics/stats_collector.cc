@@ -142,7 +142,7 @@ std::vector<MetricFamily> StatsFamilies(const v1::Stats& s) {
             s.remote_state() == "ok" ? 1 : 0);
   }
   f.Counter("qdcache_remote_errors_total",
-            "Remote reads that failed (timeout, unreachable, Redis error)", D(s.remote_errors()));
+            "Remote reads and compile-lease calls that failed (timeout, unreachable, Redis error)", D(s.remote_errors()));
   f.Counter("qdcache_remote_corrupt_total", "Remote values that failed verification",
             D(s.remote_corrupt()));
   f.Counter("qdcache_remote_untrusted_total",

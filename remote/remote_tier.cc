@@ -259,7 +259,10 @@ Expected<bool> RemoteTier::TakeLease(const store::ArtifactKey& key, const std::s
   if (!Admit(0)) return Unavailable(kCircuitOpen);
   Expected<bool> taken = backend_->PutIfAbsent(LeaseRedisKey(options_.url.prefix, key), owner, ttl);
   Record(taken.status());
-  if (!taken.ok()) LogThrottled("lease of " + ShortKey(key) + " not taken: " + taken.status().ToString());
+  if (!taken.ok()) {
+    ++errors_;
+    LogThrottled("lease of " + ShortKey(key) + " not taken: " + taken.status().ToString());
+  }
   return taken;
 }
 
@@ -269,6 +272,7 @@ Expected<bool> RemoteTier::UpdateLease(const store::ArtifactKey& key, const std:
   if (!Admit(0)) return Unavailable(kCircuitOpen);
   Expected<bool> updated = backend_->UpdateIfEquals(LeaseRedisKey(options_.url.prefix, key), owner, ttl);
   Record(updated.status());
+  if (!updated.ok()) ++errors_;
   return updated;
 }
 
@@ -276,7 +280,10 @@ Expected<bool> RemoteTier::LeaseHeld(const store::ArtifactKey& key) {
   if (!Admit(0)) return Unavailable(kCircuitOpen);
   Expected<std::optional<std::string>> value = backend_->Get(LeaseRedisKey(options_.url.prefix, key));
   Record(value.status());
-  if (!value.ok()) return value.status();
+  if (!value.ok()) {
+    ++errors_;
+    return value.status();
+  }
   return value->has_value();
 }
 

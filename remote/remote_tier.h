@@ -70,8 +70,8 @@ struct RemoteStats {
   // Reads count per key: a GetArtifacts of n keys adds n to these.
   std::uint64_t hits = 0;            // artifact and alias reads that found a valid value
   std::uint64_t misses = 0;          // reads that found nothing (corrupt values included)
-  std::uint64_t errors = 0;          // reads that failed (timeout, unreachable, Redis error;
-                                     // skipped ones not included)
+  std::uint64_t errors = 0;          // reads and lease calls that failed (timeout, unreachable,
+                                     // Redis error; skipped ones not included)
   std::uint64_t corrupt = 0;         // values that failed verification (served as misses)
   std::uint64_t untrusted = 0;       // values refused by the signature policy: unsigned, signed by
                                      // a key not trusted, or not covering the key they were read

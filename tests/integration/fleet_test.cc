@@ -92,6 +92,7 @@ TEST_CASE("when the daemon holding a lease dies mid-compile, a waiting daemon co
   holder.Start();
   waiter.Start();
   const v1::KernelDescriptor slow = SlowCpuKernel(20000, "fleet_slow");  // seconds of compiling
+  const std::size_t holder_mark = FileSize(holder.log_path());
 
   std::thread doomed([&] {
     try {
@@ -100,7 +101,7 @@ TEST_CASE("when the daemon holding a lease dies mid-compile, a waiting daemon co
       // The daemon is killed under it: the call fails, as it should.
     }
   });
-  REQUIRE(WaitForLogText(holder.log_path(), 0, "fleet: took the lease of", holder.pid()));
+  REQUIRE(WaitForLogText(holder.log_path(), holder_mark, "fleet: took the lease of", holder.pid()));
   std::thread survivor_thread;
   v1::CompileResult survivor;
   const std::size_t mark = FileSize(waiter.log_path());

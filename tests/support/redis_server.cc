@@ -76,7 +76,9 @@ void RedisServer::Start() {
     for (const std::string& a :
          {std::string("--cluster-enabled"), std::string("yes"), std::string("--cluster-config-file"),
           "nodes-" + std::to_string(port_) + ".conf", std::string("--cluster-port"),
-          std::to_string(bus_port_), std::string("--cluster-node-timeout"), std::string("3000")}) {
+          std::to_string(bus_port_), std::string("--cluster-node-timeout"), std::string("3000"),
+          // A replica takes over however long it was cut off (a test kills masters).
+          std::string("--cluster-replica-validity-factor"), std::string("0")}) {
       argv.push_back(a);
     }
   }
@@ -153,17 +155,27 @@ std::string RedisServer::log() const {
   }
 }
 
-RedisCluster::RedisCluster(const std::string& dir) {
-  for (int i = 0; i < 3; ++i) nodes_.push_back(std::make_unique<RedisServer>(dir, /*cluster=*/true));
+RedisCluster::RedisCluster(const std::string& dir, int replicas) : replicas_(replicas) {
+  for (int i = 0; i < 3 * (1 + replicas); ++i) nodes_.push_back(std::make_unique<RedisServer>(dir, /*cluster=*/true));
+}
+
+void RedisCluster::set_network(const std::string& netns_path, const std::string& address) {
+  netns_path_ = netns_path;
+  for (auto& node : nodes_) node->set_network(netns_path, address);
 }
 
 void RedisCluster::Start() {
-  std::vector<std::string> argv = {FindOnPath("redis-cli"), "--cluster", "create"};
+  std::vector<std::string> argv;
+  // redis-cli reaches nodes in another namespace from inside it.
+  if (!netns_path_.empty()) argv = {FindOnPath("nsenter"), "--net=" + netns_path_};
+  argv.insert(argv.end(), {FindOnPath("redis-cli"), "--cluster", "create"});
   for (auto& node : nodes_) {
     node->Start();
     argv.push_back(node->endpoint().ToString());
   }
-  for (const char* a : {"--cluster-replicas", "0", "--cluster-yes"}) argv.push_back(a);
+  for (const std::string& a : {std::string("--cluster-replicas"), std::to_string(replicas_), std::string("--cluster-yes")}) {
+    argv.push_back(a);
+  }
   RunResult created = Run(argv);
   if (created.exit_code != 0) {
     throw std::runtime_error("redis-cli --cluster create failed:\n" + created.out + created.err);
@@ -182,8 +194,32 @@ void RedisCluster::RestartAll() {
   WaitUntilOk();
 }
 
+std::vector<RedisServer*> RedisCluster::Masters() {
+  std::vector<RedisServer*> out;
+  for (auto& node : nodes_) {
+    if (!node->running()) continue;
+    const remote::Reply role = node->Command({"ROLE"});
+    if (!role.elements.empty() && role.elements[0].str == "master") out.push_back(node.get());
+  }
+  return out;
+}
+
+RedisServer* RedisCluster::ReplicaOf(const RedisServer& master) {
+  for (auto& node : nodes_) {
+    if (!node->running() || node.get() == &master) continue;
+    const remote::Reply role = node->Command({"ROLE"});
+    // ["slave", master host, master port, state, offset]
+    if (role.elements.size() >= 3 && role.elements[0].str == "slave" &&
+        role.elements[2].integer == master.port()) {
+      return node.get();
+    }
+  }
+  return nullptr;
+}
+
 void RedisCluster::WaitUntilOk() const {
   for (const auto& node : nodes_) {
+    if (!node->running()) continue;
     // Offset first, then the state: a change in between is in the log after it.
     const std::size_t from = FileSize(node->log_path());
     if (node->Command({"CLUSTER", "INFO"}).str.find("cluster_state:ok") != std::string::npos) continue;

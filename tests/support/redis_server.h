@@ -61,10 +61,14 @@ class RedisServer {
   pid_t pid_ = -1;
 };
 
-// Three masters, every slot assigned (redis-cli --cluster create).
+// Three masters, every slot assigned (redis-cli --cluster create), each with
+// `replicas` replicas that take over when it dies.
 class RedisCluster {
  public:
-  explicit RedisCluster(const std::string& dir);
+  explicit RedisCluster(const std::string& dir, int replicas = 0);
+  // Every node in the network namespace at `netns_path`, bound to `address`
+  // (RedisServer::set_network); call before Start.
+  void set_network(const std::string& netns_path, const std::string& address);
   // Starts the nodes, creates the cluster and waits until every node says
   // cluster_state:ok.
   void Start();
@@ -77,12 +81,21 @@ class RedisCluster {
   // The node serving `slot` (per CLUSTER SLOTS of the first node).
   RedisServer& NodeForSlot(int slot);
   std::string NodeId(const RedisServer& node) const;
+  // The nodes that are masters now (ROLE), among those running.
+  std::vector<RedisServer*> Masters();
+  // A running replica of `master` (ROLE), or null.
+  RedisServer* ReplicaOf(const RedisServer& master);
+  // Returns once every running node says cluster_state:ok (after a master
+  // was killed: once its replica has taken over). Throws after a bound.
+  void AwaitOk() const { WaitUntilOk(); }
 
  private:
   // Returns once every node says cluster_state:ok (or logs that it became so).
   void WaitUntilOk() const;
 
   std::vector<std::unique_ptr<RedisServer>> nodes_;
+  const int replicas_;
+  std::string netns_path_;  // empty: the test's own namespace
 };
 
 // The nodes behind a URL under test: what the integration tests inspect.

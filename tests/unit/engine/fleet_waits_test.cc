@@ -97,7 +97,7 @@ TEST_CASE("a parked compile whose lease stays held resumes at its deadline", "[e
   CHECK(Await(o) == FleetWaits::Outcome::kTimedOut);
 }
 
-TEST_CASE("an abandoned entry is dropped unresumed; Stop resumes the rest as timed out", "[engine][fleet]") {
+TEST_CASE("an abandoned entry is dropped unresumed, and Stop resumes the rest as timed out", "[engine][fleet]") {
   TableLeases leases;
   REQUIRE(leases.Acquire("a") == FleetLeases::Claim::kOwned);
   REQUIRE(leases.Acquire("b") == FleetLeases::Claim::kOwned);
