@@ -65,7 +65,12 @@ void RemoteFleetLeases::RenewLoop() {
     lock.unlock();
     for (const std::string& key : keys) {
       Expected<bool> renewed = tier_.UpdateLease(key, owner_, lease_);
-      if (renewed.ok() && !*renewed) {
+      bool still_ours = false;
+      {
+        std::lock_guard held(mu_);
+        still_ours = owned_.count(key) > 0;  // not released meanwhile
+      }
+      if (renewed.ok() && !*renewed && still_ours) {
         spdlog::warn("fleet lease of {} was lost before its compile finished (expired: the remote was slow "
                      "or unreachable); another daemon may compile it too",
                      ShortKey(key));

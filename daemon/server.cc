@@ -255,6 +255,9 @@ class ServerImpl final : public Server {
       std::lock_guard lock(health_mu_);
       health_ = nullptr;
     }
+    // Compiles parked for another daemon's lease compile here now, within
+    // the drain deadline.
+    engine_.StopFleetWaits();
     if (server_) {
       server_->GetHealthCheckService()->SetServingStatus(false);
       spdlog::info("draining in-flight requests");

@@ -85,7 +85,7 @@ Expected<CompileCacheService::Admitted> CompileCacheService::AdmitIdentity(Expec
     ++peer_rejections_;
     return slot.status();
   }
-  return Admitted{PeerOf(who), std::move(slot).value()};
+  return Admitted{PeerOf(who), std::move(slot).value(), who.role};
 }
 
 // Answers a unary call whose whole work is `body` (after admission and the

@@ -106,6 +106,7 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   struct Admitted {
     engine::Peer peer;
     PeerLimiter::Slot slot;
+    auth::Role role = auth::Role::kRead;
   };
   // Authenticates and authorizes `op`, then takes a per-peer slot:
   // UNAUTHENTICATED, PERMISSION_DENIED or RESOURCE_EXHAUSTED otherwise.

@@ -66,8 +66,9 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportChunk> {
 
 class ImportReactor final : public grpc::ServerReadReactor<v1::ImportChunk> {
  public:
-  ImportReactor(engine::Engine& engine, engine::Peer peer, PeerLimiter::Slot slot, v1::ImportResponse* response)
-      : engine_(engine), peer_(std::move(peer)), slot_(std::move(slot)), response_(response) {
+  ImportReactor(engine::Engine& engine, engine::Peer peer, PeerLimiter::Slot slot, bool admin,
+                v1::ImportResponse* response)
+      : engine_(engine), peer_(std::move(peer)), slot_(std::move(slot)), admin_(admin), response_(response) {
     StartRead(&chunk_);
   }
   void OnReadDone(bool ok) override {
@@ -78,6 +79,13 @@ class ImportReactor final : public grpc::ServerReadReactor<v1::ImportChunk> {
     if (!importer_) {
       if (grpc::Status s = ToGrpc(CheckHeader(chunk_.header())); !s.ok()) {
         Finish(s);
+        return;
+      }
+      // Other tenants' aliases are an admin's to write, signed or not.
+      if (chunk_.keep_tenants() && !admin_) {
+        Finish(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                            "Import with keep_tenants needs role admin; " + peer_.tenant +
+                                " may import signed entries into its own tenant only"));
         return;
       }
       importer_ = engine_.StartImport(peer_.tenant, chunk_.keep_tenants());
@@ -107,6 +115,7 @@ class ImportReactor final : public grpc::ServerReadReactor<v1::ImportChunk> {
   engine::Engine& engine_;
   const engine::Peer peer_;
   PeerLimiter::Slot slot_;
+  const bool admin_;  // may keep the bundle's tenants
   v1::ImportResponse* response_;
   std::unique_ptr<engine::BundleImporter> importer_;  // made on the first chunk
   v1::ImportChunk chunk_;
@@ -155,12 +164,14 @@ grpc::ServerWriteReactor<v1::ExportChunk>* CompileCacheService::Export(
 grpc::ServerReadReactor<v1::ImportChunk>* CompileCacheService::Import(
     grpc::CallbackServerContext* context, v1::ImportResponse* response) {
   using Reactor = grpc::ServerReadReactor<v1::ImportChunk>;
-  // A daemon that stores only signed entries lets writers import; one that
-  // stores whatever it is sent, only admins.
+  // A daemon that stores only entries signed by a key it trusts lets writers
+  // import (into their own tenant); one that would store anything (no
+  // trusted keys, or unsigned entries accepted), only admins.
   Expected<Admitted> admitted = Admit(
-      *context, engine_.import_checks_signatures() ? auth::Operation::kImportSigned : auth::Operation::kImport);
+      *context, engine_.import_needs_signatures() ? auth::Operation::kImportSigned : auth::Operation::kImport);
   if (!admitted.ok()) return new Refused<Reactor>(ToGrpc(admitted.status()));
-  return new ImportReactor(engine_, admitted->peer, std::move(admitted->slot), response);
+  const bool admin = admitted->role == auth::Role::kAdmin;
+  return new ImportReactor(engine_, admitted->peer, std::move(admitted->slot), admin, response);
 }
 
 }  // namespace qdcache::daemon

@@ -69,12 +69,16 @@ Engine::Engine(compiler::Compiler& compiler, store::ArtifactStore& store, Engine
 
 Engine::~Engine() { Drain(); }
 
+void Engine::StopFleetWaits() {
+  fleet_stopping_ = true;
+  if (fleet_waits_) fleet_waits_->Stop();
+}
+
 void Engine::Drain() {
   keying_pool_.Drain();  // its tasks may still submit to pool_
   // Parked compiles go back to pool_ (compiled here) while it still takes
   // tasks; compiles after that take no lease.
-  fleet_stopping_ = true;
-  if (fleet_waits_) fleet_waits_->Stop();
+  StopFleetWaits();
   pool_.Drain();
   tarpit_.Flush();
 }
@@ -333,6 +337,13 @@ void Engine::ParkForFleet(Keyed keyed, std::shared_ptr<Flight> flight, bool stor
   entry.abandoned = [flight] { return flight->cancel.cancelled(); };
   entry.resume = [this, parked, flight, store_result, turn](FleetWaits::Outcome outcome) mutable {
     turn.published = outcome == FleetWaits::Outcome::kPublished;
+    // The lease ended without an artifact (its holder failed, kept the
+    // artifact local, or died): compile here, without a lease, so that the
+    // waiters of the fleet compile side by side rather than one after another.
+    if (outcome == FleetWaits::Outcome::kLeaseFree) {
+      ++fleet_wait_orphans_;
+      turn.local = true;
+    }
     if (outcome == FleetWaits::Outcome::kTimedOut) {
       ++fleet_wait_timeouts_;
       turn.local = true;
@@ -546,9 +557,11 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   struct LeaseRelease {
     FleetLeases* fleet = nullptr;
     const std::string* key = nullptr;
-    ~LeaseRelease() {
+    void Now() {
       if (fleet != nullptr) fleet->Release(*key);
+      fleet = nullptr;
     }
+    ~LeaseRelease() { Now(); }
   } lease;
   if (store_result && !any_recache && fleet_waits_ != nullptr && !turn.local && !turn.published &&
       !fleet_stopping_) {
@@ -570,6 +583,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
     if (got.ok() && got->has_value()) {
       ++hits_;  // the leader's; the others were counted as coalesced
       if (turn.published) ++fleet_wait_hits_;
+      lease.Now();  // before the answers: other daemons' waiters need not wait for them
       CountSaved((*got)->compile_micros);
       std::vector<Waiter> waiters = take_waiters();
       for (Waiter& w : waiters) w.done(Serve(**got, w, v1::CACHE_STATUS_HIT, keyed.components));
@@ -625,6 +639,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
                     put.ToString());
     }
   }
+  lease.Now();  // published (or not): before the answers
   std::vector<Waiter> waiters = take_waiters();
   // Every waiter's miss reason before any is served: serving one makes this
   // artifact the latest of its lineage.
@@ -754,6 +769,7 @@ EngineStats Engine::Stats() {
   s.fleet_waits = fleet_waits_count_;
   s.fleet_wait_hits = fleet_wait_hits_;
   s.fleet_wait_timeouts = fleet_wait_timeouts_;
+  s.fleet_wait_orphans = fleet_wait_orphans_;
   s.compile_seconds = static_cast<double>(compile_micros_.load()) / 1e6;
   s.compile_seconds_saved = static_cast<double>(compile_micros_saved_.load()) / 1e6;
   s.workers = pool_.size();

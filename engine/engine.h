@@ -169,8 +169,11 @@ class Engine {
   [[nodiscard]] Expected<std::unique_ptr<BundleExporter>> StartExport(ExportScope scope);
   // Aliases go under `tenant` unless `keep_tenants`. Outlived by the engine.
   [[nodiscard]] std::unique_ptr<BundleImporter> StartImport(const std::string& tenant, bool keep_tenants);
-  // Whether imports check signatures (EngineConfig::import_signatures).
-  [[nodiscard]] bool import_checks_signatures() const { return config_.import_signatures.checks(); }
+  // Whether imports store only entries signed by a trusted key
+  // (EngineConfig::import_signatures checks, and requires signatures).
+  [[nodiscard]] bool import_needs_signatures() const {
+    return config_.import_signatures.checks() && config_.import_signatures.require;
+  }
 
   [[nodiscard]] EngineStats Stats();
   // Zeroes the engine's counters (compiles, hits, misses, errors, ...). The
@@ -183,6 +186,11 @@ class Engine {
   // Finishes queued and running compiles; later Compile() calls that need a
   // compile are answered UNAVAILABLE.
   void Drain();
+  // The first step of Drain, to take before the transport stops taking
+  // calls: compiles parked for another daemon's lease are compiled here at
+  // once (not left waiting on a host that may not finish before the drain
+  // deadline), and no compile takes a lease any more. Idempotent.
+  void StopFleetWaits();
 
  private:
   struct Waiter {
@@ -320,7 +328,8 @@ class Engine {
       errors_{0}, requests_{0}, store_errors_{0}, compile_micros_{0}, stage_hits_{0},
       cancelled_{0}, remembered_failures_{0}, queue_rejections_{0}, artifact_misses_{0}, stage_misses_{0},
       compile_micros_saved_{0}, budget_refusals_{0}, alias_conflicts_{0}, alias_stale_{0},
-      fleet_leases_{0}, fleet_waits_count_{0}, fleet_wait_hits_{0}, fleet_wait_timeouts_{0};
+      fleet_leases_{0}, fleet_waits_count_{0}, fleet_wait_hits_{0}, fleet_wait_timeouts_{0},
+      fleet_wait_orphans_{0};
 
   ThreadPool pool_;  // compiles
   // Keying that waits for a worker (Compile). Declared after pool_, so it is

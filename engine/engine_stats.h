@@ -32,6 +32,7 @@ struct EngineStats {
   std::uint64_t fleet_waits = 0;          // compiles that waited for another daemon's lease
   std::uint64_t fleet_wait_hits = 0;      // ... and were served the artifact it published
   std::uint64_t fleet_wait_timeouts = 0;  // ... and compiled here after waiting fleet_wait
+  std::uint64_t fleet_wait_orphans = 0;   // ... and compiled here: the lease ended without an artifact
   double compile_seconds = 0;
   double compile_seconds_saved = 0;
   unsigned workers = 0;             // compiles that may run at once

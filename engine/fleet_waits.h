@@ -32,7 +32,7 @@ class FleetWaits {
  public:
   enum class Outcome {
     kPublished,  // the artifact is in the store now
-    kLeaseFree,  // nobody holds the lease and there is no artifact: take it, or compile
+    kLeaseFree,  // nobody holds the lease and there is no artifact: compile here
     kTimedOut,   // the deadline passed (or the engine stops): compile here
   };
   using Clock = std::chrono::steady_clock;

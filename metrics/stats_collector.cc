@@ -152,14 +152,14 @@ std::vector<MetricFamily> StatsFamilies(const v1::Stats& s) {
   f.Counter("qdcache_remote_writes_total", "Values written to the remote", D(s.remote_writes()));
   f.Counter("qdcache_fleet_leases_total", "Compile leases taken on the shared tier (fleet single-flight)",
             D(s.fleet_leases()));
-  f.Add("qdcache_fleet_waits_total",
-        "Compiles that waited for another daemon's lease, by how the wait ended (served: its artifact; "
-        "timeout: compiled here; other: the lease ended without an artifact, or it is still waiting)",
+  f.Counter("qdcache_fleet_waits_total", "Compiles that waited for another daemon's lease", D(s.fleet_waits()));
+  f.Add("qdcache_fleet_waits_ended_total",
+        "Fleet waits by how they ended (served: the artifact it published; orphaned: the lease ended without "
+        "one, compiled here; timeout: compiled here after the limit)",
         MetricType::Counter,
         {{{{"outcome", "served"}}, D(s.fleet_wait_hits())},
-         {{{"outcome", "timeout"}}, D(s.fleet_wait_timeouts())},
-         {{{"outcome", "other"}},
-          D(s.fleet_waits() - std::min(s.fleet_waits(), s.fleet_wait_hits() + s.fleet_wait_timeouts()))}});
+         {{{"outcome", "orphaned"}}, D(s.fleet_wait_orphans())},
+         {{{"outcome", "timeout"}}, D(s.fleet_wait_timeouts())}});
   f.Counter("qdcache_remote_write_failures_total", "Remote writes that failed",
             D(s.remote_write_failures()));
   f.Counter("qdcache_remote_skipped_total",

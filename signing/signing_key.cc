@@ -114,7 +114,8 @@ Expected<SigningKey> SigningKey::Parse(std::string_view pem, std::string_view or
   }
   std::shared_ptr<evp_pkey_st> key(raw, &EVP_PKEY_free);
   if (EVP_PKEY_get_id(raw) != EVP_PKEY_ED25519) {
-    return InvalidArgument(std::string(origin) + " holds a " + OBJ_nid2sn(EVP_PKEY_get_id(raw)) +
+    const char* type = EVP_PKEY_get0_type_name(raw);  // may be null for a provider's key
+    return InvalidArgument(std::string(origin) + " holds a " + (type != nullptr ? type : "non-Ed25519") +
                            " key; shared entries are signed with Ed25519 keys");
   }
   QDC_ASSIGN_OR_RETURN(std::string public_key, RawPublicKey(raw));

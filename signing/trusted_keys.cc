@@ -32,7 +32,8 @@ Expected<std::shared_ptr<evp_pkey_st>> ParseBlock(std::string_view block, const 
   if (raw == nullptr) return InvalidArgument(where + ": not a valid PEM public key");
   std::shared_ptr<evp_pkey_st> key(raw, &EVP_PKEY_free);
   if (EVP_PKEY_get_id(raw) != EVP_PKEY_ED25519) {
-    return InvalidArgument(where + ": a " + std::string(OBJ_nid2sn(EVP_PKEY_get_id(raw))) +
+    const char* type = EVP_PKEY_get0_type_name(raw);  // may be null for a provider's key
+    return InvalidArgument(where + ": a " + std::string(type != nullptr ? type : "non-Ed25519") +
                            " key; shared entries are signed with Ed25519 keys");
   }
   return key;

@@ -92,7 +92,8 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
                                        "fleet_leases",
                                        "fleet_waits",
                                        "fleet_wait_hits",
-                                       "fleet_wait_timeouts"};
+                                       "fleet_wait_timeouts",
+                                       "fleet_wait_orphans"};
   std::string out = "qdcached " + s.version() + " at " + target + "\n";
   Section daemon(&out);
   daemon.Row("uptime", HumanDuration(std::chrono::seconds(s.uptime_seconds())));
@@ -163,6 +164,7 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
     }
     remote.Row("fleet single-flight", Count(s.fleet_leases()) + " leases taken, " + Count(s.fleet_waits()) +
                                           " waits (" + Count(s.fleet_wait_hits()) + " served, " +
+                                          Count(s.fleet_wait_orphans()) + " orphaned, " +
                                           Count(s.fleet_wait_timeouts()) + " timed out)");
   }
   if (s.has_remote_backfill() || s.trusted_keys_size() > 0) {

@@ -34,6 +34,10 @@ bool Skip() {
     WARN("multi-host fleet tests skipped: " << *why);
     return true;
   }
+  if (FindOnPath("nsenter").empty()) {
+    WARN("multi-host fleet tests skipped: nsenter (util-linux) is not installed");
+    return true;
+  }
   return false;
 }
 
@@ -60,7 +64,7 @@ class Fleet {
     REQUIRE(signing::WriteNewKeyPair(*key, keys + "/fleet.pem").ok());
     for (const std::string& host : kDaemonHosts) {
       auto d = std::make_unique<DaemonProcess>(
-          Dir(host), std::vector<std::string>{"--remote", url, "--workers", "2", "--remote-timeout", "200ms",
+          Dir(host), std::vector<std::string>{"--remote", url, "--workers", "2", "--remote-timeout", "500ms",
                                               "--remote-backoff", "200ms", "--remote-lease", "2s",
                                               "--remote-signing-key", keys + "/fleet.pem",
                                               "--remote-trusted-keys", keys + "/fleet.pem.pub"});
@@ -149,8 +153,8 @@ void CheckIdenticalBytes(const StampedeResult& s, int kernels) {
   }
 }
 
-TEST_CASE("three hosts on a virtual network compile each of 40 cold kernels once across the fleet, and take "
-          "over the compile of a host that dies holding its lease",
+TEST_CASE("three hosts on a virtual network compile each of 40 cold kernels once across the fleet, and compile "
+          "what a host that dies holding its lease left",
           "[integration][remote][fleet][hosts]") {
   if (Skip()) return;
   Fleet fleet;
@@ -183,7 +187,7 @@ TEST_CASE("three hosts on a virtual network compile each of 40 cold kernels once
   CHECK(taken_over.status() == v1::CACHE_STATUS_COMPILED);
   const v1::Stats h2 = StatsOf(fleet.daemon(1));
   CHECK(h2.fleet_wait_timeouts() == 0);
-  CHECK(h2.fleet_waits() >= 1);
+  CHECK(h2.fleet_wait_orphans() == 1);  // the lease expired without an artifact: compiled here
   // h3 finds it published.
   CHECK(CompileOne(*fleet.daemon(2).Connect(), slow).status() == v1::CACHE_STATUS_HIT);
 }

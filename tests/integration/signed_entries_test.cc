@@ -272,6 +272,22 @@ TEST_CASE("a daemon with trusted keys imports only bundle entries signed by them
   const RunResult viewer = import("viewer.token", "signed.qdcb");
   CHECK(viewer.exit_code == 1);
   CHECK_THAT(viewer.err, Catch::Contains("needs role write"));
+  // A writer imports into its own tenant only.
+  const RunResult elsewhere = Run({CliBinary(), "--addr", target.TcpAddress(), "--token-file", dir + "/ci.token",
+                                   "import", dir + "/signed.qdcb", "--keep-tenants"});
+  CHECK(elsewhere.exit_code == 1);
+  CHECK_THAT(elsewhere.err, Catch::Contains("PERMISSION_DENIED") && Catch::Contains("keep_tenants needs role admin"));
+  {
+    // A daemon that accepts unsigned entries would store anything: import is an admin's there.
+    DaemonProcess lenient(SubDir(dir, "lenient"), {"--listen", "127.0.0.1:0", "--token-file", tokens,
+                                                   "--remote-trusted-keys", trusted,
+                                                   "--remote-require-signatures=false"});
+    lenient.Start();
+    const RunResult refused = Run({CliBinary(), "--addr", lenient.TcpAddress(), "--token-file", dir + "/ci.token",
+                                   "import", dir + "/signed.qdcb"});
+    CHECK(refused.exit_code == 1);
+    CHECK_THAT(refused.err, Catch::Contains("Import needs role admin"));
+  }
   for (const char* file : {"plain.qdcb", "stranger.qdcb", "shuffled.qdcb"}) {
     INFO(file);
     const RunResult r = import("ci.token", file);
