@@ -42,13 +42,21 @@ std::vector<std::string> FleetArgs(const std::string& url, std::vector<std::stri
   return args;
 }
 
+// A Redis in a scratch directory, and the URL daemons reach it by.
+struct SharedRedis {
+  SharedRedis() : redis(Dir(tmp, "redis")) { redis.Start(); }
+  std::string Url() const { return "redis://" + redis.endpoint().ToString() + "/" + kPrefix; }
+  TempDir tmp;
+  RedisServer redis;
+};
+
 TEST_CASE("a cold stampede from three daemons sharing a Redis compiles each kernel once across the fleet",
           "[integration][remote][fleet]") {
   if (SkipWithoutRedis("fleet single-flight")) return;
-  TempDir tmp;
-  RedisServer redis(Dir(tmp, "redis"));
-  redis.Start();
-  const std::string url = "redis://" + redis.endpoint().ToString() + "/" + kPrefix;
+  SharedRedis shared;
+  const TempDir& tmp = shared.tmp;
+  RedisServer& redis = shared.redis;
+  const std::string url = shared.Url();
   DaemonProcess a(Dir(tmp, "a"), FleetArgs(url)), b(Dir(tmp, "b"), FleetArgs(url)),
       c(Dir(tmp, "c"), FleetArgs(url));
   a.Start();
@@ -86,10 +94,9 @@ TEST_CASE("a cold stampede from three daemons sharing a Redis compiles each kern
 TEST_CASE("when the daemon holding a lease dies mid-compile, a waiting daemon compiles once the lease expires",
           "[integration][remote][fleet]") {
   if (SkipWithoutRedis("fleet single-flight")) return;
-  TempDir tmp;
-  RedisServer redis(Dir(tmp, "redis"));
-  redis.Start();
-  const std::string url = "redis://" + redis.endpoint().ToString() + "/" + kPrefix;
+  SharedRedis shared;
+  const TempDir& tmp = shared.tmp;
+  const std::string url = shared.Url();
   DaemonProcess holder(Dir(tmp, "holder"), FleetArgs(url, {"--remote-lease", "1s"}));
   DaemonProcess waiter(Dir(tmp, "waiter"), FleetArgs(url, {"--remote-lease", "1s"}));
   holder.Start();
@@ -123,10 +130,10 @@ TEST_CASE("when the daemon holding a lease dies mid-compile, a waiting daemon co
 
 TEST_CASE("a read-only daemon takes no lease and compiles what it misses itself", "[integration][remote][fleet]") {
   if (SkipWithoutRedis("fleet single-flight")) return;
-  TempDir tmp;
-  RedisServer redis(Dir(tmp, "redis"));
-  redis.Start();
-  const std::string url = "redis://" + redis.endpoint().ToString() + "/" + kPrefix;
+  SharedRedis shared;
+  const TempDir& tmp = shared.tmp;
+  RedisServer& redis = shared.redis;
+  const std::string url = shared.Url();
   DaemonProcess reader(Dir(tmp, "reader"), FleetArgs(url, {"--remote-read-only"}));
   reader.Start();
   for (int n = 0; n < 3; ++n) CHECK(CompileOne(*reader.Connect(), StampedeKernel(n)).status() == v1::CACHE_STATUS_COMPILED);

@@ -22,6 +22,7 @@
 #include "tests/support/kernels.h"
 #include "tests/support/redis_server.h"
 #include "tests/support/redis_skip.h"
+#include "tests/support/stampede.h"
 #include "tests/support/subprocess.h"
 
 using namespace qdcache;
@@ -38,17 +39,11 @@ std::string SubDir(const std::string& parent, const std::string& name, mode_t mo
   return path;
 }
 
-// A small, distinct CPU kernel per `n`, with a fast key.
-v1::KernelDescriptor Kernel(int n) {
-  v1::KernelDescriptor d = Descriptor("cpu/saxpy.ll", "cpu:x86-64");
-  d.set_ir("define i64 @value() {\n  ret i64 " + std::to_string(n) + "\n}\n");
-  d.set_fast_key("signed-fk-" + std::to_string(n));
-  d.set_namespace_("signed-test");
-  return d;
-}
+v1::KernelDescriptor Kernel(int n) { return StampedeKernel(n, /*salt=*/9); }
 
 store::AliasKey AliasOf(int n, const std::string& target) {
-  return {"uid:" + std::to_string(::geteuid()), "signed-test", target, "signed-fk-" + std::to_string(n)};
+  const v1::KernelDescriptor d = Kernel(n);
+  return {"uid:" + std::to_string(::geteuid()), d.namespace_(), target, d.fast_key()};
 }
 
 // `qdcache keygen PATH`: the key pair and the key's id.
