@@ -27,7 +27,7 @@ class FleetLeases {
   // published, or the compile failed).
   virtual void Release(const std::string& key) = 0;
   // Whether someone holds the lease of `key` now; false when that cannot be
-  // told (the waiter then tries to take it, or compiles).
+  // told (a waiter that finds no lease and no artifact compiles here).
   [[nodiscard]] virtual bool Held(const std::string& key) = 0;
 };
 
