@@ -144,9 +144,15 @@ Expected<DaemonOptions> ParseDaemonFlags(int argc, const char* const* argv, cons
     return InvalidArgument("--remote-max-share-size, --remote-min-share-compile, --remote-backfill and "
                            "--remote-lease need --remote");
   }
-  if (o.remote_lease.count() != 0 && o.remote_lease < std::chrono::milliseconds(300)) {
+  // A lease is renewed every third of its time, by a call that may take
+  // --remote-timeout: shorter, and it would expire under a running compile.
+  const std::chrono::milliseconds shortest_lease = std::max<std::chrono::milliseconds>(
+      std::chrono::milliseconds(300), 3 * o.remote_timeout);
+  if (o.remote_lease.count() != 0 && o.remote_lease < shortest_lease) {
     return InvalidArgument("--remote-lease " + std::to_string(o.remote_lease.count()) +
-                           "ms is too short to be renewed in time (at least 300ms, or 0 for no leases)");
+                           "ms is too short to be renewed in time (at least " +
+                           std::to_string(shortest_lease.count()) +
+                           "ms: 300ms and three --remote-timeout; or 0 for no leases)");
   }
   if (o.remote_url.empty() && !o.remote_signing_key.empty()) {
     return InvalidArgument("--remote-signing-key needs --remote: it signs what is written there");

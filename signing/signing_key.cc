@@ -85,15 +85,16 @@ std::string KeyId(std::string_view public_key) {
 }
 
 Expected<SigningKey> SigningKey::Load(const std::string& path) {
-  // A public key named by mistake is told apart first: asking to chmod 600
-  // it would not help.
-  if (Expected<std::string> any = ReadSmallFile(path, "signing key " + path, kMaxKeyFileBytes, FileAccess::kAny);
-      any.ok() && IsPublicOnly(*any)) {
-    return Parse(*any, path);
+  const std::string what = "signing key " + path;
+  Expected<std::string> pem = ReadSmallFile(path, what, kMaxKeyFileBytes, FileAccess::kPrivate);
+  if (pem.ok()) return Parse(*pem, path);
+  // Too open: a public key named by mistake is told apart (asking to chmod
+  // 600 it would not help). The file is read again only on this error path.
+  if (pem.status().code() == Code::kFailedPrecondition) {
+    Expected<std::string> any = ReadSmallFile(path, what, kMaxKeyFileBytes, FileAccess::kAny);
+    if (any.ok() && IsPublicOnly(*any)) return Parse(*any, path);
   }
-  QDC_ASSIGN_OR_RETURN(std::string pem, ReadSmallFile(path, "signing key " + path, kMaxKeyFileBytes,
-                                                      FileAccess::kPrivate));
-  return Parse(pem, path);
+  return pem.status();
 }
 
 Expected<SigningKey> SigningKey::Parse(std::string_view pem, std::string_view origin) {

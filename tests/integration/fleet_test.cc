@@ -97,8 +97,8 @@ TEST_CASE("when the daemon holding a lease dies mid-compile, a waiting daemon co
   SharedRedis shared;
   const TempDir& tmp = shared.tmp;
   const std::string url = shared.Url();
-  DaemonProcess holder(Dir(tmp, "holder"), FleetArgs(url, {"--remote-lease", "1s"}));
-  DaemonProcess waiter(Dir(tmp, "waiter"), FleetArgs(url, {"--remote-lease", "1s"}));
+  DaemonProcess holder(Dir(tmp, "holder"), FleetArgs(url, {"--remote-lease", "6s"}));  // 3 x the 2s timeout
+  DaemonProcess waiter(Dir(tmp, "waiter"), FleetArgs(url, {"--remote-lease", "6s"}));
   holder.Start();
   waiter.Start();
   const v1::KernelDescriptor slow = SlowCpuKernel(20000, "fleet_slow");  // seconds of compiling

@@ -259,17 +259,20 @@ TEST_CASE("a daemon with trusted keys imports only bundle entries signed by them
   DaemonProcess target(SubDir(dir, "target"), {"--listen", "127.0.0.1:0", "--token-file", tokens,
                                                "--remote-trusted-keys", trusted});
   target.Start();
+  // `qdcache import` of `file` into the daemon at `address` with `token`.
+  const auto import_into = [&](const std::string& address, const std::string& token, const std::string& file,
+                               const std::string& flag) {
+    return Run({CliBinary(), "--addr", address, "--token-file", dir + "/" + token, "import", dir + "/" + file, flag});
+  };
   const auto import = [&](const std::string& token, const std::string& file) {
-    return Run({CliBinary(), "--addr", target.TcpAddress(), "--token-file", dir + "/" + token, "import",
-                dir + "/" + file, "--json"});
+    return import_into(target.TcpAddress(), token, file, "--json");
   };
 
   const RunResult viewer = import("viewer.token", "signed.qdcb");
   CHECK(viewer.exit_code == 1);
   CHECK_THAT(viewer.err, Catch::Contains("needs role write"));
   // A writer imports into its own tenant only.
-  const RunResult elsewhere = Run({CliBinary(), "--addr", target.TcpAddress(), "--token-file", dir + "/ci.token",
-                                   "import", dir + "/signed.qdcb", "--keep-tenants"});
+  const RunResult elsewhere = import_into(target.TcpAddress(), "ci.token", "signed.qdcb", "--keep-tenants");
   CHECK(elsewhere.exit_code == 1);
   CHECK_THAT(elsewhere.err, Catch::Contains("PERMISSION_DENIED") && Catch::Contains("keep_tenants needs role admin"));
   {
@@ -278,8 +281,7 @@ TEST_CASE("a daemon with trusted keys imports only bundle entries signed by them
                                                    "--remote-trusted-keys", trusted,
                                                    "--remote-require-signatures=false"});
     lenient.Start();
-    const RunResult refused = Run({CliBinary(), "--addr", lenient.TcpAddress(), "--token-file", dir + "/ci.token",
-                                   "import", dir + "/signed.qdcb"});
+    const RunResult refused = import_into(lenient.TcpAddress(), "ci.token", "signed.qdcb", "--json");
     CHECK(refused.exit_code == 1);
     CHECK_THAT(refused.err, Catch::Contains("Import needs role admin"));
   }

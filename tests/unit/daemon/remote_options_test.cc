@@ -147,3 +147,18 @@ TEST_CASE("signing keys load at start, and a bad one is an error naming its flag
   CHECK(LoadSigning(DaemonOptions{}).ok());
   CHECK_FALSE(LoadSigning(DaemonOptions{})->policy.checks());
 }
+
+TEST_CASE("a compile lease must outlast three remote timeouts, or be 0", "[daemon][remote][fleet]") {
+  CHECK(Parse({"--remote", "redis://h:1"})->remote_lease.count() == 10000);
+  CHECK(Parse({"--remote", "redis://h:1", "--remote-lease", "0"})->remote_lease.count() == 0);
+  CHECK(Parse({"--remote", "redis://h:1", "--remote-lease", "600ms"}).ok());  // 3 x the 200ms default
+  Expected<DaemonOptions> short_lease = Parse({"--remote", "redis://h:1", "--remote-lease", "500ms"});
+  REQUIRE_FALSE(short_lease.ok());
+  CHECK_THAT(short_lease.status().message(), Catch::Contains("--remote-lease 500ms is too short") &&
+                                                  Catch::Contains("at least 600ms"));
+  Expected<DaemonOptions> slow_remote =
+      Parse({"--remote", "redis://h:1", "--remote-timeout", "2s", "--remote-lease", "5s"});
+  REQUIRE_FALSE(slow_remote.ok());
+  CHECK_THAT(slow_remote.status().message(), Catch::Contains("at least 6000ms"));
+  CHECK_FALSE(Parse({"--remote-lease", "20s"}).ok());  // needs --remote
+}

@@ -69,7 +69,6 @@ TEST_CASE("a parked compile resumes once its artifact is published", "[engine][f
   FleetWaits waits(leases, 5ms);
   Outcomes o;
   waits.Park(EntryFor("k", o, kFar()));
-  CHECK(waits.parked() <= 1);
   {
     std::lock_guard lock(o.mu);
     o.published.insert("k");
