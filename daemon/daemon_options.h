@@ -30,6 +30,7 @@ struct DaemonOptions {
   bool sync_writes = false;    // fsync each store write (power-loss durability)
   std::uint64_t max_bytes = 10ull << 30;  // store byte cap, LRU eviction beyond it; 0 = none
   std::uint64_t memory_cache_bytes = 256ull << 20;  // verified records held for hits; 0 = none
+  std::uint64_t answer_cache_bytes = 64ull << 20;   // lean Lookup answers kept to serve again; 0 = none
   int ready_fd = -1;           // write "ready\n" here once serving, then close it
   // Exit (as on SIGTERM) after this long with no RPC in flight or arriving;
   // 0 = never. Per-user daemons started by clients get one (autospawn).

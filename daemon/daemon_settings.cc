@@ -60,6 +60,10 @@ std::vector<Setting> MakeSettings() {
                           &O::max_bytes, 64 * kKiB, kNoMax, true));
   s.push_back(SizeSetting("memory-cache", "Verified artifacts kept in memory for hits, K/M/G suffix (0: none)",
                           &O::memory_cache_bytes, 0, kNoMax, true));
+  s.push_back(SizeSetting("answer-cache",
+                          "Lookup answers on the unix socket whose keys all hit, kept to answer the same request "
+                          "again while the store is unchanged (a program's warm start), K/M/G suffix (0: none)",
+                          &O::answer_cache_bytes, 0, kNoMax, true));
   s.push_back(BoolSetting("sync-writes", "fsync every store write (survive power loss, slower)", &O::sync_writes));
   s.push_back(DurationSetting("idle-exit", "Exit after this long without requests, e.g. 10m (0: never)",
                               &O::idle_exit));

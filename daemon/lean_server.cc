@@ -194,6 +194,13 @@ void LeanServer::Adopt(int fd, std::uint32_t uid) {
   }
 }
 
+LeanServer::LeanServer(LeanHooks hooks, LeanLimits limits)
+    : hooks_(std::move(hooks)),
+      limits_(limits),
+      memo_(limits.answer_memo_bytes > 0 && hooks_.generation && hooks_.replay
+                ? std::make_unique<LeanAnswerMemo>(limits.answer_memo_bytes)
+                : nullptr) {}
+
 void LeanServer::BeginStop() {
   std::lock_guard lock(mu_);
   stopping_ = true;
@@ -275,62 +282,101 @@ bool LeanServer::ServeOne(Connection* connection, std::uint32_t uid) {
   Status status = lean::CheckMethod(h->method);
   const bool counted = status.ok();
   if (counted && hooks_.started) hooks_.started();
-  // A Lookup's answer lives on an arena: thousands of results' fields
-  // without a heap allocation (and a free) each. A Compile's is moved in
-  // from the engine's CompileResponse (the same message on the wire).
-  google::protobuf::Arena arena;
-  v1::LookupResponse on_heap;
-  v1::LookupResponse& response = h->method == lean::kCompile
-                                     ? on_heap
-                                     : *google::protobuf::Arena::CreateMessage<v1::LookupResponse>(&arena);
-  LeanPayloads payloads;
-  if (status.ok() && h->method == lean::kLookup) {
-    Expected<v1::LookupRequest> request = lean::DecodeLookup(*h, body);
-    status = request.ok() ? hooks_.lookup(uid, *request, &response, &payloads) : request.status();
-  } else if (status.ok()) {
-    Expected<v1::CompileRequest> request = lean::DecodeCompile(*h, body);
-    status = request.ok() ? AnswerCompile(connection, uid, *request, &response) : request.status();
-  }
-  const Clock::time_point deadline = Clock::now() + limits_.io_timeout;
   bool sent = false;
   if (!status.ok()) {
-    sent = SendError(fd, status, deadline);
-  } else if (const std::size_t proto_bytes = response.ByteSizeLong();
-             proto_bytes > static_cast<std::size_t>(INT32_MAX) - kHeadroom) {
-    // Serializing would fail (protobuf's 2 GiB limit). The inline blob is
-    // below memfd_from_bytes, so a frame that passes this fits in a u32.
-    status = ResourceExhausted("the answer is " + std::to_string(proto_bytes) +
-                               " bytes, more than one lean frame carries; ask for fewer items (or without PTX)");
-    sent = SendError(fd, status, deadline);
+    sent = SendError(fd, status, Clock::now() + limits_.io_timeout);
+  } else if (h->method == lean::kLookup) {
+    sent = AnswerLookup(fd, uid, *h, header_view, body, &status);
   } else {
-    lean::LookupReply reply = lean::EncodeLookupReply(response, payloads.views);
-    const auto body_bytes = static_cast<std::uint32_t>(reply.body.size());
-    if (reply.blob_bytes >= limits_.memfd_from_bytes) {
-      Expected<int> memfd = BlobMemfd(reply);
-      if (!memfd.ok()) {
-        status = memfd.status();
-        sent = SendError(fd, status, deadline);
-      } else {
-        sent = SendHeaderWithFd(fd, lean::EncodeReplyHeader(body_bytes, Code::kOk, lean::kWithFd), *memfd,
-                                deadline) &&
-               WriteAll(fd, reply.body, deadline);
-        ::close(*memfd);
-      }
-    } else {
-      // Inline: the blob follows the body, in the body length.
-      std::string wire = lean::EncodeReplyHeader(static_cast<std::uint32_t>(reply.body.size() + reply.blob_bytes),
-                                                 Code::kOk, 0);
-      wire += reply.body;
-      const std::size_t blob_at = wire.size();
-      wire.resize(blob_at + reply.blob_bytes);
-      lean::CopyBlob(reply, wire.data() + blob_at);
-      sent = WriteAll(fd, wire, deadline);
-    }
+    // A Compile's answer is moved in from the engine's CompileResponse (the
+    // same message on the wire as a LookupResponse).
+    v1::LookupResponse response;
+    Expected<v1::CompileRequest> request = lean::DecodeCompile(*h, body);
+    status = request.ok() ? AnswerCompile(connection, uid, *request, &response) : request.status();
+    Expected<std::shared_ptr<LeanAnswer>> answer = status;
+    if (status.ok()) answer = Encode(response, LeanPayloads{});
+    if (!answer.ok()) status = answer.status();
+    sent = answer.ok() ? Send(fd, **answer) : SendError(fd, status, Clock::now() + limits_.io_timeout);
   }
   if (counted && hooks_.finished) {
     hooks_.finished(h->method, status.code(), std::chrono::duration<double>(Clock::now() - t0).count());
   }
   return sent;
+}
+
+bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHeader& h, std::string_view header,
+                              const std::string& body, Status* status) {
+  std::optional<std::uint64_t> generation;
+  std::string key;
+  if (memo_ != nullptr) {
+    generation = hooks_.generation();
+    if (generation) {
+      key = LeanAnswerMemo::KeyOf(uid, header, body);
+      if (std::shared_ptr<const LeanAnswer> kept = memo_->Find(key, *generation)) {
+        *status = hooks_.replay(uid, *kept->replay);
+        return status->ok() ? Send(fd, *kept) : SendError(fd, *status, Clock::now() + limits_.io_timeout);
+      }
+    }
+  }
+  // The answer lives on an arena: thousands of results' fields without a
+  // heap allocation (and a free) each.
+  google::protobuf::Arena arena;
+  auto& response = *google::protobuf::Arena::CreateMessage<v1::LookupResponse>(&arena);
+  LeanPayloads payloads;
+  Expected<v1::LookupRequest> request = lean::DecodeLookup(h, body);
+  *status = request.ok() ? hooks_.lookup(uid, *request, &response, &payloads) : request.status();
+  Expected<std::shared_ptr<LeanAnswer>> answer = *status;
+  if (status->ok()) answer = Encode(response, payloads);
+  if (!answer.ok()) {
+    *status = answer.status();
+    return SendError(fd, *status, Clock::now() + limits_.io_timeout);
+  }
+  const bool sent = Send(fd, **answer);
+  // Kept when every item was a hit and nothing in the store changed while
+  // it was made (a write in between could have changed some items only).
+  if (generation && payloads.replay != nullptr && hooks_.generation() == generation) {
+    (*answer)->replay = std::move(payloads.replay);
+    (*answer)->generation = *generation;
+    memo_->Put(std::move(key), std::move(*answer));
+  }
+  return sent;
+}
+
+Expected<std::shared_ptr<LeanAnswer>> LeanServer::Encode(v1::LookupResponse& response,
+                                                         const LeanPayloads& payloads) const {
+  if (const std::size_t proto_bytes = response.ByteSizeLong();
+      proto_bytes > static_cast<std::size_t>(INT32_MAX) - kHeadroom) {
+    // Serializing would fail (protobuf's 2 GiB limit). The inline blob is
+    // below memfd_from_bytes, so a frame that passes this fits in a u32.
+    return ResourceExhausted("the answer is " + std::to_string(proto_bytes) +
+                             " bytes, more than one lean frame carries; ask for fewer items (or without PTX)");
+  }
+  lean::LookupReply reply = lean::EncodeLookupReply(response, payloads.views);
+  auto answer = std::make_shared<LeanAnswer>();
+  if (reply.blob_bytes >= limits_.memfd_from_bytes) {
+    QDC_ASSIGN_OR_RETURN(answer->memfd, BlobMemfd(reply));
+    answer->memfd_bytes = reply.blob_bytes;
+    answer->header =
+        lean::EncodeReplyHeader(static_cast<std::uint32_t>(reply.body.size()), Code::kOk, lean::kWithFd);
+    answer->rest = std::move(reply.body);
+  } else {
+    // Inline: the blob follows the body, in the body length.
+    answer->header =
+        lean::EncodeReplyHeader(static_cast<std::uint32_t>(reply.body.size() + reply.blob_bytes), Code::kOk, 0);
+    answer->rest = std::move(reply.body);
+    const std::size_t blob_at = answer->rest.size();
+    answer->rest.resize(blob_at + reply.blob_bytes);
+    lean::CopyBlob(reply, answer->rest.data() + blob_at);
+  }
+  return answer;
+}
+
+bool LeanServer::Send(int fd, const LeanAnswer& answer) const {
+  const Clock::time_point deadline = Clock::now() + limits_.io_timeout;
+  if (answer.memfd >= 0) {
+    return SendHeaderWithFd(fd, answer.header, answer.memfd, deadline) && WriteAll(fd, answer.rest, deadline);
+  }
+  return WriteAll(fd, answer.header, deadline) && WriteAll(fd, answer.rest, deadline);
 }
 
 bool LeanServer::stopping() const {

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "common/status.h"
+#include "daemon/lean_answer_memo.h"
+#include "lean/protocol.h"
 #include "qdcache/v1/qdcache.pb.h"
 
 namespace qdcache::daemon {
@@ -29,6 +31,8 @@ namespace qdcache::daemon {
 struct LeanPayloads {
   std::vector<std::string_view> views;
   std::shared_ptr<const void> owner;
+  // Set when every item was a hit: what serving the answer again counts.
+  std::shared_ptr<const LeanReplay> replay;
 };
 
 struct LeanHooks {
@@ -40,6 +44,13 @@ struct LeanHooks {
   std::function<Status(std::uint32_t uid, const v1::CompileRequest&, v1::CompileResponse*,
                        std::function<void()> done, std::function<void()>* cancel)>
       compile;
+  // The generation Lookups are answered under (Engine::LookupGeneration);
+  // nullopt, or no hook: no answer is kept (lean_answer_memo.h).
+  std::function<std::optional<std::uint64_t>()> generation;
+  // A kept answer served again to the peer with this uid: admitted as
+  // `lookup` admits, then counted (Engine::ReplayAliasHits). Not OK: the
+  // refusal to send instead.
+  std::function<Status(std::uint32_t uid, const LeanReplay&)> replay;
   // Around every Lookup and Compile answered (either may be empty): the
   // idle monitor's activity and the request metrics.
   std::function<void()> started;
@@ -50,6 +61,7 @@ struct LeanLimits {
   std::uint64_t max_body = 256ull << 20;  // a request's body (--max-message-bytes)
   std::size_t max_connections = 256;      // beyond: closed, and the client falls back to gRPC
   std::uint64_t memfd_from_bytes = 256u << 10;  // payloads at least this large go in a memfd
+  std::uint64_t answer_memo_bytes = 0;           // all-hit Lookup answers kept to serve again (0: none)
   // A started read or write (the hello, a request once its first byte came,
   // a reply) must finish within this; idle connections wait without limit.
   std::chrono::milliseconds io_timeout{std::chrono::seconds(30)};
@@ -57,7 +69,7 @@ struct LeanLimits {
 
 class LeanServer {
  public:
-  LeanServer(LeanHooks hooks, LeanLimits limits) : hooks_(std::move(hooks)), limits_(limits) {}
+  LeanServer(LeanHooks hooks, LeanLimits limits);
   ~LeanServer() { Stop(); }
   LeanServer(const LeanServer&) = delete;
   LeanServer& operator=(const LeanServer&) = delete;
@@ -89,9 +101,18 @@ class LeanServer {
   Status AnswerCompile(Connection* connection, std::uint32_t uid, const v1::CompileRequest& request,
                        v1::LookupResponse* response);
   [[nodiscard]] bool stopping() const;
+  // A Lookup's answer: kept (memo_) when it may be, or made by hooks_.lookup.
+  // Sets *status to the call's outcome; false when nothing could be sent.
+  bool AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHeader& h, std::string_view header,
+                    const std::string& body, Status* status);
+  // An answer to send (its memfd made when the payloads warrant one).
+  [[nodiscard]] Expected<std::shared_ptr<LeanAnswer>> Encode(v1::LookupResponse& response,
+                                                             const LeanPayloads& payloads) const;
+  bool Send(int fd, const LeanAnswer& answer) const;
 
   const LeanHooks hooks_;
   const LeanLimits limits_;
+  const std::unique_ptr<LeanAnswerMemo> memo_;  // null: answers are not kept
   mutable std::mutex mu_;
   std::condition_variable ended_;      // a connection ended
   bool stopping_ = false;             // guarded by mu_

@@ -212,7 +212,8 @@ class ServerImpl final : public Server {
       return Unavailable(options_.listen.empty() ? "cannot start the gRPC server"
                                                  : "cannot listen on " + options_.listen);
     }
-    lean_ = std::make_unique<LeanServer>(LeanHooksFor(), LeanLimits{.max_body = options_.max_message_bytes});
+    lean_ = std::make_unique<LeanServer>(LeanHooksFor(), LeanLimits{.max_body = options_.max_message_bytes,
+                                                                       .answer_memo_bytes = options_.answer_cache_bytes});
     acceptor_->Start(server_.get(), &peers_, lean_.get());
     server_->GetHealthCheckService()->SetServingStatus(true);
     if (remote_ != nullptr) {
@@ -287,6 +288,25 @@ class ServerImpl final : public Server {
   }
 
  private:
+  // What serving a Lookup answer again counts, when every item was a hit
+  // (served from records[i]); null otherwise.
+  static std::shared_ptr<const LeanReplay> ReplayOf(
+      const v1::LookupResponse& response, const std::vector<std::shared_ptr<const store::ArtifactRecord>>& records) {
+    if (response.results_size() == 0 || records.size() != static_cast<std::size_t>(response.results_size())) {
+      return nullptr;
+    }
+    auto replay = std::make_shared<LeanReplay>();
+    replay->artifact_keys.reserve(records.size());
+    replay->compile_micros.reserve(records.size());
+    for (int i = 0; i < response.results_size(); ++i) {
+      const auto& record = records[static_cast<std::size_t>(i)];
+      if (response.results(i).status() != v1::CACHE_STATUS_ALIAS_HIT || record == nullptr) return nullptr;
+      replay->artifact_keys.push_back(record->key);
+      replay->compile_micros.push_back(record->compile_micros);
+    }
+    return replay;
+  }
+
   // The lean transport's calls: answered by the service, counted by the
   // idle monitor and the request metrics like gRPC's.
   LeanHooks LeanHooksFor() {
@@ -300,8 +320,13 @@ class ServerImpl final : public Server {
       for (const auto& record : *records) {
         payloads->views.push_back(record != nullptr ? std::string_view(record->payload) : std::string_view());
       }
+      if (status.ok()) payloads->replay = ReplayOf(*response, *records);
       payloads->owner = std::move(records);
       return status;
+    };
+    hooks.generation = [this] { return engine_.LookupGeneration(); };
+    hooks.replay = [this](std::uint32_t uid, const LeanReplay& replay) {
+      return service_.ReplayLeanLookup(uid, replay);
     };
     hooks.compile = [this](std::uint32_t uid, const v1::CompileRequest& request, v1::CompileResponse* response,
                            std::function<void()> done, std::function<void()>* cancel) {

@@ -215,6 +215,15 @@ Status CompileCacheService::LeanLookup(std::uint32_t uid, const v1::LookupReques
   return LookupBody(admitted.peer, request, response, records);
 }
 
+Status CompileCacheService::ReplayLeanLookup(std::uint32_t uid, const LeanReplay& replay) {
+  QDC_ASSIGN_OR_RETURN(Admitted admitted, AdmitIdentity(auth_.CheckUnixPeer(uid, auth::Operation::kLookup)));
+  const int n = static_cast<int>(replay.artifact_keys.size());
+  QDC_RETURN_IF_ERROR(CheckBatch(n, limits_.max_batch, "lookup"));
+  spdlog::debug("Lookup: {} fast key{} from {}, answered as before", n, n == 1 ? "" : "s", admitted.peer.tenant);
+  engine_.ReplayAliasHits(replay.artifact_keys, replay.compile_micros);
+  return Status::Ok();
+}
+
 v1::Stats CompileCacheService::CurrentStats() {
   StatsParts parts = stats_.parts();
   parts.peer_rejections = peer_rejections_;

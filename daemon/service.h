@@ -11,6 +11,7 @@
 #include <string>
 
 #include "daemon/call_auth.h"
+#include "daemon/lean_answer_memo.h"
 #include "engine/engine.h"
 #include "daemon/peer_limiter.h"
 #include "daemon/stats_report.h"
@@ -50,6 +51,12 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   // Hits come without their payloads: records[i] holds result i's.
   [[nodiscard]] Status LeanLookup(std::uint32_t uid, const v1::LookupRequest& request, v1::LookupResponse* response,
                                   std::vector<std::shared_ptr<const store::ArtifactRecord>>* records);
+
+  // A kept all-hit LeanLookup answer (daemon/lean_answer_memo.h) served
+  // again to the peer with this uid: admitted as LeanLookup admits (a peer
+  // refused now is refused), then its hits counted as LeanLookup counted
+  // them. Any thread.
+  [[nodiscard]] Status ReplayLeanLookup(std::uint32_t uid, const LeanReplay& replay);
 
   // A Compile that came over the lean transport from a unix-socket peer
   // with this uid: admitted and checked as the gRPC method is. OK: its

@@ -30,6 +30,7 @@ v1::Stats StatsReport(const StatsParts& p) {
   s.set_fleet_wait_hits(e.fleet_wait_hits);
   s.set_fleet_wait_timeouts(e.fleet_wait_timeouts);
   s.set_fleet_wait_orphans(e.fleet_wait_orphans);
+  s.set_alias_hits_replayed(e.alias_hits_replayed);
   s.set_compile_seconds(e.compile_seconds);
   s.set_compile_seconds_saved(e.compile_seconds_saved);
   s.set_workers(e.workers);

@@ -728,6 +728,15 @@ void Engine::LookupInto(const v1::FastKeyQuery& query, const Peer& peer, bool in
   out->set_status(v1::CACHE_STATUS_MISS);
 }
 
+void Engine::ReplayAliasHits(const std::vector<std::string>& keys,
+                             const std::vector<std::uint64_t>& compile_micros) {
+  requests_ += keys.size();
+  alias_hits_ += keys.size();
+  alias_hits_replayed_ += keys.size();
+  for (std::uint64_t micros : compile_micros) CountSaved(micros);
+  store_.RecordAccesses(keys);
+}
+
 v1::Explanation Engine::Explain(const v1::KernelDescriptor& descriptor, const Peer& peer) {
   v1::Explanation out;
   bool over_budget = false;
@@ -770,6 +779,7 @@ EngineStats Engine::Stats() {
   s.fleet_wait_hits = fleet_wait_hits_;
   s.fleet_wait_timeouts = fleet_wait_timeouts_;
   s.fleet_wait_orphans = fleet_wait_orphans_;
+  s.alias_hits_replayed = alias_hits_replayed_;
   s.compile_seconds = static_cast<double>(compile_micros_.load()) / 1e6;
   s.compile_seconds_saved = static_cast<double>(compile_micros_saved_.load()) / 1e6;
   s.workers = pool_.size();

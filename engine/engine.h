@@ -146,6 +146,16 @@ class Engine {
   // batch's answer is then built without a heap allocation per field.
   void LookupInto(const v1::FastKeyQuery& query, const Peer& peer, bool include_ptx, v1::CompileResult* out,
                   std::shared_ptr<const store::ArtifactRecord>* payload_record = nullptr);
+  // What every Lookup answer depends on besides its request and peer (the
+  // store's Generation): an answer whose items were all hits, taken with
+  // equal readings before and after it, may be served again while the
+  // reading stays the same. nullopt: no answer may be served again.
+  [[nodiscard]] std::optional<std::uint64_t> LookupGeneration() const { return store_.Generation(); }
+  // Counts an all-hit answer served again as LookupInto counted it when it
+  // was made: a request and an alias hit per item (`keys[i]`, the artifact
+  // it served), the compile time each saves (`compile_micros[i]`, its
+  // record's), and a read of each artifact (access times).
+  void ReplayAliasHits(const std::vector<std::string>& keys, const std::vector<std::uint64_t>& compile_micros);
 
   // The artifact key of a descriptor and every component that went into it.
   // Keying may need a compile worker: it is charged to `peer` as compiles are.
@@ -329,7 +339,7 @@ class Engine {
       cancelled_{0}, remembered_failures_{0}, queue_rejections_{0}, artifact_misses_{0}, stage_misses_{0},
       compile_micros_saved_{0}, budget_refusals_{0}, alias_conflicts_{0}, alias_stale_{0},
       fleet_leases_{0}, fleet_waits_count_{0}, fleet_wait_hits_{0}, fleet_wait_timeouts_{0},
-      fleet_wait_orphans_{0};
+      fleet_wait_orphans_{0}, alias_hits_replayed_{0};
 
   ThreadPool pool_;  // compiles
   // Keying that waits for a worker (Compile). Declared after pool_, so it is

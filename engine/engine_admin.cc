@@ -173,7 +173,7 @@ void Engine::ResetStats() {
         &compile_micros_, &stage_hits_, &cancelled_, &remembered_failures_, &queue_rejections_,
         &artifact_misses_, &stage_misses_, &compile_micros_saved_, &budget_refusals_, &alias_conflicts_,
         &alias_stale_, &fleet_leases_, &fleet_waits_count_, &fleet_wait_hits_, &fleet_wait_timeouts_,
-        &fleet_wait_orphans_}) {
+        &fleet_wait_orphans_, &alias_hits_replayed_}) {
     counter->store(0);
   }
   budget_.ResetStats();

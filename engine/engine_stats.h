@@ -27,6 +27,7 @@ struct EngineStats {
   std::uint64_t peer_failure_refusals = 0;  // items refused by the failure budget
   std::uint64_t alias_conflicts = 0;  // fast keys whose alias named another artifact
   std::uint64_t alias_stale = 0;      // aliases rebound because their dependencies changed
+  std::uint64_t alias_hits_replayed = 0;  // of alias_hits: counted again by ReplayAliasHits
   // Fleet-wide single-flight (fleet_leases.h).
   std::uint64_t fleet_leases = 0;         // leases taken: compiles the fleet left to this daemon
   std::uint64_t fleet_waits = 0;          // compiles that waited for another daemon's lease

@@ -150,6 +150,9 @@ std::vector<MetricFamily> StatsFamilies(const v1::Stats& s) {
             "not covering the key they were read under",
             D(s.remote_untrusted()));
   f.Counter("qdcache_remote_writes_total", "Values written to the remote", D(s.remote_writes()));
+  f.Counter("qdcache_alias_hits_replayed_total",
+            "Alias hits answered from a kept lean Lookup answer (the same request, the store unchanged)",
+            D(s.alias_hits_replayed()));
   f.Counter("qdcache_fleet_leases_total", "Compile leases taken on the shared tier (fleet single-flight)",
             D(s.fleet_leases()));
   f.Counter("qdcache_fleet_waits_total", "Compiles that waited for another daemon's lease", D(s.fleet_waits()));

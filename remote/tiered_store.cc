@@ -27,12 +27,21 @@ Expected<std::optional<store::ArtifactRecord>> TieredStore::Get(const store::Art
 std::optional<store::ArtifactRecord> TieredStore::FromRemote(const store::ArtifactKey& key) {
   Expected<std::optional<store::ArtifactRecord>> remote = remote_->GetArtifact(key);
   if (!remote.ok() || !remote->has_value()) return std::nullopt;  // a miss either way
+  ++remote_served_;
   if (!remote_->options().backfill) return std::move(remote).value();
   if (Status s = local_->Put(**remote); !s.ok()) {
     spdlog::warn("back-fill of a remote artifact into the local store failed: {}", s.ToString());
   }
   return std::move(remote).value();
 }
+
+std::optional<std::uint64_t> TieredStore::Generation() const {
+  const std::optional<std::uint64_t> local = local_->Generation();
+  if (!local) return std::nullopt;
+  return *local + remote_served_.load();
+}
+
+void TieredStore::RecordAccesses(const std::vector<store::ArtifactKey>& keys) { local_->RecordAccesses(keys); }
 
 Expected<std::shared_ptr<const store::ArtifactRecord>> TieredStore::GetShared(const store::ArtifactKey& key) {
   Expected<std::shared_ptr<const store::ArtifactRecord>> local = local_->GetShared(key);
@@ -61,6 +70,7 @@ Expected<std::optional<store::AliasValue>> TieredStore::GetAliasValue(const stor
   if (!local.ok() || local->has_value()) return local;
   Expected<std::optional<store::AliasValue>> remote = remote_->GetAlias(alias);
   if (!remote.ok() || !remote->has_value()) return local;
+  ++remote_served_;
   if (!remote_->options().backfill) return remote;
   if (Status s = local_->PutAliasValue(alias, **remote); !s.ok()) {
     spdlog::warn("back-fill of a remote alias into the local store failed: {}", s.ToString());

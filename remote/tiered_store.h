@@ -30,6 +30,7 @@
 // Thread-safety: as ArtifactStore; both tiers must outlive the calls.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "remote/remote_tier.h"
@@ -51,6 +52,10 @@ class TieredStore final : public store::ArtifactStore {
   [[nodiscard]] Status Delete(const store::ArtifactKey& key) override;
   [[nodiscard]] Expected<std::optional<std::string>> GetStage(const std::string& key) override;
   [[nodiscard]] Status PutStage(const std::string& key, std::string_view value) override;
+  // The local store's, advanced also whenever a read is answered from the
+  // remote tier (whose changes the local number does not see).
+  [[nodiscard]] std::optional<std::uint64_t> Generation() const override;
+  void RecordAccesses(const std::vector<store::ArtifactKey>& keys) override;
   [[nodiscard]] Status FlushAccessTimes() override;
   [[nodiscard]] Expected<std::vector<store::EntrySummary>> List(std::size_t limit = 0) override;
   [[nodiscard]] Expected<store::EvictionResult> EvictOlderThan(std::chrono::milliseconds age) override;
@@ -72,6 +77,7 @@ class TieredStore final : public store::ArtifactStore {
 
   const std::unique_ptr<store::ArtifactStore> local_;
   const std::unique_ptr<RemoteTier> remote_;
+  std::atomic<std::uint64_t> remote_served_{0};  // reads answered from remote_
 };
 
 }  // namespace qdcache::remote

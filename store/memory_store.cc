@@ -96,6 +96,10 @@ Expected<std::shared_ptr<const ArtifactRecord>> MemoryStore::GetShared(const Art
   return ReadArtifact(key);  // immutable: sharing it is as safe as a copy
 }
 
+void MemoryStore::RecordAccesses(const std::vector<ArtifactKey>& keys) {
+  for (const ArtifactKey& key : keys) (void)ReadArtifact(key);  // a read moves the entry in the LRU order
+}
+
 Status MemoryStore::Put(const ArtifactRecord& record, const std::optional<AliasKey>& alias) {
   ArtifactRecord validated = record;
   QDC_RETURN_IF_ERROR(ValidateForPut(&validated, clock_.NowMicros() / 1000));

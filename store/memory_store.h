@@ -67,6 +67,9 @@ class MemoryStore final : public ArtifactStore, private EvictionIndex {
   [[nodiscard]] Status Delete(const ArtifactKey& key) override;
   [[nodiscard]] Expected<std::optional<std::string>> GetStage(const std::string& key) override;
   [[nodiscard]] Status PutStage(const std::string& key, std::string_view value) override;
+  // Not kept: no answer is served again from a memory store.
+  [[nodiscard]] std::optional<std::uint64_t> Generation() const override { return std::nullopt; }
+  void RecordAccesses(const std::vector<ArtifactKey>& keys) override;
   [[nodiscard]] Status FlushAccessTimes() override;  // OK: nothing pending, ever
   [[nodiscard]] Expected<std::vector<EntrySummary>> List(std::size_t limit = 0) override;
   [[nodiscard]] Expected<EvictionResult> EvictOlderThan(std::chrono::milliseconds age) override;

@@ -180,6 +180,9 @@ Status RocksDbStore::CommitLocked(rocksdb::WriteBatch* batch, const Counters& ne
   // Written, deleted or in doubt: either way no longer what the cache holds.
   for (const std::string& key : uncached_after_commit_) record_cache_.Erase(key);
   uncached_after_commit_.clear();
+  // After the write is visible (or failed, or in doubt): an answer read
+  // before it must not be served again.
+  ++generation_;
   return status;
 }
 

@@ -34,6 +34,7 @@
 // housekeeper.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -76,6 +77,8 @@ class RocksDbStore final : public ArtifactStore, private EvictionIndex {
   [[nodiscard]] Status Delete(const ArtifactKey& key) override;
   [[nodiscard]] Expected<std::optional<std::string>> GetStage(const std::string& key) override;
   [[nodiscard]] Status PutStage(const std::string& key, std::string_view value) override;
+  [[nodiscard]] std::optional<std::uint64_t> Generation() const override { return generation_.load(); }
+  void RecordAccesses(const std::vector<ArtifactKey>& keys) override;
   [[nodiscard]] Status FlushAccessTimes() override;
   [[nodiscard]] Expected<std::vector<EntrySummary>> List(std::size_t limit) override;
   [[nodiscard]] Expected<EvictionResult> EvictOlderThan(std::chrono::milliseconds age) override;
@@ -169,6 +172,8 @@ class RocksDbStore final : public ArtifactStore, private EvictionIndex {
 
   AccessClock clock_;
   AccessTracker accesses_;
+  // Generation(): advanced by CommitLocked after each write it makes.
+  std::atomic<std::uint64_t> generation_{0};
   RecordCache record_cache_;
 
   std::mutex write_mu_;

@@ -100,6 +100,10 @@ Status RocksDbStore::ReadRecord(const ArtifactKey& key, std::shared_ptr<const Ar
   return Status::Ok();
 }
 
+void RocksDbStore::RecordAccesses(const std::vector<ArtifactKey>& keys) {
+  for (const ArtifactKey& key : keys) accesses_.Record(EntryKind::kArtifact, key, clock_.Tick());
+}
+
 Expected<std::shared_ptr<const ArtifactRecord>> RocksDbStore::GetShared(const ArtifactKey& key) {
   std::shared_ptr<const ArtifactRecord> shared;
   std::optional<ArtifactRecord> owned;

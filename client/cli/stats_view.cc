@@ -78,6 +78,7 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
                                        "total_bytes",
                                        "max_bytes",
                                        "memory_cache_entries",
+                                       "alias_hits_replayed",
                                        "memory_cache_bytes",
                                        "remote_read_only",
                                        "remote_backfill",
@@ -146,6 +147,7 @@ std::string StatsText(const v1::Stats& s, const std::string& target) {
   store.Row("stages", Count(s.stage_entries()) + " (" + HumanBytes(s.stage_bytes()) + ")");
   store.Row("memory cache",
             Count(s.memory_cache_entries()) + " (" + HumanBytes(s.memory_cache_bytes()) + ")");
+  store.Row("hits answered again", Count(s.alias_hits_replayed()) + " (kept answers, --answer-cache)");
   store.Row("evictions", Count(s.evictions()) + " (" + HumanBytes(s.evicted_bytes()) + ")");
 
   if (s.has_remote_backfill()) {  // a daemon with a remote, of a release that reports its policy

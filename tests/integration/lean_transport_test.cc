@@ -678,3 +678,131 @@ TEST_CASE("a client sends at most 4 Compiles at once over the lean transport, th
   }
   ::close(listener);
 }
+
+namespace {
+
+std::uint64_t AliasHitsReplayed(DaemonProcess& daemon) {
+  auto stats = daemon.ConnectGrpcOnly()->Stats();
+  REQUIRE(stats.ok());
+  return stats->alias_hits_replayed();
+}
+
+// The raw reply and, for a memfd answer, the memfd's bytes.
+struct MemoRawAnswer {
+  Reply reply;
+  std::string blob;
+};
+
+MemoRawAnswer AskRawLookup(LeanConnection& c, const v1::LookupRequest& request) {
+  c.Send(Request(1, request.SerializeAsString()));
+  std::optional<Reply> reply = c.Read();
+  REQUIRE(reply);
+  REQUIRE(reply->code == 0);
+  MemoRawAnswer raw{*reply, {}};
+  if (reply->fd >= 0) {
+    const off_t size = ::lseek(reply->fd, 0, SEEK_END);
+    raw.blob.resize(static_cast<std::size_t>(size));
+    REQUIRE(::pread(reply->fd, raw.blob.data(), raw.blob.size(), 0) == size);
+    ::close(reply->fd);
+    raw.reply.fd = -1;
+  }
+  return raw;
+}
+
+}  // namespace
+
+TEST_CASE("a lean Lookup asked again is answered as before while the store is unchanged, and afresh after any change",
+          "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  CompileWarm(daemon, 12, 40 << 10);  // memfd answers
+  std::vector<std::string> keys;
+  for (int i = 0; i < 12; ++i) keys.push_back("lean-" + std::to_string(i));
+  const v1::LookupRequest large = LookupOf(keys);
+  const v1::LookupRequest small = LookupOf({"lean-0", "lean-1"});  // inline
+  LeanConnection lean(daemon.socket_path());
+
+  const MemoRawAnswer first = AskRawLookup(lean, large);
+  CHECK(AliasHitsReplayed(daemon) == 0);
+  const MemoRawAnswer again = AskRawLookup(lean, large);
+  CHECK(AliasHitsReplayed(daemon) == 12);
+  CHECK(again.reply.flags == first.reply.flags);
+  CHECK(again.reply.body == first.reply.body);
+  CHECK(again.blob == first.blob);
+  {
+    LeanConnection other(daemon.socket_path());  // another process of the same user
+    const MemoRawAnswer third = AskRawLookup(other, large);
+    CHECK(third.blob == first.blob);
+    CHECK(AliasHitsReplayed(daemon) == 24);
+  }
+  lean.Send(Request(1, large.SerializeAsString()));
+  std::optional<Reply> decoded = lean.Read();
+  REQUIRE(decoded);
+  CheckSameAsGrpc(daemon, large, Decode(*decoded));  // gRPC's answer, the sealed memfd checked
+  CHECK(AliasHitsReplayed(daemon) == 36);
+
+  AskRawLookup(lean, small);
+  const MemoRawAnswer small_again = AskRawLookup(lean, small);
+  CHECK(small_again.reply.flags == 0);
+  CHECK(AliasHitsReplayed(daemon) == 38);
+
+  // Counted as the hits they are.
+  auto stats = daemon.ConnectGrpcOnly()->Stats();
+  REQUIRE(stats.ok());
+  CHECK(stats->alias_hits() >= 48 + 4);
+
+  SECTION("an answer with a miss or an error is made afresh every time") {
+    const v1::LookupRequest with_miss = LookupOf({"lean-0", "absent"});
+    AskRawLookup(lean, with_miss);
+    AskRawLookup(lean, with_miss);
+    v1::LookupRequest with_error = LookupOf({"lean-0", "lean-1"});
+    with_error.mutable_queries(1)->mutable_target()->mutable_cpu()->set_cpu("no-such-cpu!");
+    AskRawLookup(lean, with_error);
+    AskRawLookup(lean, with_error);
+    CHECK(AliasHitsReplayed(daemon) == 38);
+  }
+  SECTION("an alias bound to another artifact is answered afresh") {
+    v1::KernelDescriptor d;
+    d.set_ir(PaddedCpuKernel(9000, 1000));
+    d.mutable_target()->mutable_cpu()->set_cpu("x86-64");
+    d.set_fast_key("lean-1");
+    d.set_namespace_("lean");
+    const v1::CompileResult rebound = CompileOne(*daemon.Connect(), d);
+    REQUIRE(rebound.status() == v1::CACHE_STATUS_COMPILED);
+    lean.Send(Request(1, small.SerializeAsString()));
+    std::optional<Reply> reply = lean.Read();
+    REQUIRE(reply);
+    const Answer a = Decode(*reply);
+    CHECK(a.response.results(1).artifact().artifact_key() == rebound.artifact().artifact_key());
+    CheckSameAsGrpc(daemon, small, a);
+    CHECK(AliasHitsReplayed(daemon) == 38);
+    AskRawLookup(lean, small);  // kept again, under the new generation
+    CHECK(AliasHitsReplayed(daemon) == 40);
+  }
+  SECTION("evicted artifacts are misses, not answered from before") {
+    v1::EvictRequest evict;
+    evict.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+    evict.set_everything(true);
+    REQUIRE(daemon.ConnectGrpcOnly()->Evict(evict).ok());
+    lean.Send(Request(1, large.SerializeAsString()));
+    std::optional<Reply> reply = lean.Read();
+    REQUIRE(reply);
+    const Answer a = Decode(*reply);
+    for (const v1::CompileResult& r : a.response.results()) CHECK(r.status() == v1::CACHE_STATUS_MISS);
+    CHECK(AliasHitsReplayed(daemon) == 38);
+  }
+}
+
+TEST_CASE("a daemon with --answer-cache=0 makes every lean Lookup answer afresh", "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--answer-cache=0"});
+  daemon.Start();
+  CompileWarm(daemon, 2, 1000);
+  LeanConnection lean(daemon.socket_path());
+  const v1::LookupRequest request = LookupOf({"lean-0", "lean-1"});
+  const MemoRawAnswer first = AskRawLookup(lean, request);
+  const MemoRawAnswer again = AskRawLookup(lean, request);
+  CHECK(again.reply.body == first.reply.body);
+  CHECK(AliasHitsReplayed(daemon) == 0);
+}

@@ -386,6 +386,18 @@ TEST_CASE("with back-fill off a tiered store serves remote hits without keeping 
   REQUIRE(b.Put(TierRecord("own"), other).ok());
   CHECK(b.Stats().artifacts == 1);
   CHECK(b.Stats().aliases == 1);
+
+  // What the remote answered is not the local store's to vouch for: every
+  // read answered from there moves the generation, local hits do not.
+  const std::optional<std::uint64_t> before = b.Generation();
+  REQUIRE(before.has_value());
+  REQUIRE(b.GetShared(TierRecord("own").key).ok());
+  CHECK(b.Generation() == before);
+  REQUIRE(b.GetAlias(kTierAlias).ok());
+  const std::optional<std::uint64_t> after_alias = b.Generation();
+  CHECK(after_alias != before);
+  REQUIRE(b.GetShared(r.key).ok());
+  CHECK(b.Generation() != after_alias);
 }
 
 TEST_CASE("compile leases: taken once, renewed and released by their owner only, never by a read-only tier",

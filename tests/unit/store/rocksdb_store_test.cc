@@ -114,3 +114,64 @@ TEST_CASE("access times and counters survive a reopen exactly", "[store][admin]"
 
 }  // namespace
 }  // namespace qdcache::store
+
+namespace qdcache::store {
+namespace {
+
+TEST_CASE("the generation moves after every write a read could see, and not after reads or access times",
+          "[store]") {
+  testing::TempDir dir;
+  auto store = testing::OpenOrFail(testing::OptionsFor(dir));
+  auto generation = [&] {
+    const std::optional<std::uint64_t> g = store->Generation();
+    REQUIRE(g.has_value());
+    return *g;
+  };
+  const ArtifactRecord r = testing::MakeRecord("generation", 1000);
+  const AliasKey alias{"uid:5", "ns", "cuda:sm_90", "fast"};
+  std::uint64_t g = generation();
+  REQUIRE(store->Put(r, alias).ok());
+  CHECK(generation() != g);
+
+  g = generation();
+  REQUIRE(store->GetShared(r.key).ok());
+  REQUIRE(store->GetAliasValue(alias).ok());
+  store->RecordAccesses({r.key});
+  REQUIRE(store->FlushAccessTimes().ok());
+  CHECK(generation() == g);
+
+  REQUIRE(store->PutAliasValue(alias, AliasValue{r.key, "manifest"}).ok());
+  CHECK(generation() != g);
+  g = generation();
+  REQUIRE(store->Delete(r.key).ok());
+  CHECK(generation() != g);
+  g = generation();
+  REQUIRE(store->Put(testing::MakeRecord("again", 1000)).ok());
+  CHECK(generation() != g);
+  g = generation();
+  REQUIRE(store->TrimTo(0).ok());
+  CHECK(generation() != g);
+}
+
+TEST_CASE("RecordAccesses moves artifacts in the eviction order as reads do", "[store]") {
+  for (bool in_memory : {false, true}) {
+    testing::TempDir dir;
+    std::unique_ptr<ArtifactStore> store =
+        in_memory ? ArtifactStore::OpenInMemory(StoreOptions{}) : testing::OpenOrFail(testing::OptionsFor(dir));
+    const ArtifactRecord older = testing::MakeRecord("older", 1000), newer = testing::MakeRecord("newer", 1000);
+    REQUIRE(store->Put(older).ok());
+    REQUIRE(store->Put(newer).ok());
+    store->RecordAccesses({older.key});
+    REQUIRE(store->TrimTo(store->Stats().total_bytes - 1).ok());
+    CHECK(store->GetShared(older.key).value() != nullptr);
+    CHECK(store->GetShared(newer.key).value() == nullptr);
+  }
+}
+
+TEST_CASE("a memory store keeps no generation", "[store]") {
+  auto store = ArtifactStore::OpenInMemory(StoreOptions{});
+  CHECK_FALSE(store->Generation().has_value());
+}
+
+}  // namespace
+}  // namespace qdcache::store

@@ -1,0 +1,77 @@
+#include "daemon/lean_answer_memo.h"
+
+#include <unistd.h>
+
+namespace qdcache::daemon {
+namespace {
+
+// What an entry costs beyond its bytes: the list node, the index slot and
+// the answer's own members, roughly.
+constexpr std::uint64_t kEntryOverhead = 256;
+
+std::uint64_t CostOf(const std::string& key, const LeanAnswer& answer) {
+  std::uint64_t bytes = kEntryOverhead + key.size() + answer.header.size() + answer.rest.size() + answer.memfd_bytes;
+  if (answer.replay != nullptr) {
+    for (const std::string& k : answer.replay->artifact_keys) bytes += k.size() + sizeof(std::string);
+    bytes += answer.replay->compile_micros.size() * sizeof(std::uint64_t);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+LeanAnswer::~LeanAnswer() {
+  if (memfd >= 0) ::close(memfd);
+}
+
+std::string LeanAnswerMemo::KeyOf(std::uint32_t uid, std::string_view header, std::string_view body) {
+  const auto header_bytes = static_cast<std::uint32_t>(header.size());  // where the body starts
+  std::string key(reinterpret_cast<const char*>(&uid), sizeof uid);
+  key.reserve(key.size() + sizeof header_bytes + header.size() + body.size());
+  key.append(reinterpret_cast<const char*>(&header_bytes), sizeof header_bytes);
+  key.append(header);
+  key.append(body);
+  return key;
+}
+
+std::shared_ptr<const LeanAnswer> LeanAnswerMemo::Find(const std::string& key, std::uint64_t generation) {
+  std::lock_guard lock(mu_);
+  const auto found = index_.find(key);
+  if (found == index_.end()) return nullptr;
+  const Order::iterator it = found->second;
+  if (it->answer->generation != generation) {  // the store changed since
+    EraseLocked(it);
+    return nullptr;
+  }
+  order_.splice(order_.begin(), order_, it);
+  return it->answer;
+}
+
+void LeanAnswerMemo::Put(std::string key, std::shared_ptr<const LeanAnswer> answer) {
+  const std::uint64_t cost = CostOf(key, *answer);
+  std::lock_guard lock(mu_);
+  if (const auto found = index_.find(key); found != index_.end()) EraseLocked(found->second);
+  if (cost > max_bytes_) return;
+  while (!order_.empty() && bytes_ + cost > max_bytes_) EraseLocked(std::prev(order_.end()));
+  order_.push_front(Entry{std::move(key), std::move(answer), cost});
+  index_.emplace(order_.front().key, order_.begin());
+  bytes_ += cost;
+}
+
+void LeanAnswerMemo::EraseLocked(Order::iterator it) {
+  index_.erase(it->key);
+  bytes_ -= it->bytes;
+  order_.erase(it);
+}
+
+std::uint64_t LeanAnswerMemo::bytes() const {
+  std::lock_guard lock(mu_);
+  return bytes_;
+}
+
+std::size_t LeanAnswerMemo::size() const {
+  std::lock_guard lock(mu_);
+  return order_.size();
+}
+
+}  // namespace qdcache::daemon

@@ -1,0 +1,86 @@
+// Lean Lookup answers kept to be served again (LeanServer). A warm start
+// asks for the same kernels every time its program starts; while nothing
+// in the store has changed, the answer it got last time is the answer, so
+// it is sent again as it was sent: the same bytes and the same sealed memfd
+// (immutable, so sending it twice cannot differ from writing it twice).
+//
+// What may be kept: an answer whose every item was a hit (a miss may be a
+// hit later, in the remote tier for one), made between two equal readings
+// of Engine::LookupGeneration. Kept under the peer's uid and the request's
+// exact bytes (its header and body), so a different request, or the same
+// from another user, never finds it. Found only while the generation is
+// still the one it was made under; a stale one is dropped when met.
+// Bounded in bytes (the request, the answer, its memfd's payloads), least
+// recently used out first. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace qdcache::daemon {
+
+// What serving an all-hit answer again counts (Engine::ReplayAliasHits):
+// the artifact each item served and its record's compile time.
+struct LeanReplay {
+  std::vector<std::string> artifact_keys;
+  std::vector<std::uint64_t> compile_micros;
+};
+
+// A Lookup answer as sent: the reply header, what follows it on the
+// socket, and the memfd passed with the header (-1: none; closed with the
+// answer).
+struct LeanAnswer {
+  std::string header;
+  std::string rest;
+  int memfd = -1;
+  std::uint64_t memfd_bytes = 0;
+  std::shared_ptr<const LeanReplay> replay;  // set when it may be kept
+  std::uint64_t generation = 0;              // when kept: the generation it was made under
+
+  LeanAnswer() = default;
+  LeanAnswer(const LeanAnswer&) = delete;
+  LeanAnswer& operator=(const LeanAnswer&) = delete;
+  ~LeanAnswer();
+};
+
+class LeanAnswerMemo {
+ public:
+  explicit LeanAnswerMemo(std::uint64_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // The key of a request: the peer's uid, the request's header and body.
+  [[nodiscard]] static std::string KeyOf(std::uint32_t uid, std::string_view header, std::string_view body);
+
+  // The answer kept under `key` if it was made under `generation`; null
+  // otherwise (and one made under another generation is dropped).
+  [[nodiscard]] std::shared_ptr<const LeanAnswer> Find(const std::string& key, std::uint64_t generation);
+  // Keeps `answer` (whose replay is set) under `key`, replacing what was
+  // there, and drops the least recently used beyond the budget; an answer
+  // larger than the whole budget is not kept.
+  void Put(std::string key, std::shared_ptr<const LeanAnswer> answer);
+
+  [[nodiscard]] std::uint64_t bytes() const;
+  [[nodiscard]] std::size_t size() const;
+
+ private:
+  struct Entry {
+    std::string key;
+    std::shared_ptr<const LeanAnswer> answer;
+    std::uint64_t bytes;
+  };
+  using Order = std::list<Entry>;  // most recently used first
+  void EraseLocked(Order::iterator it);
+
+  const std::uint64_t max_bytes_;
+  mutable std::mutex mu_;
+  Order order_;                                                 // guarded by mu_
+  std::unordered_map<std::string_view, Order::iterator> index_;  // keys point into order_; guarded by mu_
+  std::uint64_t bytes_ = 0;                                     // guarded by mu_
+};
+
+}  // namespace qdcache::daemon

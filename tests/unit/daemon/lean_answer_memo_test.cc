@@ -1,0 +1,102 @@
+// LeanAnswerMemo: kept answers are found only under their exact key and
+// generation, a stale one is dropped, and the byte budget evicts the least
+// recently used.
+#include "daemon/lean_answer_memo.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+using qdcache::daemon::LeanAnswer;
+using qdcache::daemon::LeanAnswerMemo;
+using qdcache::daemon::LeanReplay;
+
+namespace memo_test {
+
+std::shared_ptr<LeanAnswer> AnswerOf(std::uint64_t generation, std::size_t rest_bytes, const std::string& tag = "a") {
+  auto answer = std::make_shared<LeanAnswer>();
+  answer->header = "HEADER" + tag;
+  answer->rest = std::string(rest_bytes, 'x');
+  answer->generation = generation;
+  auto replay = std::make_shared<LeanReplay>();
+  replay->artifact_keys = {"key-" + tag};
+  replay->compile_micros = {7};
+  answer->replay = replay;
+  return answer;
+}
+
+}  // namespace memo_test
+
+using memo_test::AnswerOf;
+
+TEST_CASE("a kept answer is found under its uid, request and generation only", "[daemon][lean]") {
+  LeanAnswerMemo memo(1 << 20);
+  const std::string key = LeanAnswerMemo::KeyOf(1000, "HDR12345", "body");
+  memo.Put(key, AnswerOf(5, 100));
+  REQUIRE(memo.size() == 1);
+
+  std::shared_ptr<const LeanAnswer> found = memo.Find(key, 5);
+  REQUIRE(found != nullptr);
+  CHECK(found->replay->artifact_keys == std::vector<std::string>{"key-a"});
+  // Another user, another header, another body: not this answer.
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1001, "HDR12345", "body"), 5) == nullptr);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1000, "HDR12346", "body"), 5) == nullptr);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1000, "HDR12345", "body2"), 5) == nullptr);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1000, "HDR1234", "5body"), 5) == nullptr);
+  CHECK(memo.size() == 1);
+
+  // The store changed: the answer is dropped, not served.
+  CHECK(memo.Find(key, 6) == nullptr);
+  CHECK(memo.size() == 0);
+  CHECK(memo.bytes() == 0);
+  CHECK(memo.Find(key, 5) == nullptr);
+}
+
+TEST_CASE("the memo keeps to its budget, least recently used out first, and replaces an answer under the same key",
+          "[daemon][lean]") {
+  LeanAnswerMemo memo(10'000);
+  const std::string a = LeanAnswerMemo::KeyOf(1, "H", "a");
+  const std::string b = LeanAnswerMemo::KeyOf(1, "H", "b");
+  const std::string c = LeanAnswerMemo::KeyOf(1, "H", "c");
+  memo.Put(a, AnswerOf(1, 4'000, "a"));
+  memo.Put(b, AnswerOf(1, 4'000, "b"));
+  CHECK(memo.size() == 2);
+  REQUIRE(memo.Find(a, 1) != nullptr);  // a is now the more recently used
+  memo.Put(c, AnswerOf(1, 4'000, "c"));
+  CHECK(memo.size() == 2);
+  CHECK(memo.Find(b, 1) == nullptr);
+  CHECK(memo.Find(a, 1) != nullptr);
+  CHECK(memo.Find(c, 1) != nullptr);
+  CHECK(memo.bytes() <= 10'000);
+
+  memo.Put(a, AnswerOf(2, 100, "a2"));
+  CHECK(memo.size() == 2);
+  REQUIRE(memo.Find(a, 2) != nullptr);
+  CHECK(memo.Find(a, 2)->replay->artifact_keys == std::vector<std::string>{"key-a2"});
+
+  // Larger than the whole budget: not kept, and nothing else is pushed out.
+  memo.Put(b, AnswerOf(1, 20'000, "big"));
+  CHECK(memo.Find(b, 1) == nullptr);
+  CHECK(memo.size() == 2);
+}
+
+TEST_CASE("a kept answer's memfd stays open while the answer is being sent, and is closed once dropped",
+          "[daemon][lean]") {
+  LeanAnswerMemo memo(1 << 20);
+  const std::string key = LeanAnswerMemo::KeyOf(1, "H", "m");
+  auto answer = AnswerOf(1, 10);
+  answer->memfd = ::memfd_create("memo-test", MFD_CLOEXEC);
+  REQUIRE(answer->memfd >= 0);
+  const int fd = answer->memfd;
+  memo.Put(key, std::move(answer));
+  std::shared_ptr<const LeanAnswer> sending = memo.Find(key, 1);
+  REQUIRE(sending != nullptr);
+  CHECK(memo.Find(key, 2) == nullptr);  // dropped from the memo ...
+  struct stat st {};
+  CHECK(::fstat(fd, &st) == 0);         // ... but the sender still holds it
+  sending.reset();
+  CHECK(::fcntl(fd, F_GETFD) == -1);    // closed with the last holder
+}
