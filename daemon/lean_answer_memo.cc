@@ -10,8 +10,10 @@ namespace {
 constexpr std::uint64_t kEntryOverhead = 256;
 
 std::uint64_t CostOf(const std::string& key, const LeanAnswer& answer) {
-  std::uint64_t bytes = kEntryOverhead + key.size() + answer.header.size() + answer.rest.size() + answer.memfd_bytes;
+  std::uint64_t bytes =
+      kEntryOverhead + key.size() + answer.header.size() + answer.rest.capacity() + answer.memfd_bytes;
   if (answer.replay != nullptr) {
+    bytes += answer.replay->client.size();
     for (const std::string& k : answer.replay->artifact_keys) bytes += k.size() + sizeof(std::string);
     bytes += answer.replay->compile_micros.size() * sizeof(std::uint64_t);
   }
@@ -34,12 +36,29 @@ std::string LeanAnswerMemo::KeyOf(std::uint32_t uid, std::string_view header, st
   return key;
 }
 
+bool LeanAnswerMemo::MayKeep(std::size_t request_bytes) const {
+  return kEntryOverhead + sizeof(std::uint32_t) * 2 + request_bytes <= max_bytes_;
+}
+
+bool LeanAnswerMemo::SeeLocked(std::uint64_t generation) {
+  if (generation < generation_) return false;
+  if (generation > generation_) {  // the store changed: nothing kept can be served again
+    order_.clear();
+    index_.clear();
+    bytes_ = 0;
+    memfds_ = 0;
+    generation_ = generation;
+  }
+  return true;
+}
+
 std::shared_ptr<const LeanAnswer> LeanAnswerMemo::Find(const std::string& key, std::uint64_t generation) {
   std::lock_guard lock(mu_);
+  if (!SeeLocked(generation)) return nullptr;
   const auto found = index_.find(key);
   if (found == index_.end()) return nullptr;
   const Order::iterator it = found->second;
-  if (it->answer->generation != generation) {  // the store changed since
+  if (it->answer->generation != generation) {  // made before a change
     EraseLocked(it);
     return nullptr;
   }
@@ -49,18 +68,30 @@ std::shared_ptr<const LeanAnswer> LeanAnswerMemo::Find(const std::string& key, s
 
 void LeanAnswerMemo::Put(std::string key, std::shared_ptr<const LeanAnswer> answer) {
   const std::uint64_t cost = CostOf(key, *answer);
+  const bool memfd = answer->memfd >= 0;
   std::lock_guard lock(mu_);
+  if (!SeeLocked(answer->generation)) return;
   if (const auto found = index_.find(key); found != index_.end()) EraseLocked(found->second);
   if (cost > max_bytes_) return;
   while (!order_.empty() && bytes_ + cost > max_bytes_) EraseLocked(std::prev(order_.end()));
+  if (memfd && memfds_ >= kMaxMemfds) {  // the least recently used that holds one
+    for (auto it = std::prev(order_.end());; --it) {
+      if (it->answer->memfd >= 0) {
+        EraseLocked(it);
+        break;
+      }
+    }
+  }
   order_.push_front(Entry{std::move(key), std::move(answer), cost});
   index_.emplace(order_.front().key, order_.begin());
   bytes_ += cost;
+  memfds_ += memfd ? 1 : 0;
 }
 
 void LeanAnswerMemo::EraseLocked(Order::iterator it) {
   index_.erase(it->key);
   bytes_ -= it->bytes;
+  memfds_ -= it->answer->memfd >= 0 ? 1 : 0;
   order_.erase(it);
 }
 

@@ -10,8 +10,10 @@
 // exact bytes (its header and body), so a different request, or the same
 // from another user, never finds it. Found only while the generation is
 // still the one it was made under; a stale one is dropped when met.
-// Bounded in bytes (the request, the answer, its memfd's payloads), least
-// recently used out first. Thread-safe.
+// Any change of generation drops every kept answer at once (none can be
+// served again). Bounded in bytes (the request, the answer, its memfd's
+// payloads) and in memfds held (kMaxMemfds: file descriptors are the
+// daemon's to budget), least recently used out first. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,7 @@ namespace qdcache::daemon {
 // What serving an all-hit answer again counts (Engine::ReplayAliasHits):
 // the artifact each item served and its record's compile time.
 struct LeanReplay {
+  std::string client;  // the request header's client name, for the log
   std::vector<std::string> artifact_keys;
   std::vector<std::uint64_t> compile_micros;
 };
@@ -36,7 +39,7 @@ struct LeanReplay {
 // socket, and the memfd passed with the header (-1: none; closed with the
 // answer).
 struct LeanAnswer {
-  std::string header;
+  std::string header;  // sent alone with the memfd; empty without one, `rest` then leads with it
   std::string rest;
   int memfd = -1;
   std::uint64_t memfd_bytes = 0;
@@ -51,17 +54,23 @@ struct LeanAnswer {
 
 class LeanAnswerMemo {
  public:
+  static constexpr std::size_t kMaxMemfds = 64;
+
   explicit LeanAnswerMemo(std::uint64_t max_bytes) : max_bytes_(max_bytes) {}
 
   // The key of a request: the peer's uid, the request's header and body.
   [[nodiscard]] static std::string KeyOf(std::uint32_t uid, std::string_view header, std::string_view body);
 
+  // Whether a request of this many bytes (header and body) could be kept
+  // at all: the caller builds no key otherwise.
+  [[nodiscard]] bool MayKeep(std::size_t request_bytes) const;
   // The answer kept under `key` if it was made under `generation`; null
-  // otherwise (and one made under another generation is dropped).
+  // otherwise (and a newer generation drops every answer kept).
   [[nodiscard]] std::shared_ptr<const LeanAnswer> Find(const std::string& key, std::uint64_t generation);
   // Keeps `answer` (whose replay is set) under `key`, replacing what was
   // there, and drops the least recently used beyond the budget; an answer
-  // larger than the whole budget is not kept.
+  // larger than the whole budget, or made under an older generation than
+  // one already seen, is not kept.
   void Put(std::string key, std::shared_ptr<const LeanAnswer> answer);
 
   [[nodiscard]] std::uint64_t bytes() const;
@@ -75,12 +84,17 @@ class LeanAnswerMemo {
   };
   using Order = std::list<Entry>;  // most recently used first
   void EraseLocked(Order::iterator it);
+  // Drops everything when `generation` is newer than the one seen; false
+  // when it is older (an answer made before a change).
+  bool SeeLocked(std::uint64_t generation);
 
   const std::uint64_t max_bytes_;
   mutable std::mutex mu_;
   Order order_;                                                 // guarded by mu_
   std::unordered_map<std::string_view, Order::iterator> index_;  // keys point into order_; guarded by mu_
   std::uint64_t bytes_ = 0;                                     // guarded by mu_
+  std::size_t memfds_ = 0;                                      // entries holding one; guarded by mu_
+  std::uint64_t generation_ = 0;                                // the newest seen; guarded by mu_
 };
 
 }  // namespace qdcache::daemon

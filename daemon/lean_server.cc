@@ -309,7 +309,7 @@ bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHead
   std::optional<std::uint64_t> generation;
   std::string key;
   if (memo_ != nullptr) {
-    generation = hooks_.generation();
+    if (memo_->MayKeep(header.size() + body.size())) generation = hooks_.generation();
     if (generation) {
       key = LeanAnswerMemo::KeyOf(uid, header, body);
       if (std::shared_ptr<const LeanAnswer> kept = memo_->Find(key, *generation)) {
@@ -363,7 +363,10 @@ Expected<std::shared_ptr<LeanAnswer>> LeanServer::Encode(v1::LookupResponse& res
     // Inline: the blob follows the body, in the body length.
     answer->header =
         lean::EncodeReplyHeader(static_cast<std::uint32_t>(reply.body.size() + reply.blob_bytes), Code::kOk, 0);
-    answer->rest = std::move(reply.body);
+    answer->rest.reserve(answer->header.size() + reply.body.size() + reply.blob_bytes);
+    answer->rest = answer->header;  // one write: the header and what follows
+    answer->header.clear();
+    answer->rest += reply.body;
     const std::size_t blob_at = answer->rest.size();
     answer->rest.resize(blob_at + reply.blob_bytes);
     lean::CopyBlob(reply, answer->rest.data() + blob_at);
@@ -376,7 +379,7 @@ bool LeanServer::Send(int fd, const LeanAnswer& answer) const {
   if (answer.memfd >= 0) {
     return SendHeaderWithFd(fd, answer.header, answer.memfd, deadline) && WriteAll(fd, answer.rest, deadline);
   }
-  return WriteAll(fd, answer.header, deadline) && WriteAll(fd, answer.rest, deadline);
+  return WriteAll(fd, answer.rest, deadline);  // the header leads it
 }
 
 bool LeanServer::stopping() const {

@@ -291,11 +291,13 @@ class ServerImpl final : public Server {
   // What serving a Lookup answer again counts, when every item was a hit
   // (served from records[i]); null otherwise.
   static std::shared_ptr<const LeanReplay> ReplayOf(
-      const v1::LookupResponse& response, const std::vector<std::shared_ptr<const store::ArtifactRecord>>& records) {
+      const v1::LookupRequest& request, const v1::LookupResponse& response,
+      const std::vector<std::shared_ptr<const store::ArtifactRecord>>& records) {
     if (response.results_size() == 0 || records.size() != static_cast<std::size_t>(response.results_size())) {
       return nullptr;
     }
     auto replay = std::make_shared<LeanReplay>();
+    replay->client = request.header().client();
     replay->artifact_keys.reserve(records.size());
     replay->compile_micros.reserve(records.size());
     for (int i = 0; i < response.results_size(); ++i) {
@@ -320,7 +322,7 @@ class ServerImpl final : public Server {
       for (const auto& record : *records) {
         payloads->views.push_back(record != nullptr ? std::string_view(record->payload) : std::string_view());
       }
-      if (status.ok()) payloads->replay = ReplayOf(*response, *records);
+      if (status.ok()) payloads->replay = ReplayOf(request, *response, *records);
       payloads->owner = std::move(records);
       return status;
     };

@@ -219,7 +219,12 @@ Status CompileCacheService::ReplayLeanLookup(std::uint32_t uid, const LeanReplay
   QDC_ASSIGN_OR_RETURN(Admitted admitted, AdmitIdentity(auth_.CheckUnixPeer(uid, auth::Operation::kLookup)));
   const int n = static_cast<int>(replay.artifact_keys.size());
   QDC_RETURN_IF_ERROR(CheckBatch(n, limits_.max_batch, "lookup"));
-  spdlog::debug("Lookup: {} fast key{} from {}, answered as before", n, n == 1 ? "" : "s", admitted.peer.tenant);
+  if (spdlog::should_log(spdlog::level::debug)) {
+    v1::RequestHeader header;
+    header.set_client(replay.client);
+    spdlog::debug("Lookup: {} fast key{} from {}, answered as before", n, n == 1 ? "" : "s",
+                  Who(admitted.peer, header));
+  }
   engine_.ReplayAliasHits(replay.artifact_keys, replay.compile_micros);
   return Status::Ok();
 }

@@ -72,15 +72,44 @@ TEST_CASE("the memo keeps to its budget, least recently used out first, and repl
   CHECK(memo.Find(c, 1) != nullptr);
   CHECK(memo.bytes() <= 10'000);
 
-  memo.Put(a, AnswerOf(2, 100, "a2"));
+  memo.Put(a, AnswerOf(1, 100, "a2"));
   CHECK(memo.size() == 2);
-  REQUIRE(memo.Find(a, 2) != nullptr);
-  CHECK(memo.Find(a, 2)->replay->artifact_keys == std::vector<std::string>{"key-a2"});
+  REQUIRE(memo.Find(a, 1) != nullptr);
+  CHECK(memo.Find(a, 1)->replay->artifact_keys == std::vector<std::string>{"key-a2"});
 
   // Larger than the whole budget: not kept, and nothing else is pushed out.
   memo.Put(b, AnswerOf(1, 20'000, "big"));
   CHECK(memo.Find(b, 1) == nullptr);
   CHECK(memo.size() == 2);
+  CHECK(memo.MayKeep(100));
+  CHECK_FALSE(memo.MayKeep(10'000));
+
+  // A newer generation drops everything kept; an answer made before it is
+  // not kept.
+  memo.Put(b, AnswerOf(2, 100, "b2"));
+  CHECK(memo.size() == 1);
+  CHECK(memo.Find(c, 2) == nullptr);
+  memo.Put(c, AnswerOf(1, 100, "c1"));
+  CHECK(memo.size() == 1);
+  CHECK(memo.Find(b, 2) != nullptr);
+}
+
+TEST_CASE("the memo holds at most kMaxMemfds memfds, the least recently used given up first", "[daemon][lean]") {
+  LeanAnswerMemo memo(1 << 30);
+  std::vector<int> fds;
+  for (std::size_t i = 0; i <= LeanAnswerMemo::kMaxMemfds; ++i) {
+    auto answer = AnswerOf(1, 10, std::to_string(i));
+    answer->memfd = ::memfd_create("memo-cap", MFD_CLOEXEC);
+    REQUIRE(answer->memfd >= 0);
+    fds.push_back(answer->memfd);
+    memo.Put(LeanAnswerMemo::KeyOf(1, "H", std::to_string(i)), std::move(answer));
+    memo.Put(LeanAnswerMemo::KeyOf(1, "H", "inline" + std::to_string(i)), AnswerOf(1, 10, "inline"));
+  }
+  CHECK(memo.size() == 2 * (LeanAnswerMemo::kMaxMemfds + 1) - 1);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "H", "0"), 1) == nullptr);
+  CHECK(::fcntl(fds[0], F_GETFD) == -1);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "H", "1"), 1) != nullptr);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "H", "inline0"), 1) != nullptr);
 }
 
 TEST_CASE("a kept answer's memfd stays open while the answer is being sent, and is closed once dropped",
