@@ -9,8 +9,8 @@ from _thread import allocate_lock
 
 from . import _lean
 from ._errors import error_for
-from ._results import Artifact, Result, lean_results_of
-from ._text import fast_key_bytes, text
+from ._results import Artifact, Result, lean_artifacts_of
+from ._text import fast_key_bytes, fast_keys_bytes, text
 
 # Importing this module loads neither ctypes nor libqdcache (nor typing):
 # Client.lookup over the lean transport needs neither, and a warm start
@@ -455,7 +455,7 @@ class Client:
         call (the caller then makes it through libqdcache, which answers it
         the same way, errors included)."""
         assert self._lean is not None
-        keys = [memoryview(fast_key_bytes(key)).tobytes() for key in fast_keys]  # TypeError for a non-key
+        keys = fast_keys_bytes(list(fast_keys))  # TypeError for a non-key
         namespace_text, target_text = text(namespace, "namespace"), text(target, "target")
         with self._lock:
             if self._closing:
@@ -468,7 +468,7 @@ class Client:
         if len(answer.items) != len(keys):
             raise error_for(13, "INTERNAL", "unix:%s: the daemon answered %d of %d fast keys"
                             % (self._lean.path, len(answer.items), len(keys)), "lookup")
-        return [_artifact_or_miss(result) for result in lean_results_of(answer)]
+        return lean_artifacts_of(answer)
 
     def explain_key(self, key: str, other: str | None = None) -> dict[str, Any]:
         """What went into a stored artifact's key, from the key alone, as

@@ -120,13 +120,22 @@ def lookup_request(keys: list[bytes], namespace: bytes, target: str, include_ptx
     header = _field(1, b"\x08" + _varint(_PROTOCOL_VERSION_1) + _field(2, b"qdcache-python"))
     target_bytes = target_message(target)
     space = _field(2, namespace) + _field(3, target_bytes)
-    queries = b"".join(_field(2, _field(1, key) + space) for key in keys)
+    # A query is its fields' tags and lengths, the key, then `space`; keys of
+    # one length (a framework's digests) share those bytes, so the queries
+    # are one join.
+    lengths = set(map(len, keys))
+    if len(lengths) == 1:
+        (n,) = lengths
+        tags = b"\x12" + _varint(1 + len(_varint(n)) + n + len(space)) + b"\x0a" + _varint(n)
+        queries = tags + (space + tags).join(keys) + space
+    else:
+        queries = b"".join(_field(2, _field(1, key) + space) for key in keys)
     return header + queries + (b"\x18\x01" if include_ptx else b"")
 
 
 # ---- protobuf decoding (what a Result needs at once) ----
 
-def _read_varint(data: memoryview, i: int) -> tuple[int, int]:
+def _read_varint(data: memoryview | bytes, i: int) -> tuple[int, int]:
     value = shift = 0
     while True:
         b = data[i]
@@ -137,7 +146,7 @@ def _read_varint(data: memoryview, i: int) -> tuple[int, int]:
         shift += 7
 
 
-def _skip(data: memoryview, i: int, wire: int) -> int:
+def _skip(data: memoryview | bytes, i: int, wire: int) -> int:
     if wire == 0:
         return _read_varint(data, i)[1]
     if wire == 1:
@@ -153,7 +162,7 @@ def _skip(data: memoryview, i: int, wire: int) -> int:
 Item = tuple[int, int, int, str]  # cache status, artifact kind, error code, error message
 
 
-def _result(data: memoryview, i: int, end: int) -> Item:
+def _result(data: memoryview | bytes, i: int, end: int) -> Item:
     """One CompileResult's status, artifact kind and error."""
     status = kind = code = 0
     message = ""
@@ -184,18 +193,39 @@ def _result(data: memoryview, i: int, end: int) -> Item:
     return status, kind, code, message
 
 
-def lookup_items(response: memoryview) -> list[Item]:
+def lookup_items(response: memoryview | bytes) -> list[Item]:
     """Every result of a serialized LookupResponse, in order."""
-    items = []
-    i, end = 0, len(response)
+    data = bytes(response)  # indexed faster than a memoryview
+    items: list[Item] = []
+    append = items.append
+    i, end = 0, len(data)
     while i < end:
-        tag, i = _read_varint(response, i)
+        tag = data[i]
         if tag != 0x0A:
-            i = _skip(response, i, tag & 7)
+            tag, i = _read_varint(data, i)
+            i = _skip(data, i, tag & 7)
             continue
-        length, i = _read_varint(response, i)
-        items.append(_result(response, i, i + length))
-        i += length
+        length = data[i + 1]
+        if length < 0x80:
+            i += 2
+        elif data[i + 2] < 0x80:  # a result of 128 bytes to 16 KiB
+            length = (length & 0x7F) | data[i + 2] << 7
+            i += 3
+        else:
+            length, i = _read_varint(data, i + 1)
+        stop = i + length
+        # A hit's usual start: its status, then its artifact whose first
+        # field is the kind (fields serialize in number order).
+        if stop - i > 5 and data[i] == 0x08 and data[i + 1] < 0x80 and data[i + 2] == 0x12 and data[i + 3] >= 2:
+            j = i + 3  # the artifact's length, 2 bytes or more
+            while data[j] & 0x80 and j < stop:
+                j += 1
+            if j + 2 < stop and data[j + 1] == 0x08 and data[j + 2] < 0x80:
+                append((data[i + 1], data[j + 2], 0, ""))
+                i = stop
+                continue
+        append(_result(data, i, stop))
+        i = stop
     return items
 
 
@@ -294,13 +324,10 @@ def _answer(body: memoryview, blob_fd: int | None) -> Answer:
         size = os.fstat(blob_fd).st_size
         blob = (memoryview(mmap.mmap(blob_fd, size, mmap.MAP_SHARED, mmap.PROT_READ)).toreadonly() if size
                 else memoryview(b""))
-    end = len(blob)
-    payloads = []
-    for k in range(len(items)):
-        offset, size = table[2 * k], table[2 * k + 1]
-        if offset + size > end:
-            raise ConnectionError("a payload lies outside the answer")
-        payloads.append(blob[offset:offset + size])
+    offsets, sizes = table[0::2], table[1::2]
+    if items and max(map(int.__add__, offsets, sizes)) > len(blob):
+        raise ConnectionError("a payload lies outside the answer")
+    payloads = [blob[offset:offset + size] for offset, size in zip(offsets, sizes)]
     return Answer(response, items, payloads)
 
 

@@ -232,9 +232,20 @@ class Result:
         return "<qdcache.Result %s %r>" % (self.status, self.error or self.artifact)
 
 
-def lean_results_of(answer: _lean.Answer) -> list[Result]:
-    """One Result per item of a lean-transport answer, whose payload views
-    they keep alive."""
+def lean_artifacts_of(answer: _lean.Answer) -> list[Artifact | None]:
+    """lookup()'s answer from a lean-transport answer: an Artifact per hit,
+    None per miss; raises the first failed item's error (as its Result's)."""
     results = _Results(None, bytes(answer.response))
-    return [Result(results, i, status, kind, code, message, payload, None)
-            for i, ((status, kind, code, message), payload) in enumerate(zip(answer.items, answer.payloads))]
+    found: list[Artifact | None] = []
+    append = found.append
+    for i, ((cache_status, kind, code, message), payload) in enumerate(zip(answer.items, answer.payloads)):
+        if code == 0 and kind != 0 and cache_status != 6:
+            append(Artifact(results, i, kind, _CACHE_STATUS.get(cache_status, "unknown"), payload, None))
+        elif code == 0 and cache_status == 6:
+            append(None)
+        else:
+            result = Result(results, i, cache_status, kind, code, message, payload, None)
+            if result.error is not None:
+                raise result.error
+            append(result.artifact)
+    return found

@@ -43,3 +43,20 @@ def fast_key_bytes(key: FastKey) -> BytesLike:
         "fast key %r is not hex: the text form of a fast key is hex (as `qdcache compile --fast-key` "
         "takes it, e.g. \"c0ffee01\"); pass bytes (e.g. s.encode()) to use a string's raw bytes" % key
     )
+
+
+def fast_keys_bytes(keys: list[FastKey]) -> list[bytes]:
+    """fast_key_bytes of every key, each as bytes (a bytes-like key copied),
+    with the same errors; a warm start's thousands of hex keys are checked
+    at once."""
+    texts = [key for key in keys if isinstance(key, str)]
+    if texts and len(texts) == len(keys):
+        # bytes.fromhex takes hex digits and skips ASCII whitespace: with no
+        # whitespace and no empty key, it accepts what fast_key_bytes does.
+        joined = "".join(texts)
+        if joined.isascii() and all(texts) and not any(c in joined for c in " \t\n\r\x0b\x0c"):
+            try:
+                return list(map(bytes.fromhex, texts))
+            except ValueError:
+                pass  # worded below, for the key at fault
+    return [memoryview(fast_key_bytes(key)).tobytes() for key in keys]
