@@ -239,6 +239,32 @@ class LeanTest(unittest.TestCase):
             with self.subTest(bad=bad), self.assertRaises(_lean.Fallback):
                 _lean.target_message(bad)
 
+    def test_request_encoding_is_protobuf_s_whatever_the_key_lengths(self):
+        # Keys of one length take the joined encoding, mixed lengths the
+        # general one: both must be the LookupRequest the daemon parses,
+        # here checked field by field with the package's own varint reader.
+        for keys in ([b"k" * 32] * 3, [b"a", b"bb" * 100, b""], [b"x" * 200] * 2):
+            with self.subTest(lengths=[len(k) for k in keys]):
+                body = _lean.lookup_request(keys, b"ns", "cpu:x86-64", False)
+                general = b"".join(_lean._field(2, _lean._field(1, k) + _lean._field(2, b"ns") +
+                                                _lean._field(3, _lean.target_message("cpu:x86-64"))) for k in keys)
+                self.assertTrue(body.endswith(general))
+
+    def test_hex_keys_in_bulk_convert_and_fail_as_one_by_one(self):
+        from qdcache._text import fast_key_bytes, fast_keys_bytes
+
+        good = ["c0ffee01", "AB", "00" * 32]
+        self.assertEqual(fast_keys_bytes(good), [fast_key_bytes(k) for k in good])
+        self.assertEqual(fast_keys_bytes([b"raw", bytearray(b"x"), "ab"]), [b"raw", b"x", b"\xab"])
+        for bad in (["ab", "zz"], ["abc"], ["ab", ""], ["ab cd"], ["a\tb0"], ["\u00e91"]):
+            with self.subTest(bad=bad):
+                with self.assertRaises(ValueError) as one:
+                    for key in bad:
+                        fast_key_bytes(key)
+                with self.assertRaises(ValueError) as bulk:
+                    fast_keys_bytes(bad)
+                self.assertEqual(str(bulk.exception), str(one.exception))
+
 
 if __name__ == "__main__":
     unittest.main()
