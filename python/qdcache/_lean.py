@@ -21,7 +21,11 @@ import _socket as socket  # the C module: socket.py pulls in selectors, array, .
 import fcntl
 import mmap
 import os
-import struct
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import struct
+else:
+    import _struct as struct  # the C module struct.py re-exports, without the wrapper's import
 import time
 from _thread import allocate_lock
 
