@@ -124,16 +124,19 @@ def lookup_request(keys: list[bytes], namespace: bytes, target: str, include_ptx
     header = _field(1, b"\x08" + _varint(_PROTOCOL_VERSION_1) + _field(2, b"qdcache-python"))
     target_bytes = target_message(target)
     space = _field(2, namespace) + _field(3, target_bytes)
-    # A query is its fields' tags and lengths, the key, then `space`; keys of
-    # one length (a framework's digests) share those bytes, so the queries
-    # are one join.
-    lengths = set(map(len, keys))
-    if len(lengths) == 1:
-        (n,) = lengths
-        tags = b"\x12" + _varint(1 + len(_varint(n)) + n + len(space)) + b"\x0a" + _varint(n)
-        queries = tags + (space + tags).join(keys) + space
+    # A query is its fields' tags and lengths, the key, then `space`: keys of
+    # one length share those bytes, so the queries are joins, not a
+    # function call per key.
+    lengths = list(map(len, keys))
+    tags = {n: b"\x12" + _varint(1 + len(_varint(n)) + n + len(space)) + b"\x0a" + _varint(n) for n in set(lengths)}
+    if len(tags) == 1:  # a framework's digests
+        (one,) = tags.values()
+        queries = one + (space + one).join(keys) + space if keys else b""
     else:
-        queries = b"".join(_field(2, _field(1, key) + space) for key in keys)
+        parts: list[bytes] = [space] * (3 * len(keys))
+        parts[0::3] = map(tags.__getitem__, lengths)
+        parts[1::3] = keys
+        queries = b"".join(parts)
     return header + queries + (b"\x18\x01" if include_ptx else b"")
 
 
