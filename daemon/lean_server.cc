@@ -141,15 +141,25 @@ Status WriteBlob(int fd, const lean::LookupReply& reply) {
   return flush();
 }
 
+// Seals `fd` against any change. F_SEAL_WRITE waits for pages that others
+// hold (the kernel's own: page migration, reclaim scans such as DAMON's)
+// and gives up with EBUSY after ~75 ms; nobody else can reach this memfd,
+// so such holds pass, and it is asked again. False with errno set.
+bool Seal(int fd) {
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0) return true;
+    if ((errno != EBUSY && errno != EINTR) || attempt == kAttempts) return false;
+  }
+}
+
 // A sealed memfd holding the reply's blob: the client maps it read-only,
 // and the seals promise it never changes or shrinks under that mapping.
 Expected<int> BlobMemfd(const lean::LookupReply& reply) {
   const int fd = ::memfd_create("qdcache-lookup", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return Internal(std::string("memfd_create: ") + std::strerror(errno));
   Status written = WriteBlob(fd, reply);
-  if (written.ok() && ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-    written = Internal(std::string("sealing the memfd: ") + std::strerror(errno));
-  }
+  if (written.ok() && !Seal(fd)) written = Internal(std::string("sealing the memfd: ") + std::strerror(errno));
   if (!written.ok()) {
     ::close(fd);
     return written;
