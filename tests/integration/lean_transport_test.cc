@@ -806,3 +806,33 @@ TEST_CASE("a daemon with --answer-cache=0 makes every lean Lookup answer afresh"
   CHECK(again.reply.body == first.reply.body);
   CHECK(AliasHitsReplayed(daemon) == 0);
 }
+
+TEST_CASE("a lean Lookup after each rebinding of its alias answers the new artifact, however often it was kept",
+          "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  CompileWarm(daemon, 3, 1000);
+  auto client = daemon.Connect();
+  LeanConnection lean(daemon.socket_path());
+  const v1::LookupRequest request = LookupOf({"lean-0", "lean-1", "lean-2"});
+  std::uint64_t kept = 0;
+  for (int round = 0; round < 12; ++round) {
+    v1::KernelDescriptor d;
+    d.set_ir(PaddedCpuKernel(20000 + round, 1000));
+    d.mutable_target()->mutable_cpu()->set_cpu("x86-64");
+    d.set_fast_key("lean-" + std::to_string(round % 3));
+    d.set_namespace_("lean");
+    const v1::CompileResult rebound = CompileOne(*client, d);
+    REQUIRE(rebound.status() == v1::CACHE_STATUS_COMPILED);
+    for (int ask = 0; ask < 3; ++ask) {  // the first is made afresh, the others kept
+      lean.Send(Request(1, request.SerializeAsString()));
+      std::optional<Reply> reply = lean.Read();
+      REQUIRE(reply);
+      const Answer a = Decode(*reply);
+      CHECK(a.response.results(round % 3).artifact().artifact_key() == rebound.artifact().artifact_key());
+    }
+    kept += 2 * 3;
+    CHECK(AliasHitsReplayed(daemon) == kept);
+  }
+}
