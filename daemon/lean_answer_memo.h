@@ -1,6 +1,6 @@
 // Lean Lookup answers kept to be served again (LeanServer). A warm start
 // asks for the same kernels every time its program starts; while nothing
-// in the store has changed, the answer it got last time is the answer, so
+// it read has changed in the store, the answer it got last time is the answer, so
 // it is sent again as it was sent: the same bytes and the same sealed memfd
 // (immutable, so sending it twice cannot differ from writing it twice).
 //

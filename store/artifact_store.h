@@ -223,11 +223,13 @@ class ArtifactStore {
   // Same backpressure as Put. InvalidArgument on an empty key.
   [[nodiscard]] virtual Status PutStage(const std::string& key, std::string_view value) = 0;
 
-  // A number that changes after every write that can change what a read of
-  // an artifact or alias answers (not after access times), once that write
-  // is visible to reads: an answer computed between two equal readings may
-  // be served again for as long as the number stays the same. nullopt where
-  // the store does not keep one (nothing may then be served again).
+  // A number that changes after every write that can change what an
+  // earlier read of an artifact or alias answered, once that write is
+  // visible to reads: one that replaces or removes an artifact or an alias
+  // (not one that only adds a new artifact or alias, nor access times). An
+  // answer whose items were all hits, computed between two equal readings,
+  // may be served again for as long as the number stays the same. nullopt
+  // where the store does not keep one (nothing may then be served again).
   [[nodiscard]] virtual std::optional<std::uint64_t> Generation() const = 0;
   // Counts these artifacts as read (their access times for LRU eviction)
   // without reading them: for an answer served again.

@@ -173,7 +173,7 @@ rocksdb::ColumnFamilyHandle* RocksDbStore::ValuesCf(EntryKind kind) const {
   return kind == EntryKind::kStage ? stages_ : artifacts_;
 }
 
-Status RocksDbStore::CommitLocked(rocksdb::WriteBatch* batch, const Counters& next) {
+Status RocksDbStore::CommitLocked(rocksdb::WriteBatch* batch, const Counters& next, bool adds_only) {
   Status status = PutCounters(batch, meta_, next);
   if (status.ok()) status = WriteLocked(batch, sync_writes_, "store write");
   if (status.ok()) counters_ = next;
@@ -181,8 +181,9 @@ Status RocksDbStore::CommitLocked(rocksdb::WriteBatch* batch, const Counters& ne
   for (const std::string& key : uncached_after_commit_) record_cache_.Erase(key);
   uncached_after_commit_.clear();
   // After the write is visible (or failed, or in doubt): an answer read
-  // before it must not be served again.
-  ++generation_;
+  // before it must not be served again. What only adds cannot change an
+  // answer whose items were all hits: their aliases and artifacts existed.
+  if (!adds_only) ++generation_;
   return status;
 }
 

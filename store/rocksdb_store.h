@@ -104,8 +104,12 @@ class RocksDbStore final : public ArtifactStore, private EvictionIndex {
 
   [[nodiscard]] rocksdb::ColumnFamilyHandle* ValuesCf(EntryKind kind) const;
   // Adds the counter updates to `batch`, writes it and publishes `next`;
-  // then drops the artifacts it touched from record_cache_.
-  [[nodiscard]] Status CommitLocked(rocksdb::WriteBatch* batch, const Counters& next);
+  // then drops the artifacts it touched from record_cache_ and advances
+  // generation_ (Generation()) unless the batch only adds: `adds_only` for a
+  // batch that writes no artifact or alias that existed before and removes
+  // nothing, which no earlier read can have seen (a new kernel's artifact
+  // and alias, a stage output).
+  [[nodiscard]] Status CommitLocked(rocksdb::WriteBatch* batch, const Counters& next, bool adds_only = false);
   // Writes `batch` through the WAL (fsynced when `sync`). After a resumable
   // failure it resumes the database, when resume_gate_ allows, and retries
   // once. `what` names the write in errors.
@@ -115,10 +119,11 @@ class RocksDbStore final : public ArtifactStore, private EvictionIndex {
   [[nodiscard]] Expected<std::optional<EntryInfo>> ReadEntryInfo(
       EntryKind kind, std::string_view key, const rocksdb::ReadOptions& read_options);
   // Adds writing `value` as entry (kind, key) of `bytes` accounted bytes,
-  // accessed now, to `batch` and `next`, replacing any existing entry.
+  // accessed now, to `batch` and `next`, replacing any existing entry
+  // (*replaced, when given, says whether one existed).
   [[nodiscard]] Status PutEntryLocked(EntryKind kind, const std::string& key,
                                       const std::string& value, std::uint64_t bytes,
-                                      rocksdb::WriteBatch* batch, Counters* next);
+                                      rocksdb::WriteBatch* batch, Counters* next, bool* replaced = nullptr);
   // Adds the removal of an entry (value, info, index entry) described by
   // `info` to `batch` and `next`.
   [[nodiscard]] Status RemoveEntryLocked(EntryKind kind, std::string_view key,

@@ -21,9 +21,11 @@ const char* KindName(EntryKind kind) {
 
 Status RocksDbStore::PutEntryLocked(EntryKind kind, const std::string& key,
                                     const std::string& value, std::uint64_t bytes,
-                                    rocksdb::WriteBatch* batch, Counters* next) {
+                                    rocksdb::WriteBatch* batch, Counters* next, bool* replaced) {
   QDC_ASSIGN_OR_RETURN(std::optional<EntryInfo> old,
                        ReadEntryInfo(kind, key, rocksdb::ReadOptions()));
+  // The entry info is written and removed in the same batches as the value.
+  if (replaced != nullptr) *replaced = old.has_value();
   if (old) {
     QDC_RETURN_IF_ERROR(
         FromRocks(batch->Delete(access_, AccessKey(old->last_access, kind, key)), "batch"));
@@ -132,15 +134,17 @@ Status RocksDbStore::Put(const ArtifactRecord& record, const std::optional<Alias
     std::lock_guard<std::mutex> lock(write_mu_);
     Counters next = counters_;
     rocksdb::WriteBatch batch;
+    bool replaced = false;
     QDC_RETURN_IF_ERROR(
-        PutEntryLocked(EntryKind::kArtifact, stored.key, value, size, &batch, &next));
+        PutEntryLocked(EntryKind::kArtifact, stored.key, value, size, &batch, &next, &replaced));
     if (alias) {
       QDC_ASSIGN_OR_RETURN(bool alias_exists, AliasExistsLocked(alias_key));
       if (!alias_exists) ++next.aliases;
+      replaced = replaced || alias_exists;
       QDC_RETURN_IF_ERROR(FromRocks(
           batch.Put(aliases_, alias_key, EncodeAliasValue(alias_key, stored.key)), "batch"));
     }
-    QDC_RETURN_IF_ERROR(CommitLocked(&batch, next));
+    QDC_RETURN_IF_ERROR(CommitLocked(&batch, next, /*adds_only=*/!replaced));
     total_after = next.total_bytes();
   }
   evictor_.AfterWrite(total_after, size, *housekeeper_);
@@ -176,7 +180,7 @@ Status RocksDbStore::PutStage(const std::string& key, std::string_view value) {
     Counters next = counters_;
     rocksdb::WriteBatch batch;
     QDC_RETURN_IF_ERROR(PutEntryLocked(EntryKind::kStage, key, stored, size, &batch, &next));
-    QDC_RETURN_IF_ERROR(CommitLocked(&batch, next));
+    QDC_RETURN_IF_ERROR(CommitLocked(&batch, next, /*adds_only=*/true));  // lookups read no stage
     total_after = next.total_bytes();
   }
   evictor_.AfterWrite(total_after, size, *housekeeper_);
@@ -209,7 +213,7 @@ Status RocksDbStore::PutAliasValue(const AliasKey& alias, const AliasValue& targ
   if (!exists) ++next.aliases;
   rocksdb::WriteBatch batch;
   QDC_RETURN_IF_ERROR(FromRocks(batch.Put(aliases_, alias_key, value), "batch"));
-  return CommitLocked(&batch, next);
+  return CommitLocked(&batch, next, /*adds_only=*/!exists);
 }
 
 Status RocksDbStore::Delete(const ArtifactKey& key) {

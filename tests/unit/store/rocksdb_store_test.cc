@@ -118,7 +118,8 @@ TEST_CASE("access times and counters survive a reopen exactly", "[store][admin]"
 namespace qdcache::store {
 namespace {
 
-TEST_CASE("the generation moves after every write a read could see, and not after reads or access times",
+TEST_CASE("the generation moves after every write that replaces or removes what a read could have seen, not "
+          "after reads, access times or writes that only add",
           "[store]") {
   testing::TempDir dir;
   auto store = testing::OpenOrFail(testing::OptionsFor(dir));
@@ -130,7 +131,14 @@ TEST_CASE("the generation moves after every write a read could see, and not afte
   const ArtifactRecord r = testing::MakeRecord("generation", 1000);
   const AliasKey alias{"uid:5", "ns", "cuda:sm_90", "fast"};
   std::uint64_t g = generation();
-  REQUIRE(store->Put(r, alias).ok());
+  REQUIRE(store->Put(r, alias).ok());  // a new artifact and a new alias: nothing read before changes
+  REQUIRE(store->PutStage(std::string(32, 's'), "ptx").ok());
+  REQUIRE(store->PutAliasValue(AliasKey{"uid:5", "ns", "cuda:sm_90", "other"}, AliasValue{r.key, ""}).ok());
+  CHECK(generation() == g);
+  REQUIRE(store->Put(r).ok());  // the same artifact again: replaced
+  CHECK(generation() != g);
+  g = generation();
+  REQUIRE(store->Put(testing::MakeRecord("rebound", 1000), alias).ok());  // an existing alias rebound
   CHECK(generation() != g);
 
   g = generation();
@@ -144,9 +152,6 @@ TEST_CASE("the generation moves after every write a read could see, and not afte
   CHECK(generation() != g);
   g = generation();
   REQUIRE(store->Delete(r.key).ok());
-  CHECK(generation() != g);
-  g = generation();
-  REQUIRE(store->Put(testing::MakeRecord("again", 1000)).ok());
   CHECK(generation() != g);
   g = generation();
   REQUIRE(store->TrimTo(0).ok());
