@@ -157,12 +157,16 @@ struct Samples {
 // Every answer the daemon kept (--answer-cache) is dropped, as after a
 // rebound alias, an eviction or a deletion anywhere in the store, and the
 // next warm start is answered afresh.
-Status ChangeStore(BenchEnv& env, std::uint64_t index) {
+Status ChangeStore(BenchEnv& env, std::uint64_t index, bool bind = false) {
   v1::CompileRequest request;
   *request.add_kernels() = CpuDescriptor(testing::PaddedCpuKernel(index, 64), "store-change");
   QDC_ASSIGN_OR_RETURN(v1::CompileResponse response, env.uds->Compile(request));
   if (response.results_size() != 1 || response.results(0).status() != v1::CACHE_STATUS_COMPILED) {
     return Internal("the store-changing compile did not compile");
+  }
+  if (!bind && !response.results(0).alias_conflict().rebound()) {
+    return Internal("the store-changing compile did not rebind its fast key (--alias-policy-floor strict?): the "
+                    "\"answered afresh\" figures would measure kept answers");
   }
   return Status::Ok();
 }
@@ -259,7 +263,7 @@ Status RunSet(BenchEnv& env, Report& report, std::size_t n, std::size_t artifact
 Status RunWarmStart(BenchEnv& env, Report& report) {
   std::uint64_t first_index = 1000;
   std::uint64_t change_index = 900'000'000;  // kernels of their own
-  QDC_RETURN_IF_ERROR(ChangeStore(env, change_index++));  // binds the fast key the rounds rebind
+  QDC_RETURN_IF_ERROR(ChangeStore(env, change_index++, /*bind=*/true));  // the fast key the rounds rebind
   for (std::size_t n : env.options.warm_kernels) {
     for (std::size_t bytes : env.options.warm_bytes) {
       QDC_RETURN_IF_ERROR(RunSet(env, report, n, bytes, first_index, &change_index));

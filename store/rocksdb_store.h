@@ -177,7 +177,8 @@ class RocksDbStore final : public ArtifactStore, private EvictionIndex {
 
   AccessClock clock_;
   AccessTracker accesses_;
-  // Generation(): advanced by CommitLocked after each write it makes.
+  // Generation(): advanced by CommitLocked after each write that may
+  // replace or remove something (all but adds_only ones).
   std::atomic<std::uint64_t> generation_{0};
   RecordCache record_cache_;
 

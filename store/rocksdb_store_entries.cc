@@ -24,8 +24,13 @@ Status RocksDbStore::PutEntryLocked(EntryKind kind, const std::string& key,
                                     rocksdb::WriteBatch* batch, Counters* next, bool* replaced) {
   QDC_ASSIGN_OR_RETURN(std::optional<EntryInfo> old,
                        ReadEntryInfo(kind, key, rocksdb::ReadOptions()));
-  // The entry info is written and removed in the same batches as the value.
-  if (replaced != nullptr) *replaced = old.has_value();
+  // The entry info is written and removed in the same batches as the
+  // value; a damaged store may hold a value without it, which lookups read
+  // all the same: so does a value the filters cannot rule out (no I/O).
+  if (replaced != nullptr) {
+    std::string found;
+    *replaced = old.has_value() || db_->KeyMayExist(rocksdb::ReadOptions(), ValuesCf(kind), key, &found);
+  }
   if (old) {
     QDC_RETURN_IF_ERROR(
         FromRocks(batch->Delete(access_, AccessKey(old->last_access, kind, key)), "batch"));
