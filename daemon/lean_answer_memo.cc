@@ -57,20 +57,15 @@ std::shared_ptr<const LeanAnswer> LeanAnswerMemo::Find(const std::string& key, s
   if (!SeeLocked(generation)) return nullptr;
   const auto found = index_.find(key);
   if (found == index_.end()) return nullptr;
-  const Order::iterator it = found->second;
-  if (it->answer->generation != generation) {  // made before a change
-    EraseLocked(it);
-    return nullptr;
-  }
-  order_.splice(order_.begin(), order_, it);
-  return it->answer;
+  order_.splice(order_.begin(), order_, found->second);
+  return found->second->answer;
 }
 
-void LeanAnswerMemo::Put(std::string key, std::shared_ptr<const LeanAnswer> answer) {
+void LeanAnswerMemo::Put(std::string key, std::uint64_t generation, std::shared_ptr<const LeanAnswer> answer) {
   const std::uint64_t cost = CostOf(key, *answer);
   const bool memfd = answer->memfd >= 0;
   std::lock_guard lock(mu_);
-  if (!SeeLocked(answer->generation)) return;
+  if (!SeeLocked(generation)) return;
   if (const auto found = index_.find(key); found != index_.end()) EraseLocked(found->second);
   if (cost > max_bytes_) return;
   while (!order_.empty() && bytes_ + cost > max_bytes_) EraseLocked(std::prev(order_.end()));

@@ -8,9 +8,8 @@
 // hit later, in the remote tier for one), made between two equal readings
 // of Engine::LookupGeneration. Kept under the peer's uid and the request's
 // exact bytes (its header and body), so a different request, or the same
-// from another user, never finds it. Found only while the generation is
-// still the one it was made under; a stale one is dropped when met.
-// Any change of generation drops every kept answer at once (none can be
+// from another user, never finds it. Every kept answer was made under the
+// newest generation seen: a newer one drops them all at once (none can be
 // served again). Bounded in bytes (the request, the answer, its memfd's
 // payloads) and in memfds held (kMaxMemfds: file descriptors are the
 // daemon's to budget), least recently used out first. Thread-safe.
@@ -44,7 +43,6 @@ struct LeanAnswer {
   int memfd = -1;
   std::uint64_t memfd_bytes = 0;
   std::shared_ptr<const LeanReplay> replay;  // set when it may be kept
-  std::uint64_t generation = 0;              // when kept: the generation it was made under
 
   LeanAnswer() = default;
   LeanAnswer(const LeanAnswer&) = delete;
@@ -67,11 +65,11 @@ class LeanAnswerMemo {
   // The answer kept under `key` if it was made under `generation`; null
   // otherwise (and a newer generation drops every answer kept).
   [[nodiscard]] std::shared_ptr<const LeanAnswer> Find(const std::string& key, std::uint64_t generation);
-  // Keeps `answer` (whose replay is set) under `key`, replacing what was
-  // there, and drops the least recently used beyond the budget; an answer
-  // larger than the whole budget, or made under an older generation than
-  // one already seen, is not kept.
-  void Put(std::string key, std::shared_ptr<const LeanAnswer> answer);
+  // Keeps `answer` (whose replay is set), made under `generation`, under
+  // `key`, replacing what was there, and drops the least recently used
+  // beyond the budget; an answer larger than the whole budget, or made
+  // under an older generation than one already seen, is not kept.
+  void Put(std::string key, std::uint64_t generation, std::shared_ptr<const LeanAnswer> answer);
 
   [[nodiscard]] std::uint64_t bytes() const;
   [[nodiscard]] std::size_t size() const;
@@ -84,8 +82,9 @@ class LeanAnswerMemo {
   };
   using Order = std::list<Entry>;  // most recently used first
   void EraseLocked(Order::iterator it);
-  // Drops everything when `generation` is newer than the one seen; false
-  // when it is older (an answer made before a change).
+  // Drops everything when `generation` is newer than the one seen (so every
+  // entry is always of generation_); false when it is older (an answer
+  // made before a change).
   bool SeeLocked(std::uint64_t generation);
 
   const std::uint64_t max_bytes_;

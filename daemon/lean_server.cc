@@ -333,6 +333,7 @@ bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHead
   google::protobuf::Arena arena;
   auto& response = *google::protobuf::Arena::CreateMessage<v1::LookupResponse>(&arena);
   LeanPayloads payloads;
+  payloads.want_replay = generation.has_value();
   Expected<v1::LookupRequest> request = lean::DecodeLookup(h, body);
   *status = request.ok() ? hooks_.lookup(uid, *request, &response, &payloads) : request.status();
   Expected<std::shared_ptr<LeanAnswer>> answer = *status;
@@ -346,8 +347,7 @@ bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHead
   // it was made (a write in between could have changed some items only).
   if (generation && payloads.replay != nullptr && hooks_.generation() == generation) {
     (*answer)->replay = std::move(payloads.replay);
-    (*answer)->generation = *generation;
-    memo_->Put(std::move(key), std::move(*answer));
+    memo_->Put(std::move(key), *generation, std::move(*answer));
   }
   return sent;
 }

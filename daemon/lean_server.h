@@ -31,7 +31,9 @@ namespace qdcache::daemon {
 struct LeanPayloads {
   std::vector<std::string_view> views;
   std::shared_ptr<const void> owner;
-  // Set when every item was a hit: what serving the answer again counts.
+  // Asked for when the answer may be kept (LeanServer sets it), and then
+  // set when every item was a hit: what serving the answer again counts.
+  bool want_replay = false;
   std::shared_ptr<const LeanReplay> replay;
 };
 

@@ -322,7 +322,7 @@ class ServerImpl final : public Server {
       for (const auto& record : *records) {
         payloads->views.push_back(record != nullptr ? std::string_view(record->payload) : std::string_view());
       }
-      if (status.ok()) payloads->replay = ReplayOf(request, *response, *records);
+      if (status.ok() && payloads->want_replay) payloads->replay = ReplayOf(request, *response, *records);
       payloads->owner = std::move(records);
       return status;
     };

@@ -21,15 +21,16 @@ import _socket as socket  # the C module: socket.py pulls in selectors, array, .
 import fcntl
 import mmap
 import os
+import time
+from _thread import allocate_lock
+
+from ._errors import QdcacheError, error_for
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import struct
 else:
     import _struct as struct  # the C module struct.py re-exports, without the wrapper's import
-import time
-from _thread import allocate_lock
-
-from ._errors import QdcacheError, error_for
 
 HELLO = b"QDCLEAN1"
 _LOOKUP = 1
@@ -200,9 +201,8 @@ def _result(data: memoryview | bytes, i: int, end: int) -> Item:
     return status, kind, code, message
 
 
-def lookup_items(response: memoryview | bytes) -> list[Item]:
+def lookup_items(data: bytes) -> list[Item]:
     """Every result of a serialized LookupResponse, in order."""
-    data = bytes(response)  # indexed faster than a memoryview
     items: list[Item] = []
     append = items.append
     i, end = 0, len(data)
@@ -225,7 +225,7 @@ def lookup_items(response: memoryview | bytes) -> list[Item]:
         # field is the kind (fields serialize in number order).
         if stop - i > 5 and data[i] == 0x08 and data[i + 1] < 0x80 and data[i + 2] == 0x12 and data[i + 3] >= 2:
             j = i + 3  # the artifact's length, 2 bytes or more
-            while data[j] & 0x80 and j < stop:
+            while j < stop and data[j] & 0x80:
                 j += 1
             if j + 2 < stop and data[j + 1] == 0x08 and data[j + 2] < 0x80:
                 append((data[i + 1], data[j + 2], 0, ""))
@@ -242,7 +242,7 @@ class Answer:
     """A Lookup's answer: the LookupResponse bytes (payloads left out), its
     items, and each one's payload as a view into one buffer."""
 
-    def __init__(self, response: memoryview, items: list[Item], payloads: list[memoryview]) -> None:
+    def __init__(self, response: bytes, items: list[Item], payloads: list[memoryview]) -> None:
         self.response = response
         self.items = items
         self.payloads = payloads
@@ -311,7 +311,7 @@ class _Connection:
 
 def _answer(body: memoryview, blob_fd: int | None) -> Answer:
     (proto_size,) = struct.unpack_from("<I", body, 0)
-    response = body[4:4 + proto_size]
+    response = bytes(body[4:4 + proto_size])  # indexed faster than a view; kept by the results
     items = lookup_items(response)
     table_at = 4 + proto_size
     table = struct.unpack_from("<%dQ" % (2 * len(items)), body, table_at)

@@ -235,7 +235,7 @@ class Result:
 def lean_artifacts_of(answer: _lean.Answer) -> list[Artifact | None]:
     """lookup()'s answer from a lean-transport answer: an Artifact per hit,
     None per miss; raises the first failed item's error (as its Result's)."""
-    results = _Results(None, bytes(answer.response))
+    results = _Results(None, answer.response)
     found: list[Artifact | None] = []
     append = found.append
     for i, ((cache_status, kind, code, message), payload) in enumerate(zip(answer.items, answer.payloads)):

@@ -240,9 +240,9 @@ class LeanTest(unittest.TestCase):
                 _lean.target_message(bad)
 
     def test_request_encoding_is_protobuf_s_whatever_the_key_lengths(self):
-        # Keys of one length take the joined encoding, mixed lengths the
-        # general one: both must be the LookupRequest the daemon parses,
-        # here checked field by field with the package's own varint reader.
+        # Keys of one length take one join, mixed lengths slice assignments:
+        # both must be the queries of a LookupRequest as protobuf lays them
+        # out, field by field (built here with the package's _field).
         for keys in ([b"k" * 32] * 3, [b"a", b"bb" * 100, b""], [b"x" * 200] * 2):
             with self.subTest(lengths=[len(k) for k in keys]):
                 body = _lean.lookup_request(keys, b"ns", "cpu:x86-64", False)

@@ -16,11 +16,10 @@ using qdcache::daemon::LeanReplay;
 
 namespace memo_test {
 
-std::shared_ptr<LeanAnswer> AnswerOf(std::uint64_t generation, std::size_t rest_bytes, const std::string& tag = "a") {
+std::shared_ptr<LeanAnswer> AnswerOf(std::size_t rest_bytes, const std::string& tag = "a") {
   auto answer = std::make_shared<LeanAnswer>();
   answer->header = "HEADER" + tag;
   answer->rest = std::string(rest_bytes, 'x');
-  answer->generation = generation;
   auto replay = std::make_shared<LeanReplay>();
   replay->artifact_keys = {"key-" + tag};
   replay->compile_micros = {7};
@@ -35,7 +34,7 @@ using memo_test::AnswerOf;
 TEST_CASE("a kept answer is found under its uid, request and generation only", "[daemon][lean]") {
   LeanAnswerMemo memo(1 << 20);
   const std::string key = LeanAnswerMemo::KeyOf(1000, "HDR12345", "body");
-  memo.Put(key, AnswerOf(5, 100));
+  memo.Put(key, 5, AnswerOf(100));
   REQUIRE(memo.size() == 1);
 
   std::shared_ptr<const LeanAnswer> found = memo.Find(key, 5);
@@ -61,24 +60,24 @@ TEST_CASE("the memo keeps to its budget, least recently used out first, and repl
   const std::string a = LeanAnswerMemo::KeyOf(1, "H", "a");
   const std::string b = LeanAnswerMemo::KeyOf(1, "H", "b");
   const std::string c = LeanAnswerMemo::KeyOf(1, "H", "c");
-  memo.Put(a, AnswerOf(1, 4'000, "a"));
-  memo.Put(b, AnswerOf(1, 4'000, "b"));
+  memo.Put(a, 1, AnswerOf(4'000, "a"));
+  memo.Put(b, 1, AnswerOf(4'000, "b"));
   CHECK(memo.size() == 2);
   REQUIRE(memo.Find(a, 1) != nullptr);  // a is now the more recently used
-  memo.Put(c, AnswerOf(1, 4'000, "c"));
+  memo.Put(c, 1, AnswerOf(4'000, "c"));
   CHECK(memo.size() == 2);
   CHECK(memo.Find(b, 1) == nullptr);
   CHECK(memo.Find(a, 1) != nullptr);
   CHECK(memo.Find(c, 1) != nullptr);
   CHECK(memo.bytes() <= 10'000);
 
-  memo.Put(a, AnswerOf(1, 100, "a2"));
+  memo.Put(a, 1, AnswerOf(100, "a2"));
   CHECK(memo.size() == 2);
   REQUIRE(memo.Find(a, 1) != nullptr);
   CHECK(memo.Find(a, 1)->replay->artifact_keys == std::vector<std::string>{"key-a2"});
 
   // Larger than the whole budget: not kept, and nothing else is pushed out.
-  memo.Put(b, AnswerOf(1, 20'000, "big"));
+  memo.Put(b, 1, AnswerOf(20'000, "big"));
   CHECK(memo.Find(b, 1) == nullptr);
   CHECK(memo.size() == 2);
   CHECK(memo.MayKeep(100));
@@ -86,10 +85,10 @@ TEST_CASE("the memo keeps to its budget, least recently used out first, and repl
 
   // A newer generation drops everything kept; an answer made before it is
   // not kept.
-  memo.Put(b, AnswerOf(2, 100, "b2"));
+  memo.Put(b, 2, AnswerOf(100, "b2"));
   CHECK(memo.size() == 1);
   CHECK(memo.Find(c, 2) == nullptr);
-  memo.Put(c, AnswerOf(1, 100, "c1"));
+  memo.Put(c, 1, AnswerOf(100, "c1"));
   CHECK(memo.size() == 1);
   CHECK(memo.Find(b, 2) != nullptr);
 }
@@ -98,12 +97,12 @@ TEST_CASE("the memo holds at most kMaxMemfds memfds, the least recently used giv
   LeanAnswerMemo memo(1 << 30);
   std::vector<int> fds;
   for (std::size_t i = 0; i <= LeanAnswerMemo::kMaxMemfds; ++i) {
-    auto answer = AnswerOf(1, 10, std::to_string(i));
+    auto answer = AnswerOf(10, std::to_string(i));
     answer->memfd = ::memfd_create("memo-cap", MFD_CLOEXEC);
     REQUIRE(answer->memfd >= 0);
     fds.push_back(answer->memfd);
-    memo.Put(LeanAnswerMemo::KeyOf(1, "H", std::to_string(i)), std::move(answer));
-    memo.Put(LeanAnswerMemo::KeyOf(1, "H", "inline" + std::to_string(i)), AnswerOf(1, 10, "inline"));
+    memo.Put(LeanAnswerMemo::KeyOf(1, "H", std::to_string(i)), 1, std::move(answer));
+    memo.Put(LeanAnswerMemo::KeyOf(1, "H", "inline" + std::to_string(i)), 1, AnswerOf(10, "inline"));
   }
   CHECK(memo.size() == 2 * (LeanAnswerMemo::kMaxMemfds + 1) - 1);
   CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "H", "0"), 1) == nullptr);
@@ -116,11 +115,11 @@ TEST_CASE("a kept answer's memfd stays open while the answer is being sent, and 
           "[daemon][lean]") {
   LeanAnswerMemo memo(1 << 20);
   const std::string key = LeanAnswerMemo::KeyOf(1, "H", "m");
-  auto answer = AnswerOf(1, 10);
+  auto answer = AnswerOf(10);
   answer->memfd = ::memfd_create("memo-test", MFD_CLOEXEC);
   REQUIRE(answer->memfd >= 0);
   const int fd = answer->memfd;
-  memo.Put(key, std::move(answer));
+  memo.Put(key, 1, std::move(answer));
   std::shared_ptr<const LeanAnswer> sending = memo.Find(key, 1);
   REQUIRE(sending != nullptr);
   CHECK(memo.Find(key, 2) == nullptr);  // dropped from the memo ...
