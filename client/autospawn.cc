@@ -60,15 +60,6 @@ Status Launch(const std::string& socket, const SpawnOptions& options,
 
 }  // namespace
 
-Expected<bool> ResolveAutospawn(std::optional<bool> choice, bool default_value) {
-  if (choice) return *choice;
-  const std::string text = Env("QDCACHE_AUTOSPAWN");
-  if (text.empty()) return default_value;
-  Expected<bool> value = ParseBool(text);
-  if (!value.ok()) return InvalidArgument("QDCACHE_AUTOSPAWN=" + text + ": " + value.status().message());
-  return value;
-}
-
 Status EnsureDaemon(const std::string& socket_path, const SpawnOptions& options) {
   QDC_ASSIGN_OR_RETURN(SocketState state, ProbeSocket(socket_path));
   if (state == SocketState::kListening) return Status::Ok();

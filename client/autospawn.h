@@ -15,34 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "client/client_options.h"
 #include "common/expected.h"
 
 namespace qdcache::client {
 
-// Defaults of SpawnOptions (each also read from the environment).
-inline constexpr std::chrono::seconds kDefaultSpawnIdleExit{600};     // $QDCACHE_SPAWN_IDLE_EXIT
-inline constexpr std::chrono::seconds kDefaultSpawnReadyTimeout{30};  // $QDCACHE_SPAWN_TIMEOUT
-
-struct SpawnOptions {
-  // The qdcached to start; empty: FindDaemonBinary() ($QDCACHED_BIN, next to
-  // this executable, $PATH).
-  std::string daemon_binary;
-  // The spawned daemon's --idle-exit. Unset: $QDCACHE_SPAWN_IDLE_EXIT (a
-  // duration: 90s, 10m, 2h; 0 = never), else kDefaultSpawnIdleExit.
-  std::optional<std::chrono::seconds> idle_exit;
-  // How long to wait for the daemon's readiness. Unset:
-  // $QDCACHE_SPAWN_TIMEOUT (a duration), else kDefaultSpawnReadyTimeout.
-  // Waiting for another client's start (the lock) may take twice as long.
-  std::optional<std::chrono::seconds> ready_timeout;
-  // More flags for the daemon (e.g. {"--store", dir}). The daemon also sees
-  // this process's environment.
-  std::vector<std::string> extra_args;
-};
-
-// Whether to spawn: `choice` if set, else $QDCACHE_AUTOSPAWN if set and not
-// empty, else `default_value`. INVALID_ARGUMENT for an unrecognised value of
-// the variable. Thread-safe (reads the environment).
-[[nodiscard]] Expected<bool> ResolveAutospawn(std::optional<bool> choice, bool default_value);
 
 // Makes sure a daemon listens at `socket_path`. OK at once when something
 // listens there. When nothing does (no socket file, or a stale one nobody

@@ -15,42 +15,12 @@
 #include <string>
 
 #include "client/autospawn.h"
+#include "client/client_options.h"
 #include "client/lookup_answer.h"
 #include "common/expected.h"
 #include "qdcache/v1/qdcache.grpc.pb.h"
 
 namespace qdcache::client {
-
-struct ClientOptions {
-  // Where: empty for both resolves them (client/endpoint.h).
-  std::string socket_path;  // used when address is empty
-  std::string address;      // "HOST:PORT" for TCP
-  std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // per-call deadline
-  std::uint64_t max_message_bytes = 256ull << 20;
-  std::string client_name = "qdcache-cpp";
-
-  // TCP security (with `address` only; see docs/protocol.md). TLS is on when
-  // any tls_ file is set; without tls_ca_file the system's roots verify the
-  // daemon's certificate.
-  std::string tls_ca_file;      // PEM roots for the daemon's certificate
-  std::string tls_cert_file;    // mutual TLS: client certificate chain (PEM), with tls_key_file
-  std::string tls_key_file;     // mutual TLS: its private key (PEM)
-  std::string tls_server_name;  // name to expect in the daemon's certificate; empty: address's host
-  // Bearer token, sent as "authorization: Bearer <token>" on TCP calls (never
-  // over the unix socket, where the uid is the identity). Never logged.
-  std::string token;
-
-  // Per-user mode (unix socket only, never with `address`): when no daemon
-  // listens at the socket, Connect starts one (client/autospawn.h). Unset:
-  // $QDCACHE_AUTOSPAWN if set, else off.
-  std::optional<bool> spawn;
-  SpawnOptions spawn_options;
-
-  // Lookups and compiles on a unix socket over the lean transport (client/lean_channel.h,
-  // docs/protocol.md §1.1), gRPC where it cannot carry them: the same
-  // answers, faster. Unset: on unless $QDCACHE_LEAN is "0".
-  std::optional<bool> lean;
-};
 
 class LeanChannel;
 

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "client/client.h"
+#include "client/client_options.h"
 #include "common/expected.h"
 
 namespace qdcache::client {

@@ -5,8 +5,9 @@
 // unix socket and fall back to gRPC when it cannot carry a call; a caller
 // sees the same answers and errors either way, only faster.
 //
-// Thread-safety: a LeanChannel may be used from many threads at once; each
-// call takes an idle connection or opens one.
+// Its connections are a LeanSocket's (client/lean_socket.h).
+//
+// Thread-safety: a LeanChannel may be used from many threads at once.
 #pragma once
 
 #include <chrono>
@@ -15,8 +16,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
 
+#include "client/lean_socket.h"
 #include "client/lookup_answer.h"
 #include "common/expected.h"
 #include "qdcache/v1/qdcache.pb.h"
@@ -27,10 +28,7 @@ class LeanChannel {
  public:
   // How long a channel stays off after a daemon there did not take the
   // lean hello (an older daemon, or one at its connection limit).
-  static constexpr std::chrono::seconds kRetryAfter{60};
-
-  // At most this many connections are kept between calls.
-  static constexpr std::size_t kMaxIdle = 4;
+  static constexpr std::chrono::seconds kRetryAfter = LeanSocket::kRetryAfter;
 
   // At most this many Compiles at once go the lean way; more go to gRPC.
   // Each holds a connection (and a daemon thread) while it compiles, and
@@ -38,20 +36,15 @@ class LeanChannel {
   // client's thread pool of compiles must not take them all.
   static constexpr int kMaxCompiles = 4;
 
-  // `target`: "unix:<path>", the prefix of the daemon's errors (as gRPC's
-  // calls word them). `timeout`: for each send and each read (as a socket
-  // timeout, not one deadline for the call). `max_body`: the largest answer
-  // body taken (the client's max-message-bytes; a memfd's payloads are not
-  // counted). Opens nothing yet.
+  // As LeanSocket's. Opens nothing yet.
   LeanChannel(std::string path, std::string target, std::chrono::milliseconds timeout,
               std::uint64_t max_body = 256ull << 20);
-  ~LeanChannel();
   LeanChannel(const LeanChannel&) = delete;
   LeanChannel& operator=(const LeanChannel&) = delete;
 
   // Whether a Lookup may be tried now (not within kRetryAfter of a daemon
   // that refused the hello).
-  [[nodiscard]] bool enabled() const;
+  [[nodiscard]] bool enabled() const { return socket_.enabled(); }
 
   // The daemon's answer, each payload a view into the sealed memfd it came
   // in (mapped read-only, not copied) or into the frame; or its refusal of the
@@ -72,29 +65,14 @@ class LeanChannel {
       const v1::CompileRequest& request, std::optional<std::chrono::milliseconds> wait);
 
  private:
-  struct Connection;
-  // What an exchange left of its connection.
-  struct Outcome {
-    bool stale = false;     // the request could not go out: the daemon had closed it
-    bool reusable = false;  // it may carry the next request
-  };
-  // One request of `method` over a kept or new connection, as Lookup says;
-  // the answer's header may take `wait` (nullopt: no limit).
+  // One request of `method`, as Lookup says; the answer's header may take
+  // `wait` (nullopt: no limit).
   [[nodiscard]] std::optional<Expected<LookupAnswer>> Call(std::uint8_t method,
                                                            const google::protobuf::MessageLite& request,
                                                            std::optional<std::chrono::milliseconds> wait);
-  // Sends one request frame and reads its answer.
-  [[nodiscard]] Expected<LookupAnswer> Exchange(Connection& connection, const std::string& frame,
-                                                std::optional<std::chrono::milliseconds> wait, Outcome* outcome);
-  void PutBack(std::unique_ptr<Connection> connection);
 
-  const std::string path_;
-  const std::string target_;
-  const std::chrono::milliseconds timeout_;
-  const std::uint64_t max_body_;
+  LeanSocket socket_;
   mutable std::mutex mu_;
-  std::vector<std::unique_ptr<Connection>> idle_;       // guarded by mu_
-  std::chrono::steady_clock::time_point retry_at_{};  // guarded by mu_
   // Guarded by mu_: until when Compiles go to gRPC (the daemon served
   // Lookup alone), and how many are under way over this channel.
   std::chrono::steady_clock::time_point compile_retry_at_{};

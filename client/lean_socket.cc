@@ -1,0 +1,300 @@
+#include "client/lean_socket.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+#include "lean/frame.h"
+
+namespace qdcache::client {
+namespace {
+
+// A passed memfd must be sealed against writes and shrinking: the daemon
+// can then change nothing under the client's mapping (and cannot make it
+// fault by truncating it).
+constexpr int kRequiredSeals = F_SEAL_SHRINK | F_SEAL_WRITE;
+
+// Why a transfer stopped: the peer closed, the timeout passed, or another error.
+enum class IoEnd { kDone, kClosed, kTimeout, kError };
+
+IoEnd SendAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return IoEnd::kTimeout;
+      return errno == EPIPE || errno == ECONNRESET ? IoEnd::kClosed : IoEnd::kError;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return IoEnd::kDone;
+}
+
+IoEnd RecvAll(int fd, char* data, std::size_t size) {
+  std::size_t got = 0;
+  while (got < size) {
+    const ssize_t n = ::recv(fd, data + got, size - got, 0);
+    if (n == 0) return IoEnd::kClosed;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return IoEnd::kTimeout;
+      return errno == ECONNRESET ? IoEnd::kClosed : IoEnd::kError;
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  return IoEnd::kDone;
+}
+
+// 0: no timeout.
+timeval TimevalOf(std::chrono::milliseconds timeout) {
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
+  return timeval{static_cast<time_t>(micros / 1000000), static_cast<suseconds_t>(micros % 1000000)};
+}
+
+void SetReceiveTimeout(int fd, std::chrono::milliseconds timeout) {
+  const timeval tv = TimevalOf(timeout);
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+// A read-only mapping of a passed memfd, unmapped and closed on destruction.
+class MappedBlob {
+ public:
+  explicit MappedBlob(int fd) : fd_(fd) {}
+  ~MappedBlob() {
+    if (data_ != nullptr) ::munmap(data_, size_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  MappedBlob(const MappedBlob&) = delete;
+  MappedBlob& operator=(const MappedBlob&) = delete;
+
+  [[nodiscard]] Expected<std::string_view> Map() {
+    const int seals = ::fcntl(fd_, F_GET_SEALS);
+    if (seals < 0 || (seals & kRequiredSeals) != kRequiredSeals) {
+      return Unavailable("the daemon passed a memfd that is not sealed");
+    }
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return Unavailable(std::string("fstat of the passed memfd: ") + std::strerror(errno));
+    size_ = static_cast<std::size_t>(st.st_size);
+    if (size_ == 0) return std::string_view();
+    void* data = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
+    if (data == MAP_FAILED) return Unavailable(std::string("mapping the passed memfd: ") + std::strerror(errno));
+    data_ = data;
+    return std::string_view(static_cast<const char*>(data_), size_);
+  }
+
+ private:
+  int fd_;
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+struct LeanSocket::Held {
+  std::unique_ptr<MappedBlob> blob;
+  std::string aligned;
+};
+
+struct LeanSocket::Connection {
+  int fd = -1;
+  ~Connection() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+void LeanSocket::Reply::AlignInline(std::string_view inline_blob, std::vector<std::string_view>& payloads) {
+  if (inline_blob.empty()) return;
+  held->aligned.assign(inline_blob.size() + lean::kPayloadAlignment, '\0');
+  const auto at = reinterpret_cast<std::uintptr_t>(held->aligned.data());
+  char* start = held->aligned.data() + (lean::kPayloadAlignment - at % lean::kPayloadAlignment) % lean::kPayloadAlignment;
+  std::memcpy(start, inline_blob.data(), inline_blob.size());
+  for (std::string_view& payload : payloads) {
+    if (!payload.empty()) payload = std::string_view(start + (payload.data() - inline_blob.data()), payload.size());
+  }
+}
+
+LeanSocket::LeanSocket(std::string path, std::string target, std::chrono::milliseconds timeout,
+                       std::uint64_t max_body)
+    : path_(std::move(path)), target_(std::move(target)), timeout_(timeout), max_body_(max_body) {}
+
+LeanSocket::~LeanSocket() = default;
+
+bool LeanSocket::enabled() const {
+  std::lock_guard lock(mu_);
+  return std::chrono::steady_clock::now() >= retry_at_;
+}
+
+std::optional<Status> LeanSocket::Call(const std::string& frame, std::optional<std::chrono::milliseconds> wait,
+                                       const Decode& decode) {
+  std::unique_ptr<Connection> connection;
+  {
+    std::lock_guard lock(mu_);
+    if (!idle_.empty()) {
+      connection = std::move(idle_.back());
+      idle_.pop_back();
+    }
+  }
+  if (connection != nullptr) {
+    Outcome outcome;
+    Status answer = Exchange(*connection, frame, wait, decode, &outcome);
+    if (!outcome.stale) {
+      if (outcome.reusable) PutBack(std::move(connection));
+      return answer;
+    }
+    // The daemon closed an idle connection (restart, shutdown): a new one.
+  }
+
+  connection = std::make_unique<Connection>();
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path_.size() >= sizeof(address.sun_path)) return std::nullopt;
+  std::memcpy(address.sun_path, path_.c_str(), path_.size() + 1);
+  connection->fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (connection->fd < 0) return std::nullopt;
+  SetReceiveTimeout(connection->fd, timeout_);
+  const timeval tv = TimevalOf(timeout_);
+  ::setsockopt(connection->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  // Nobody there (or not yet): gRPC's path says so in its words, and a
+  // daemon may start there later.
+  if (::connect(connection->fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    return std::nullopt;
+  }
+  char hello[lean::kHello.size()];
+  if (SendAll(connection->fd, lean::kHello) != IoEnd::kDone ||
+      RecvAll(connection->fd, hello, sizeof hello) != IoEnd::kDone ||
+      std::string_view(hello, sizeof hello) != lean::kHello) {
+    std::lock_guard lock(mu_);
+    retry_at_ = std::chrono::steady_clock::now() + kRetryAfter;
+    return std::nullopt;
+  }
+  Outcome outcome;
+  Status answer = Exchange(*connection, frame, wait, decode, &outcome);
+  if (outcome.reusable) PutBack(std::move(connection));
+  return answer;
+}
+
+Status LeanSocket::Exchange(Connection& connection, const std::string& frame,
+                            std::optional<std::chrono::milliseconds> wait, const Decode& decode, Outcome* outcome) {
+  const int fd = connection.fd;
+  // Worded only when a call times out: building it costs every call.
+  auto no_answer = [&] {
+    const std::chrono::milliseconds waited = wait.value_or(timeout_);
+    return DeadlineExceeded(target_ + ": no answer within " +
+                            (waited >= std::chrono::seconds(1)
+                                 ? std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) + " s"
+                                 : std::to_string(waited.count()) + " ms"));
+  };
+  // Closed while sending: the daemon may have refused the request before
+  // closing (a body over its limit), and its answer is still to be read;
+  // with none, the connection was one it had closed while idle.
+  const IoEnd sent = SendAll(fd, frame);
+  if (sent == IoEnd::kTimeout) return no_answer();
+  if (sent == IoEnd::kError) return Unavailable(target_ + ": sending the request: " + std::strerror(errno));
+  auto failed = [&](IoEnd end, int err) -> Status {
+    if (end == IoEnd::kTimeout) return no_answer();
+    if (end == IoEnd::kError) return Unavailable(target_ + ": reading the answer: " + std::strerror(err));
+    return Unavailable(target_ + ": the daemon closed the connection");
+  };
+  const bool cut_off = sent == IoEnd::kClosed;
+
+  // The header, with the memfd (if any) as SCM_RIGHTS on its bytes.
+  char header[lean::kHeaderBytes];
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
+  iovec iov{header, sizeof header};
+  msghdr message{};
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  // The answer's first bytes may take the call's own wait (a Compile's);
+  // the rest of it, and the next call, the socket's usual timeout.
+  const bool own_wait = wait != timeout_;
+  if (own_wait) SetReceiveTimeout(fd, wait.value_or(std::chrono::milliseconds(0)));
+  ssize_t got;
+  do {
+    got = ::recvmsg(fd, &message, MSG_CMSG_CLOEXEC);
+  } while (got < 0 && errno == EINTR);
+  const int recv_errno = errno;
+  if (own_wait) SetReceiveTimeout(fd, timeout_);
+  errno = recv_errno;
+  // A failed recvmsg filled no control data: nothing to close.
+  if (got < 0) {
+    const int err = errno;
+    return failed(err == EAGAIN || err == EWOULDBLOCK ? IoEnd::kTimeout : IoEnd::kError, err);
+  }
+  std::unique_ptr<MappedBlob> blob;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0)) continue;
+    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) {
+      int passed;
+      std::memcpy(&passed, CMSG_DATA(c) + i * sizeof(int), sizeof passed);
+      if (blob == nullptr) {
+        blob = std::make_unique<MappedBlob>(passed);
+      } else {
+        ::close(passed);
+      }
+    }
+  }
+  if (got == 0) {
+    outcome->stale = cut_off;
+    return Unavailable(target_ + ": the daemon closed the connection");
+  }
+  if (static_cast<std::size_t>(got) < sizeof header) {
+    const IoEnd rest = RecvAll(fd, header + got, sizeof header - static_cast<std::size_t>(got));
+    if (rest != IoEnd::kDone) return failed(rest, errno);
+  }
+  Expected<lean::ReplyHeader> h = lean::DecodeReplyHeader(std::string_view(header, sizeof header));
+  if (!h.ok()) return h.status().WithContext(target_);
+  // The body holds the metadata (and an inline blob, under 256 KiB): past
+  // the client's message limit, as gRPC refuses such an answer, it is
+  // refused unread (and the connection with it).
+  if (h->body_bytes > max_body_) {
+    return ResourceExhausted(target_ + ": the daemon's answer is " + std::to_string(h->body_bytes) +
+                             " bytes without its memfd, more than max-message-bytes (" + std::to_string(max_body_) +
+                             ")");
+  }
+  auto held = std::make_shared<Held>();
+  if ((h->flags & lean::kWithFd) != 0) held->blob = std::move(blob);  // else one passed unannounced is closed
+  blob.reset();
+  std::string body(h->body_bytes, '\0');
+  const IoEnd read = RecvAll(fd, body.data(), body.size());
+  if (read != IoEnd::kDone) return failed(read, errno);
+  if (h->code != Code::kOk) {
+    // The daemon's refusal of this call. It closes the connection after a
+    // request it could not read (INVALID_ARGUMENT) or hold (RESOURCE_EXHAUSTED).
+    outcome->reusable = !cut_off && h->code != Code::kInvalidArgument && h->code != Code::kResourceExhausted;
+    return Status(h->code, body).WithContext(target_);
+  }
+
+  Reply reply;
+  if ((h->flags & lean::kWithFd) != 0) {
+    if (held->blob == nullptr) {
+      return Unavailable(target_ + ": the daemon's answer lacks the memfd its header announces");
+    }
+    Expected<std::string_view> view = held->blob->Map();
+    if (!view.ok()) return view.status().WithContext(target_);
+    reply.memfd = *view;
+  }
+  reply.held = std::move(held);
+  reply.body = std::move(body);
+  QDC_RETURN_IF_ERROR(decode(reply).WithContext(target_));
+  outcome->reusable = !cut_off;
+  return Status::Ok();
+}
+
+void LeanSocket::PutBack(std::unique_ptr<Connection> connection) {
+  std::lock_guard lock(mu_);
+  // A few kept are enough for the threads that look up at once: the
+  // daemon's lean connections are shared by every client (256 in all).
+  if (idle_.size() < kMaxIdle) idle_.push_back(std::move(connection));
+}
+
+}  // namespace qdcache::client
