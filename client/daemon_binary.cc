@@ -53,7 +53,9 @@ Expected<std::string> FindDaemonBinary() {
   // (/usr/bin for python3) may hold an older one.
   const std::filesystem::path library = ThisSharedObject(ec ? std::filesystem::path() : self);
   if (!library.empty()) {
-    const std::filesystem::path dir = library.parent_path();
+    // libqdcache-full.so lives in the folder qdcache/ beside libqdcache.so.
+    std::filesystem::path dir = library.parent_path();
+    if (dir.filename() == "qdcache") dir = dir.parent_path();
     tried.push_back((dir / QDCACHE_LIBDIR_TO_BINDIR / "qdcached").lexically_normal());
     tried.push_back((dir / "../../daemon/qdcached").lexically_normal());
   }

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/hex.h"
+
 namespace qdcache {
 
 using Digest = std::array<std::uint8_t, 32>;
@@ -35,16 +37,12 @@ class Sha256Hasher {
   void* ctx_;  // EVP_MD_CTX*
 };
 
-[[nodiscard]] std::string ToHex(std::string_view bytes);
 [[nodiscard]] inline std::string ToHex(const Digest& d) {
   return ToHex(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
 }
 [[nodiscard]] inline std::string DigestBytes(const Digest& d) {
   return std::string(reinterpret_cast<const char*>(d.data()), d.size());
 }
-// Returns false on odd length or a non-hex character.
-[[nodiscard]] bool FromHex(std::string_view hex, std::string* out);
-
 // The first 16 hex digits of a raw key: how log lines name one.
 [[nodiscard]] inline std::string ShortKey(std::string_view key) { return ToHex(key).substr(0, 16); }
 

@@ -86,6 +86,16 @@ Expected<AnswerBody> SplitAnswerBody(std::string_view body) {
   return AnswerBody{body.substr(4, proto_bytes), body.substr(4 + proto_bytes)};
 }
 
+Status MayHavePayload(std::size_t i, bool has_artifact, bool carries_payload) {
+  if (!has_artifact) {
+    return Unavailable("a lean Lookup answer gives result " + std::to_string(i) + " a payload but no artifact");
+  }
+  if (carries_payload) {
+    return Unavailable("a lean Lookup answer gives result " + std::to_string(i) + " its payload twice");
+  }
+  return Status::Ok();
+}
+
 Expected<std::vector<std::string_view>> PayloadViews(const AnswerBody& body, std::size_t results,
                                                      std::optional<std::string_view> memfd_blob,
                                                      const PayloadCheck& check, std::string_view* blob_out) {

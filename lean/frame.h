@@ -79,6 +79,11 @@ struct AnswerBody {
 // (it has no artifact, or carries its payload itself).
 using PayloadCheck = std::function<Status(std::size_t i)>;
 
+// OK when result `i` may be given a payload in the blob: it has an artifact
+// that does not carry its payload itself; UNAVAILABLE otherwise. What
+// PayloadViews' `check` answers, whichever way the result was decoded.
+[[nodiscard]] Status MayHavePayload(std::size_t i, bool has_artifact, bool carries_payload);
+
 // Each of the `results` results' payload (empty without one) as a view into
 // the blob: `memfd_blob` (the passed memfd's contents) when the reply came
 // with one, else what follows the offset table in `body.rest`. `*blob` (may

@@ -68,15 +68,9 @@ Expected<LookupAnswer> DecodeLookupAnswer(std::string_view body, std::optional<s
   if (!response.ParseFromArray(parts.response.data(), static_cast<int>(parts.response.size()))) {
     return Unavailable("a lean Lookup answer's LookupResponse does not decode");
   }
-  auto check = [&](std::size_t i) -> Status {
+  auto check = [&](std::size_t i) {
     const v1::CompileResult& result = response.results(static_cast<int>(i));
-    if (!result.has_artifact()) {
-      return Unavailable("a lean Lookup answer gives result " + std::to_string(i) + " a payload but no artifact");
-    }
-    if (!result.artifact().payload().empty()) {
-      return Unavailable("a lean Lookup answer gives result " + std::to_string(i) + " its payload twice");
-    }
-    return Status::Ok();
+    return MayHavePayload(i, result.has_artifact(), !result.artifact().payload().empty());
   };
   QDC_ASSIGN_OR_RETURN(answer.payloads, PayloadViews(parts, static_cast<std::size_t>(response.results_size()),
                                                      memfd_blob, check, &answer.blob));

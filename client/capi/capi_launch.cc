@@ -2,7 +2,7 @@
 // CUDA cubins (client/launch_cpu.h, client/launch_cuda.h).
 #include <string>
 
-#include "client/capi/capi_internal.h"
+#include "client/capi/capi_launch.h"
 
 namespace capi = qdcache::capi;
 using qdcache::Status;

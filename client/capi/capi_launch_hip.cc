@@ -1,6 +1,6 @@
 // Loading and launching HSA code objects through the C ABI, on AMD GPUs
 // (client/launch_hip.h). Since ABI 1.6.
-#include "client/capi/capi_internal.h"
+#include "client/capi/capi_launch.h"
 
 namespace capi = qdcache::capi;
 using qdcache::capi::Guard;

@@ -1,7 +1,9 @@
-// Versions, status names and the per-thread last error of the C ABI.
+// Versions, status names and the per-thread last error of the C ABI: in
+// libqdcache.so and in libqdcache-full.so, each with its own last error.
 #include <string>
 
-#include "client/capi/capi_internal.h"
+#include "client/capi/capi_guard.h"
+#include "common/utf8.h"
 
 #ifndef QDCACHE_VERSION_STRING
 #error "QDCACHE_VERSION_STRING must be defined by the build"
@@ -23,8 +25,9 @@ qdcache_status Report(const Status& status) noexcept {
   return static_cast<qdcache_status>(status.code());
 }
 
-std::string Dump(const nlohmann::json& document) {
-  return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+Status Utf8(std::string_view text, const char* what) {
+  if (ValidUtf8(text) == text) return Status::Ok();
+  return InvalidArgument(std::string(what) + " is not valid UTF-8: \"" + ValidUtf8(text) + "\"");
 }
 
 char* NewCString(const std::string& text) {
@@ -51,5 +54,18 @@ const char* qdcache_status_name(int status) {
 const char* qdcache_last_error(void) { return qdcache::capi::last_error.c_str(); }
 
 void qdcache_string_free(char* string) { delete[] string; }
+
+const char* qdcache_cache_status_name(int cache_status) {
+  switch (cache_status) {
+    case QDCACHE_CACHE_COMPILED: return "compiled";
+    case QDCACHE_CACHE_HIT: return "hit";
+    case QDCACHE_CACHE_COALESCED: return "coalesced";
+    case QDCACHE_CACHE_ALIAS_HIT: return "alias_hit";
+    case QDCACHE_CACHE_STAGE_HIT: return "stage_hit";
+    case QDCACHE_CACHE_MISS: return "miss";
+    case QDCACHE_CACHE_ERROR: return "error";
+    default: return "unknown";
+  }
+}
 
 }  // extern "C"

@@ -359,6 +359,21 @@ TEST_CASE("ABI 1.8: lookups over the lean transport answer what gRPC answers", "
     REQUIRE(a.payload_size == b.payload_size);
     if (a.payload_size > 0) CHECK(std::memcmp(a.payload, b.payload, a.payload_size) == 0);
     CHECK(std::string(qdcache_result_key(answers[0], i)) == qdcache_result_key(answers[1], i));
+    CHECK(std::string(qdcache_result_target(answers[0], i)) == qdcache_result_target(answers[1], i));
+    const char* messages[2] = {};
+    CHECK(qdcache_result_error(answers[0], i, &messages[0]) == qdcache_result_error(answers[1], i, &messages[1]));
+    CHECK(std::string(messages[0]) == messages[1]);
+    CHECK(qdcache_result_dependency_count(answers[0], i) == qdcache_result_dependency_count(answers[1], i));
+  }
+  // Everything else a result holds, as JSON (libqdcache.so hands the lean
+  // answer to the full library for it): the same.
+  for (size_t i = 0; i < 4; ++i) {
+    INFO("item " << i);
+    char* json[2] = {};
+    REQUIRE(qdcache_result_json(answers[0], i, &json[0]) == QDCACHE_OK);
+    REQUIRE(qdcache_result_json(answers[1], i, &json[1]) == QDCACHE_OK);
+    CHECK(nlohmann::json::parse(json[0]) == nlohmann::json::parse(json[1]));
+    for (char* j : json) qdcache_string_free(j);
   }
   qdcache_item hit{};
   REQUIRE(qdcache_results_items(answers[0], 0, 1, &hit, sizeof hit) == QDCACHE_OK);
@@ -610,6 +625,119 @@ TEST_CASE("ABI 1.6: a missing HIP runtime is UNAVAILABLE naming the library", "[
   const std::string missing = dir / "no-rocm/libamdhip64.so";
   const qdcache::testing::RunResult child =
       qdcache::testing::Run({"/proc/self/exe", "[.capi_hip_missing_child]"}, {"QDCACHE_HIP_LIBRARY=" + missing});
+  INFO(child.out << child.err);
+  CHECK(child.exit_code == 0);
+}
+
+namespace {
+
+// Whether a shared object whose path contains `name` is mapped in this process.
+bool Mapped(const std::string& name) {
+  return ReadFileOrDie("/proc/self/maps").find(name) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a warm start through libqdcache.so loads neither gRPC nor the full library", "[capi][integration]") {
+  // Each test case runs in a process of its own (ctest): nothing here has
+  // loaded libqdcache-full.so yet. The kernel is compiled by the CLI.
+  REQUIRE_FALSE(Mapped("libqdcache-full"));
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  const std::string ll = std::string(QDCACHE_TEST_DATA) + "/cpu/saxpy.ll";
+  const qdcache::testing::RunResult compiled =
+      qdcache::testing::Run({QDCACHE_CLI_BINARY, "--socket", daemon.socket_path(), "compile", "--target",
+                             "cpu:x86-64", "--fast-key", "c0ffee01", "--namespace", "warm", ll});
+  INFO(compiled.out << compiled.err);
+  REQUIRE(compiled.exit_code == 0);
+
+  Connection c(daemon);
+  const unsigned char key[] = {0xc0, 0xff, 0xee, 0x01};
+  const void* keys[] = {key, "absent"};
+  const size_t sizes[] = {sizeof key, 6};
+  qdcache_results* results = nullptr;
+  REQUIRE(qdcache_lookup(c.client, "warm", "cpu:x86-64", keys, sizes, 2, 0, &results) == QDCACHE_OK);
+  qdcache_item items[2] = {};
+  REQUIRE(qdcache_results_items(results, 0, 2, items, sizeof items[0]) == QDCACHE_OK);
+  CHECK(items[0].cache_status == QDCACHE_CACHE_ALIAS_HIT);
+  CHECK(items[0].kind == QDCACHE_ARTIFACT_SHARED_OBJECT);
+  CHECK(reinterpret_cast<std::uintptr_t>(items[0].payload) % 64 == 0);
+  CHECK(items[1].cache_status == QDCACHE_CACHE_MISS);
+  const std::string key_hex = qdcache_result_key(results, 0);
+  CHECK(key_hex.size() == 64);
+  CHECK(std::string(qdcache_result_target(results, 0)) == "cpu:x86-64");
+  CHECK(std::string(qdcache_result_key(results, 1)).empty());
+  const char* message = nullptr;
+  CHECK(qdcache_result_error(results, 1, &message) == QDCACHE_OK);
+  CHECK(std::string(message).empty());
+  CHECK(qdcache_result_dependency_count(results, 0) == 0);
+  // The artifact runs from its view into the daemon's memfd.
+  qdcache_cpu_module* module = nullptr;
+  REQUIRE(qdcache_cpu_load(items[0].payload, items[0].payload_size, "saxpy", &module) == QDCACHE_OK);
+  void* saxpy = nullptr;
+  CHECK(qdcache_cpu_symbol(module, "saxpy", &saxpy) == QDCACHE_OK);
+  CHECK(saxpy != nullptr);
+  qdcache_cpu_module_free(module);
+  CHECK_FALSE(Mapped("libqdcache-full"));
+  CHECK_FALSE(Mapped("libgrpc"));
+
+  // What only the full library reads: loaded for it, answering about the same item.
+  char* json = nullptr;
+  REQUIRE(qdcache_result_json(results, 0, &json) == QDCACHE_OK);
+  CHECK(Mapped("libqdcache-full"));
+  const nlohmann::json item = nlohmann::json::parse(json);
+  qdcache_string_free(json);
+  CHECK(item["status"] == "alias_hit");
+  CHECK(item["artifact"]["artifact_key"] == key_hex);
+  CHECK(item["artifact"]["payload_size"] == items[0].payload_size);
+  // Read from the full library now, the same as before.
+  CHECK(std::string(qdcache_result_key(results, 0)) == key_hex);
+  const void* payload = nullptr;
+  size_t payload_size = 0;
+  REQUIRE(qdcache_result_artifact(results, 0, nullptr, &payload, &payload_size) == QDCACHE_OK);
+  REQUIRE(payload_size == items[0].payload_size);
+  CHECK(std::memcmp(payload, items[0].payload, payload_size) == 0);
+  qdcache_results_free(results);
+}
+
+TEST_CASE("libqdcache.so without its full library (run by the case below only)", "[.capi_no_full_child]") {
+  const char* socket = std::getenv("QDCACHE_SOCKET");
+  REQUIRE(socket != nullptr);
+  CHECK(qdcache_abi_version() == QDCACHE_ABI_VERSION);
+  qdcache_client* client = nullptr;
+  REQUIRE(qdcache_connect(nullptr, &client) == QDCACHE_OK);
+  // A lookup is served without it...
+  const void* keys[] = {"k"};
+  const size_t sizes[] = {1};
+  qdcache_results* results = nullptr;
+  REQUIRE(qdcache_lookup(client, "ns", "cpu:x86-64", keys, sizes, 1, 0, &results) == QDCACHE_OK);
+  CHECK(qdcache_result_cache_status(results, 0) == QDCACHE_CACHE_MISS);
+  qdcache_results_free(results);
+  // ...and what needs it says what is missing, each time.
+  for (int i = 0; i < 2; ++i) {
+    CHECK(qdcache_ping(client) == QDCACHE_FAILED_PRECONDITION);
+    CHECK_THAT(std::string(qdcache_last_error()), Catch::Contains("qdcache/libqdcache-full.so.1") &&
+                                                      Catch::Contains("cannot be loaded"));
+  }
+  qdcache_request* request = nullptr;
+  CHECK(qdcache_request_create(&request) == QDCACHE_FAILED_PRECONDITION);
+  CHECK(request == nullptr);
+  CHECK(qdcache_compile_option_name(0) == nullptr);
+  qdcache_client_free(client);
+}
+
+TEST_CASE("libqdcache.so without its full library looks up, and says what else is missing", "[capi][integration]") {
+  // A copy of libqdcache.so.1 alone in a folder, found first by a child (this binary).
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  const std::string lonely = dir / "lonely";
+  REQUIRE(qdcache::testing::Run({"/bin/mkdir", lonely}).exit_code == 0);
+  REQUIRE(qdcache::testing::Run({"/bin/cp", "-L", QDCACHE_C_LIBRARY, lonely + "/libqdcache.so.1"}).exit_code == 0);
+  const qdcache::testing::RunResult child = qdcache::testing::Run(
+      {"/proc/self/exe", "[.capi_no_full_child]"},
+      {"LD_LIBRARY_PATH=" + lonely, "QDCACHE_SOCKET=" + daemon.socket_path(), "QDCACHE_ADDR", "QDCACHE_AUTOSPAWN=0"});
   INFO(child.out << child.err);
   CHECK(child.exit_code == 0);
 }

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <utility>
 
-#include "client/capi/capi_internal.h"
+#include "client/capi/full/capi_internal.h"
 #include "client/dependencies.h"
 #include "client/fast_key.h"
 #include "client/json_views.h"
@@ -25,13 +25,6 @@ Expected<v1::KernelDescriptor*> KernelAt(qdcache_request* request, std::size_t i
                                          std::to_string(request->proto.kernels_size()));
   }
   return request->proto.mutable_kernels(static_cast<int>(index));
-}
-
-// Text for a protobuf `string` field: UTF-8, or the daemon refuses the
-// whole request with a parse error that names nothing.
-Status Utf8(std::string_view text, const char* what) {
-  if (ValidUtf8(text) == text) return Status::Ok();
-  return InvalidArgument(std::string(what) + " is not valid UTF-8: \"" + ValidUtf8(text) + "\"");
 }
 
 Status SetFlag(std::string_view value, bool* out) {

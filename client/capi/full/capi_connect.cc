@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "client/capi/capi_internal.h"
+#include "client/capi/full/capi_internal.h"
 #include "client/commands_json.h"
 #include "client/json_views.h"
 #include "common/units.h"

@@ -2,7 +2,7 @@
 #include <cstring>
 #include <string>
 
-#include "client/capi/capi_internal.h"
+#include "client/capi/full/capi_internal.h"
 #include "client/dependencies.h"
 #include "client/json_views.h"
 #include "client/proto_json.h"
@@ -42,6 +42,10 @@ qdcache_results* NewResults(client::LookupAnswer&& answer) {
   return results;
 }
 
+std::string Dump(const nlohmann::json& document) {
+  return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string_view PayloadOf(const qdcache_results& results, std::size_t index) {
   const v1::CompileResult& item = results.items[index];
   if (!item.has_artifact()) return {};  // a stale hit dropped since, or none
@@ -64,19 +68,6 @@ size_t qdcache_results_count(const qdcache_results* results) {
 int qdcache_result_cache_status(const qdcache_results* results, size_t index) {
   const qdcache::v1::CompileResult* item = At(results, index);
   return item == nullptr ? 0 : static_cast<int>(item->status());
-}
-
-const char* qdcache_cache_status_name(int cache_status) {
-  switch (cache_status) {
-    case QDCACHE_CACHE_COMPILED: return "compiled";
-    case QDCACHE_CACHE_HIT: return "hit";
-    case QDCACHE_CACHE_COALESCED: return "coalesced";
-    case QDCACHE_CACHE_ALIAS_HIT: return "alias_hit";
-    case QDCACHE_CACHE_STAGE_HIT: return "stage_hit";
-    case QDCACHE_CACHE_MISS: return "miss";
-    case QDCACHE_CACHE_ERROR: return "error";
-    default: return "unknown";
-  }
 }
 
 qdcache_status qdcache_result_error(const qdcache_results* results, size_t index, const char** message) {

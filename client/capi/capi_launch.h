@@ -1,50 +1,16 @@
-// Internals of the C ABI (client/include/qdcache/qdcache.h): what its opaque
-// handles hold, the one way every entry point reports a Status, and the
-// bodies of the GPU entry points that CUDA and HIP share. Not installed;
-// nothing here crosses the ABI.
+// The handles of the C ABI's loaders and launchers (client/launch_cpu.h,
+// client/launch_cuda.h, client/launch_hip.h) and the bodies of the GPU entry
+// points that CUDA and HIP share (capi_launch.cc, capi_launch_hip.cc). Not
+// installed; nothing here crosses the ABI.
 #pragma once
 
-#include <cstdint>
-#include <exception>
-#include <nlohmann/json.hpp>
-#include <memory>
-#include <new>
-#include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
-#include "client/client.h"
+#include "client/capi/capi_guard.h"
 #include "client/launch_cpu.h"
 #include "client/launch_cuda.h"
 #include "client/launch_hip.h"
-#include "common/status.h"
-#include "qdcache/qdcache.h"
-#include "qdcache/v1/qdcache.pb.h"
-
-struct qdcache_options {
-  qdcache::client::ClientOptions client;
-};
-
-struct qdcache_client {
-  std::unique_ptr<qdcache::client::Client> client;
-};
-
-struct qdcache_request {
-  qdcache::v1::CompileRequest proto;
-};
-
-struct qdcache_results {
-  // One per item: the wire result, plus its key in hex (kept so the
-  // `const char*` handed out lives as long as the results).
-  std::vector<qdcache::v1::CompileResult> items;
-  std::vector<std::string> key_hex;
-  // A lookup over the lean transport: item i's payload, a view into `keep`
-  // (the daemon's mapped memfd), its artifact's own left empty. Empty
-  // otherwise: payloads are in the artifacts.
-  std::vector<std::string_view> payloads;
-  std::shared_ptr<const void> keep;
-};
 
 struct qdcache_cpu_module {
   qdcache::client::CpuModule module;
@@ -67,45 +33,6 @@ struct qdcache_hip_buffer {
 };
 
 namespace qdcache::capi {
-
-// Records `status` as this thread's last error ("" when OK) and returns its
-// code for the caller to hand back.
-qdcache_status Report(const Status& status) noexcept;
-
-// Runs `body` (returning Status), turning an escaping exception into
-// RESOURCE_EXHAUSTED (bad_alloc) or INTERNAL: nothing unwinds across the C
-// boundary.
-template <typename Body>
-qdcache_status Guard(Body&& body) {
-  try {
-    return Report(body());
-  } catch (const std::bad_alloc&) {
-    return Report(ResourceExhausted("out of memory"));
-  } catch (const std::exception& e) {
-    return Report(Internal(std::string("unexpected exception: ") + e.what()));
-  } catch (...) {
-    return Report(Internal("unexpected exception"));
-  }
-}
-
-// INVALID_ARGUMENT "<what> is NULL" unless `pointer` is set.
-template <typename T>
-Status Required(const T* pointer, const char* what) {
-  return pointer != nullptr ? Status::Ok() : InvalidArgument(std::string(what) + " is NULL");
-}
-
-// A results handle owning `items` (the key of each artifact in hex beside it).
-qdcache_results* NewResults(google::protobuf::RepeatedPtrField<v1::CompileResult>&& items);
-// A lookup's results, payloads where they arrived (no copy).
-qdcache_results* NewResults(client::LookupAnswer&& answer);
-// Item `index`'s payload (it must exist): in its artifact or a view; empty without an artifact.
-std::string_view PayloadOf(const qdcache_results& results, std::size_t index);
-
-// A copy of `text` that qdcache_string_free releases.
-char* NewCString(const std::string& text);
-
-// `document` as one line of JSON; bytes that are not UTF-8 become U+FFFD.
-std::string Dump(const nlohmann::json& document);
 
 // ---- GPU launchers: the entry points alike for CUDA and HIP ----
 // (capi_launch.cc, capi_launch_hip.cc). `Runtime` is CudaDriver or

@@ -1,0 +1,89 @@
+// libqdcache.so's handles (client/include/qdcache/qdcache.h): what a
+// program that looks artifacts up and launches them holds without gRPC or
+// protobuf, and the full library's handle (full_library.h) where a call
+// needed it. Not installed; nothing here crosses the ABI.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "client/capi/capi_guard.h"
+#include "client/capi/full_library.h"
+#include "lean/lookup_wire.h"
+#include "client/client_options.h"
+#include "client/lean_socket.h"
+
+struct qdcache_options {
+  qdcache::client::ClientOptions client;  // as the full library parses them too
+  // Every setting in order, for the full library's options when it connects.
+  std::vector<std::pair<std::string, std::string>> settings;
+};
+
+struct qdcache_client {
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::string client_name;
+  // Null: the full library serves every call (TCP, TLS, spawning, the lean
+  // transport turned off). Else lookups go over it, and the rest to the
+  // full library's client, made on the first such call.
+  std::unique_ptr<qdcache::client::LeanSocket> lean;
+  std::mutex mu;
+  qdcache_client* full = nullptr;  // the full library's handle; guarded by mu
+  ~qdcache_client();
+};
+
+namespace qdcache::capi {
+
+// A lean lookup's answer: its items as the C ABI reads them, views into the
+// answer (`response`, the LookupResponse's bytes) and its payloads (`held`:
+// the daemon's mapped memfd, or the aligned inline blob).
+struct LeanResults {
+  std::string body;  // the answer's body: `items` view into it
+  std::shared_ptr<client::LeanSocket::Held> held;
+  std::string_view response;
+  std::vector<lean::WireResult> items;
+  std::vector<std::string_view> payloads;
+  // NUL-terminated copies of what is handed out as `const char*`: the
+  // error messages, PTX, dependencies (name, digest), made with the
+  // results; the keys in hex and targets, made on the first call that
+  // reads one (under `texts_once`).
+  std::vector<std::string> error;
+  std::vector<std::string> ptx;
+  std::vector<std::vector<std::pair<std::string, std::string>>> dependencies;
+  std::once_flag texts_once;
+  std::vector<std::string> key_hex;
+  std::vector<std::string> target;
+  // Hits qdcache_results_check_dependencies turned into misses.
+  std::vector<bool> dropped;
+};
+
+}  // namespace qdcache::capi
+
+struct qdcache_results {
+  // A lean lookup's, read here; null for the full library's.
+  std::unique_ptr<qdcache::capi::LeanResults> lean;
+  // The full library's results (a compile, a parse, a lookup it served), or
+  // the lean ones handed to it for what only it reads (qdcache_result_json):
+  // made once, under `mu`; then every call reads them.
+  mutable std::mutex mu;
+  mutable qdcache_results* full = nullptr;
+  ~qdcache_results();
+};
+
+namespace qdcache::capi {
+
+// The full library's client for `client`, made with its settings on the
+// first call; the full library's refusal (relayed) otherwise.
+[[nodiscard]] Expected<qdcache_client*> FullClient(qdcache_client* client, const FullLibrary** full);
+
+// `results`' full library handle, handing it a lean lookup's answer first
+// (with the payloads inline) when that was not done yet.
+[[nodiscard]] Expected<qdcache_results*> FullResults(const qdcache_results* results, const FullLibrary** full);
+
+// A new handle around the full library's results `full` (null: null).
+[[nodiscard]] qdcache_results* Wrap(qdcache_results* full);
+
+}  // namespace qdcache::capi

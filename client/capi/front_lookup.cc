@@ -1,0 +1,122 @@
+// qdcache_lookup in libqdcache.so: over the lean transport, encoded and
+// decoded here without protobuf, payloads left where they arrived (views
+// into the daemon's sealed memfd); by the full library when the lean
+// transport cannot carry the call, which then answers the same way.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/capi/front.h"
+#include "common/target.h"
+#include "lean/lookup_wire.h"
+#include "lean/frame.h"
+
+namespace qdcache::capi {
+namespace {
+
+// The answer in `reply` (the lean frame's body, lean/frame.h) as results:
+// UNAVAILABLE when it is not a Lookup answer.
+Status ReadAnswer(client::LeanSocket::Reply& reply, LeanResults* out) {
+  out->body = std::move(reply.body);  // before the views into it are made
+  QDC_ASSIGN_OR_RETURN(const lean::AnswerBody parts, lean::SplitAnswerBody(out->body));
+  out->response = parts.response;
+  QDC_ASSIGN_OR_RETURN(out->items, lean::DecodeLookupResults(parts.response));
+  auto check = [&](std::size_t i) {
+    return lean::MayHavePayload(i, out->items[i].has_artifact, !out->items[i].payload.empty());
+  };
+  std::string_view blob;
+  QDC_ASSIGN_OR_RETURN(out->payloads, lean::PayloadViews(parts, out->items.size(), reply.memfd, check, &blob));
+  if (!reply.memfd) reply.AlignInline(blob, out->payloads);
+  out->held = std::move(reply.held);
+  // NUL-terminated copies of what the C ABI hands out as `const char*`:
+  // made here only where there is one (a warm start's hits have none).
+  const std::size_t n = out->items.size();
+  out->error.resize(n);
+  out->ptx.resize(n);
+  out->dependencies.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const lean::WireResult& item = out->items[i];
+    if (item.has_error) out->error[i] = item.error_message;
+    if (item.has_artifact) out->ptx[i] = item.ptx;
+    for (const lean::WireDependency& d : item.dependencies) out->dependencies[i].emplace_back(d.name, d.digest);
+  }
+  out->dropped.assign(n, false);
+  return Status::Ok();
+}
+
+// The lean transport's answer to the lookup; nullopt when it cannot carry it.
+std::optional<Expected<std::unique_ptr<LeanResults>>> LeanLookup(qdcache_client* client, const std::string& body,
+                                                                 std::size_t asked) {
+  client::LeanSocket& socket = *client->lean;
+  if (!socket.enabled() || body.size() > UINT32_MAX) return std::nullopt;
+  std::string frame = lean::EncodeRequestHeader(static_cast<std::uint32_t>(body.size()), lean::kLookup);
+  frame += body;
+  auto results = std::make_unique<LeanResults>();
+  std::optional<Status> status = socket.Call(frame, socket.timeout(), [&](client::LeanSocket::Reply& reply) {
+    return ReadAnswer(reply, results.get());
+  });
+  if (!status) return std::nullopt;
+  if (!status->ok()) return *status;
+  if (results->items.size() != asked) {
+    return Internal(socket.target() + " answered " + std::to_string(results->items.size()) + " of " +
+                    std::to_string(asked) + " lookups");
+  }
+  return results;
+}
+
+}  // namespace
+}  // namespace qdcache::capi
+
+using qdcache::Status;
+using qdcache::capi::FullLibrary;
+using qdcache::capi::Guard;
+using qdcache::capi::Required;
+
+extern "C" {
+
+qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char* target,
+                              const void* const* fast_keys, const size_t* fast_key_sizes, size_t count,
+                              int include_ptx, qdcache_results** out) {
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(Required(client, "client"));
+    QDC_RETURN_IF_ERROR(Required(ns, "ns"));
+    QDC_RETURN_IF_ERROR(Required(target, "target"));
+    QDC_RETURN_IF_ERROR(Required(out, "out"));
+    *out = nullptr;
+    QDC_RETURN_IF_ERROR(qdcache::capi::Utf8(ns, "namespace"));
+    if (count != 0 && (fast_keys == nullptr || fast_key_sizes == nullptr)) {
+      return qdcache::InvalidArgument("fast_keys or fast_key_sizes is NULL");
+    }
+    auto parsed_target = qdcache::ParseTarget(target);
+    if (!parsed_target.ok()) return parsed_target.status();
+    std::vector<std::string_view> keys;
+    keys.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      if (fast_keys[i] == nullptr && fast_key_sizes[i] != 0) {
+        return qdcache::InvalidArgument("fast key " + std::to_string(i) + " is NULL");
+      }
+      keys.emplace_back(static_cast<const char*>(fast_keys[i]), fast_key_sizes[i]);
+    }
+    if (client->lean != nullptr) {
+      const std::string body =
+          qdcache::lean::EncodeLookupRequest(client->client_name, keys, ns, *parsed_target, include_ptx != 0);
+      if (auto answer = qdcache::capi::LeanLookup(client, body, count)) {
+        if (!answer->ok()) return answer->status();
+        auto results = std::make_unique<qdcache_results>();
+        results->lean = std::move(answer->value());
+        *out = results.release();
+        return Status::Ok();
+      }
+    }
+    const FullLibrary* full = nullptr;
+    QDC_ASSIGN_OR_RETURN(qdcache_client * full_client, qdcache::capi::FullClient(client, &full));
+    qdcache_results* found = nullptr;
+    QDC_RETURN_IF_ERROR(qdcache::capi::StatusOf(
+        *full, full->lookup(full_client, ns, target, fast_keys, fast_key_sizes, count, include_ptx, &found)));
+    *out = qdcache::capi::Wrap(found);
+    return Status::Ok();
+  });
+}
+
+}  // extern "C"

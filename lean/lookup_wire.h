@@ -1,0 +1,59 @@
+// A Lookup's protobuf messages without protobuf, for libqdcache.so's lean
+// lookups (client/capi/front_lookup.cc): a qdcache.v1.LookupRequest encoded byte for
+// byte as protobuf serializes it, and of a LookupResponse the fields the C
+// ABI's results read. Everything else a result holds (metadata, timings,
+// entry points) is read by libqdcache-full.so from the same bytes, when a
+// caller asks for it (qdcache_result_json).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/expected.h"
+#include "common/target.h"
+
+namespace qdcache::lean {
+
+// The serialized LookupRequest of `keys`, all in namespace `ns` for
+// `target`, with the protocol header naming `client_name`.
+[[nodiscard]] std::string EncodeLookupRequest(std::string_view client_name, const std::vector<std::string_view>& keys,
+                                              std::string_view ns, const Target& target, bool include_ptx);
+
+struct WireDependency {
+  std::string_view name;
+  std::string_view digest;
+};
+
+// One CompileResult, as far as the C ABI reads it; views into the response.
+struct WireResult {
+  int status = 0;  // a CacheStatus
+  bool has_artifact = false;
+  int kind = 0;  // its ArtifactKind
+  std::string_view artifact_key;
+  std::string_view payload;  // empty in a lean answer, whose payloads travel apart
+  std::string_view ptx;
+  std::string_view target;
+  bool has_error = false;
+  int error_code = 0;
+  std::string_view error_message;
+  std::vector<WireDependency> dependencies;
+  std::string_view raw;  // the whole CompileResult
+};
+
+// Every result of the serialized LookupResponse `response`, in order, read
+// as protobuf reads them (a field given twice: the last scalar, messages
+// merged; of the oneof, the last member given). Fields it does not read are
+// skipped. UNAVAILABLE when the bytes are not a LookupResponse (a varint or
+// a length runs past its end, field number 0, an unknown wire type) or hold
+// a group (qdcache.v1 has none).
+[[nodiscard]] Expected<std::vector<WireResult>> DecodeLookupResults(std::string_view response);
+
+// Result `item` for qdcache_results_parse: the CompileResult as it came
+// with `payload` (a lean answer's, which travelled apart) in its artifact;
+// `dropped`: as a stale hit qdcache_results_check_dependencies turned into
+// a miss (no artifact, no dependencies, status MISS). Wrapped as field 1 of
+// a LookupResponse: these concatenated are one.
+[[nodiscard]] std::string ResultForParse(const WireResult& item, std::string_view payload, bool dropped);
+
+}  // namespace qdcache::lean
