@@ -6,6 +6,10 @@ namespace qdcache::client {
 
 Expected<v1::Target> ParseWireTarget(std::string_view spec) {
   QDC_ASSIGN_OR_RETURN(Target t, ParseTarget(spec));
+  return ToWireTarget(t);
+}
+
+v1::Target ToWireTarget(const Target& t) {
   v1::Target out;
   switch (t.kind) {
     case TargetKind::kCuda:

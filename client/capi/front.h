@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/capi/capi_guard.h"
+#include "client/capi/capi_inputs.h"
 #include "client/capi/full_library.h"
 #include "lean/lookup_wire.h"
 #include "client/client_options.h"
@@ -78,6 +79,14 @@ namespace qdcache::capi {
 // The full library's client for `client`, made with its settings on the
 // first call; the full library's refusal (relayed) otherwise.
 [[nodiscard]] Expected<qdcache_client*> FullClient(qdcache_client* client, const FullLibrary** full);
+
+// The full library, and `client`'s client of it (NULL for NULL: the full
+// library's function then words the error itself).
+struct FullCall {
+  const FullLibrary* full = nullptr;
+  qdcache_client* client = nullptr;
+};
+[[nodiscard]] Expected<FullCall> FullFor(qdcache_client* client);
 
 // `results`' full library handle, handing it a lean lookup's answer first
 // (with the payloads inline) when that was not done yet.

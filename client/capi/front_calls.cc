@@ -94,16 +94,11 @@ size_t qdcache_request_count(const qdcache_request* request) {
 qdcache_status qdcache_explain_json(qdcache_client* client, const qdcache_request* request, char** json) {
   if (json != nullptr) *json = nullptr;
   return Guard([&] {
-    const FullLibrary* full = nullptr;
-    qdcache_client* full_client = nullptr;
-    if (client != nullptr) {
-      QDC_ASSIGN_OR_RETURN(full_client, qdcache::capi::FullClient(client, &full));
-    } else {
-      QDC_ASSIGN_OR_RETURN(full, Full());
-    }
+    QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall call, qdcache::capi::FullFor(client));
     char* text = nullptr;
-    const Status status = StatusOf(*full, full->explain_json(full_client, request, json ? &text : nullptr));
-    if (json != nullptr) *json = qdcache::capi::TakeString(*full, text);
+    const Status status =
+        StatusOf(*call.full, call.full->explain_json(call.client, request, json ? &text : nullptr));
+    if (json != nullptr) *json = qdcache::capi::TakeString(*call.full, text);
     return status;
   });
 }
@@ -111,15 +106,9 @@ qdcache_status qdcache_explain_json(qdcache_client* client, const qdcache_reques
 qdcache_status qdcache_compile(qdcache_client* client, qdcache_request* request, qdcache_results** out) {
   if (out != nullptr) *out = nullptr;
   return Guard([&] {
-    const FullLibrary* full = nullptr;
-    qdcache_client* full_client = nullptr;
-    if (client != nullptr) {
-      QDC_ASSIGN_OR_RETURN(full_client, qdcache::capi::FullClient(client, &full));
-    } else {
-      QDC_ASSIGN_OR_RETURN(full, Full());
-    }
+    QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall call, qdcache::capi::FullFor(client));
     qdcache_results* results = nullptr;
-    const Status status = StatusOf(*full, full->compile(full_client, request, out ? &results : nullptr));
+    const Status status = StatusOf(*call.full, call.full->compile(call.client, request, out ? &results : nullptr));
     if (out != nullptr) *out = qdcache::capi::Wrap(results);
     return status;
   });

@@ -53,6 +53,16 @@ Expected<qdcache_client*> FullClient(qdcache_client* client, const FullLibrary**
   return made;
 }
 
+Expected<FullCall> FullFor(qdcache_client* client) {
+  FullCall call;
+  if (client != nullptr) {
+    QDC_ASSIGN_OR_RETURN(call.client, FullClient(client, &call.full));
+  } else {
+    QDC_ASSIGN_OR_RETURN(call.full, Full());
+  }
+  return call;
+}
+
 }  // namespace qdcache::capi
 
 qdcache_client::~qdcache_client() {
@@ -73,14 +83,8 @@ namespace {
 // full library client (NULL for NULL: the full library words the error).
 template <typename Call>
 Status WithFullClient(qdcache_client* client, Call&& call) {
-  const FullLibrary* full = nullptr;
-  qdcache_client* full_client = nullptr;
-  if (client != nullptr) {
-    QDC_ASSIGN_OR_RETURN(full_client, FullClient(client, &full));
-  } else {
-    QDC_ASSIGN_OR_RETURN(full, qdcache::capi::Full());
-  }
-  return StatusOf(*full, call(*full, full_client));
+  QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall full, qdcache::capi::FullFor(client));
+  return StatusOf(*full.full, call(*full.full, full.client));
 }
 
 // The same for a call that hands back a string in `*out` (NULL: NULL),
@@ -105,25 +109,15 @@ extern "C" {
 qdcache_status qdcache_options_create(qdcache_options** out) {
   return Guard([&] {
     QDC_RETURN_IF_ERROR(Required(out, "out"));
-    *out = new qdcache_options;
-    (*out)->client.client_name = "qdcache-c";
+    *out = new qdcache_options{qdcache::capi::DefaultOptions(), {}};
     return Status::Ok();
   });
 }
 
 qdcache_status qdcache_options_set(qdcache_options* options, const char* name, const char* value) {
   return Guard([&] {
-    QDC_RETURN_IF_ERROR(Required(options, "options"));
-    QDC_RETURN_IF_ERROR(Required(name, "name"));
-    QDC_RETURN_IF_ERROR(Required(value, "value"));
-    // Set a copy, so a refused value leaves the option as it was.
-    qdcache::client::ClientOptions changed = options->client;
-    Status status = qdcache::client::SetClientOption(changed, name, value);
-    if (!status.ok()) {
-      return qdcache::InvalidArgument("option " + std::string(name) + ": " + status.message());
-    }
-    options->settings.emplace_back(name, value);
-    options->client = std::move(changed);
+    QDC_RETURN_IF_ERROR(qdcache::capi::SetOption(options != nullptr ? &options->client : nullptr, name, value));
+    options->settings.emplace_back(name, value);  // for the full library's options
     return Status::Ok();
   });
 }
@@ -134,8 +128,7 @@ qdcache_status qdcache_connect(const qdcache_options* options, qdcache_client** 
   return Guard([&] {
     QDC_RETURN_IF_ERROR(Required(out, "out"));
     *out = nullptr;
-    qdcache::client::ClientOptions o;
-    o.client_name = "qdcache-c";
+    qdcache::client::ClientOptions o = qdcache::capi::DefaultOptions();
     auto client = std::make_unique<qdcache_client>();
     if (options != nullptr) {
       o = options->client;

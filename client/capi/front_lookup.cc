@@ -69,38 +69,21 @@ std::optional<Expected<std::unique_ptr<LeanResults>>> LeanLookup(qdcache_client*
 }  // namespace qdcache::capi
 
 using qdcache::Status;
-using qdcache::capi::FullLibrary;
 using qdcache::capi::Guard;
-using qdcache::capi::Required;
 
 extern "C" {
 
 qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char* target,
                               const void* const* fast_keys, const size_t* fast_key_sizes, size_t count,
                               int include_ptx, qdcache_results** out) {
+  if (out != nullptr) *out = nullptr;
   return Guard([&] {
-    QDC_RETURN_IF_ERROR(Required(client, "client"));
-    QDC_RETURN_IF_ERROR(Required(ns, "ns"));
-    QDC_RETURN_IF_ERROR(Required(target, "target"));
-    QDC_RETURN_IF_ERROR(Required(out, "out"));
-    *out = nullptr;
-    QDC_RETURN_IF_ERROR(qdcache::capi::Utf8(ns, "namespace"));
-    if (count != 0 && (fast_keys == nullptr || fast_key_sizes == nullptr)) {
-      return qdcache::InvalidArgument("fast_keys or fast_key_sizes is NULL");
-    }
-    auto parsed_target = qdcache::ParseTarget(target);
-    if (!parsed_target.ok()) return parsed_target.status();
-    std::vector<std::string_view> keys;
-    keys.reserve(count);
-    for (size_t i = 0; i < count; ++i) {
-      if (fast_keys[i] == nullptr && fast_key_sizes[i] != 0) {
-        return qdcache::InvalidArgument("fast key " + std::to_string(i) + " is NULL");
-      }
-      keys.emplace_back(static_cast<const char*>(fast_keys[i]), fast_key_sizes[i]);
-    }
+    QDC_ASSIGN_OR_RETURN(const qdcache::capi::LookupArguments args,
+                         qdcache::capi::CheckLookup(client, ns, target, out != nullptr, fast_keys, fast_key_sizes,
+                                                    count));
     if (client->lean != nullptr) {
       const std::string body =
-          qdcache::lean::EncodeLookupRequest(client->client_name, keys, ns, *parsed_target, include_ptx != 0);
+          qdcache::lean::EncodeLookupRequest(client->client_name, args.keys, ns, args.target, include_ptx != 0);
       if (auto answer = qdcache::capi::LeanLookup(client, body, count)) {
         if (!answer->ok()) return answer->status();
         auto results = std::make_unique<qdcache_results>();
@@ -109,13 +92,12 @@ qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char
         return Status::Ok();
       }
     }
-    const FullLibrary* full = nullptr;
-    QDC_ASSIGN_OR_RETURN(qdcache_client * full_client, qdcache::capi::FullClient(client, &full));
+    QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall call, qdcache::capi::FullFor(client));
     qdcache_results* found = nullptr;
-    QDC_RETURN_IF_ERROR(qdcache::capi::StatusOf(
-        *full, full->lookup(full_client, ns, target, fast_keys, fast_key_sizes, count, include_ptx, &found)));
+    const Status status = qdcache::capi::StatusOf(
+        *call.full, call.full->lookup(call.client, ns, target, fast_keys, fast_key_sizes, count, include_ptx, &found));
     *out = qdcache::capi::Wrap(found);
-    return Status::Ok();
+    return status;
   });
 }
 

@@ -12,7 +12,9 @@
 // payload's bytes there (CopyBlob); the client's decoder
 // (DecodeLookupAnswer, InlinePayloads) gives every payload back. The same
 // bytes read as a reply (DecodeReplyHeader, DecodeLookupAnswer) are an
-// error or an answer.
+// error or an answer. libqdcache.so's decoder without protobuf
+// (lean/lookup_wire.h) reads whatever both it and protobuf decode as
+// protobuf does, and the server's encoded answers in full.
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
@@ -22,6 +24,7 @@
 #include <optional>
 #include <string>
 
+#include "lean/lookup_wire.h"
 #include "lean/protocol.h"
 
 namespace {
@@ -46,6 +49,27 @@ Expected<v1::LookupResponse> DecodeLookupReply(std::string_view body, std::optio
   return std::move(answer.response);
 }
 
+// `bytes` as a LookupResponse, read by lean/lookup_wire.h and by protobuf:
+// where both decode it, alike. `must_decode`: protobuf's encoding, which it must.
+void CheckWireDecoder(std::string_view bytes, bool must_decode) {
+  Expected<std::vector<lean::WireResult>> ours = lean::DecodeLookupResults(bytes);
+  if (must_decode && !ours.ok()) Fail("libqdcache.so's decoder refuses an encoded answer");
+  v1::LookupResponse parsed;
+  if (!ours.ok() || !parsed.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return;
+  if (ours->size() != static_cast<std::size_t>(parsed.results_size())) Fail("the decoders count other results");
+  for (std::size_t i = 0; i < ours->size(); ++i) {
+    const lean::WireResult& a = (*ours)[i];
+    const v1::CompileResult& b = parsed.results(static_cast<int>(i));
+    if (a.status != static_cast<int>(b.status()) || a.has_artifact != b.has_artifact() ||
+        a.kind != static_cast<int>(b.artifact().kind()) || a.artifact_key != b.artifact().artifact_key() ||
+        a.payload != b.artifact().payload() || a.ptx != b.artifact().ptx() || a.target != b.artifact().target() ||
+        a.has_error != b.has_error() || a.error_code != b.error().code() || a.error_message != b.error().message() ||
+        a.dependencies.size() != static_cast<std::size_t>(b.dependencies_size())) {
+      Fail("libqdcache.so's decoder reads a result otherwise than protobuf");
+    }
+  }
+}
+
 void CheckReply(const v1::LookupRequest& request) {
   v1::LookupResponse response;
   std::vector<std::string> expected;
@@ -67,6 +91,7 @@ void CheckReply(const v1::LookupRequest& request) {
   v1::LookupResponse sent;
   if (!sent.ParseFromString(reply.body.substr(4, proto))) Fail("the encoded response does not parse");
   if (reply.body.size() != 4 + proto + 16 * expected.size()) Fail("the table is not one entry per result");
+  CheckWireDecoder(std::string_view(reply.body).substr(4, proto), /*must_decode=*/true);
   std::uint64_t end = 0;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (sent.results(static_cast<int>(i)).artifact().payload().size() != 0) Fail("a payload stayed in the proto");
@@ -113,6 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // an answer, never a crash.
   (void)lean::DecodeReplyHeader(header);
   (void)DecodeLookupReply(body, std::nullopt);
+  CheckWireDecoder(body, /*must_decode=*/false);
   Expected<lean::RequestHeader> h = lean::DecodeRequestHeader(header, 1u << 20);
   if (!h.ok()) return 0;
   if (!lean::CheckMethod(h->method).ok()) return 0;

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "client/capi/capi_inputs.h"
 #include "client/capi/full/capi_internal.h"
 #include "client/commands_json.h"
 #include "client/json_views.h"
@@ -18,26 +19,13 @@ extern "C" {
 qdcache_status qdcache_options_create(qdcache_options** out) {
   return Guard([&] {
     QDC_RETURN_IF_ERROR(Required(out, "out"));
-    *out = new qdcache_options;
-    (*out)->client.client_name = "qdcache-c";
+    *out = new qdcache_options{qdcache::capi::DefaultOptions()};
     return Status::Ok();
   });
 }
 
 qdcache_status qdcache_options_set(qdcache_options* options, const char* name, const char* value) {
-  return Guard([&] {
-    QDC_RETURN_IF_ERROR(Required(options, "options"));
-    QDC_RETURN_IF_ERROR(Required(name, "name"));
-    QDC_RETURN_IF_ERROR(Required(value, "value"));
-    // Set a copy, so a refused value leaves the option as it was.
-    qdcache::client::ClientOptions changed = options->client;
-    Status status = qdcache::client::SetClientOption(changed, name, value);
-    if (!status.ok()) {
-      return qdcache::InvalidArgument("option " + std::string(name) + ": " + status.message());
-    }
-    options->client = std::move(changed);
-    return Status::Ok();
-  });
+  return Guard([&] { return qdcache::capi::SetOption(options != nullptr ? &options->client : nullptr, name, value); });
 }
 
 void qdcache_options_free(qdcache_options* options) { delete options; }
@@ -46,9 +34,8 @@ qdcache_status qdcache_connect(const qdcache_options* options, qdcache_client** 
   return Guard([&] {
     QDC_RETURN_IF_ERROR(Required(out, "out"));
     *out = nullptr;
-    qdcache::client::ClientOptions client_options;
-    client_options.client_name = "qdcache-c";
-    if (options != nullptr) client_options = options->client;
+    qdcache::client::ClientOptions client_options =
+        options != nullptr ? options->client : qdcache::capi::DefaultOptions();
     auto client = qdcache::client::Client::Connect(std::move(client_options));
     if (!client.ok()) return client.status();
     *out = new qdcache_client{std::move(client).value()};

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <utility>
 
+#include "client/capi/capi_inputs.h"
 #include "client/capi/full/capi_internal.h"
 #include "client/dependencies.h"
 #include "client/fast_key.h"
@@ -280,28 +281,19 @@ qdcache_status qdcache_request_add_text(qdcache_request* request, size_t index, 
 qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char* target,
                               const void* const* fast_keys, const size_t* fast_key_sizes, size_t count,
                               int include_ptx, qdcache_results** out) {
+  if (out != nullptr) *out = nullptr;
   return Guard([&] {
-    QDC_RETURN_IF_ERROR(Required(client, "client"));
-    QDC_RETURN_IF_ERROR(Required(ns, "ns"));
-    QDC_RETURN_IF_ERROR(Required(target, "target"));
-    QDC_RETURN_IF_ERROR(Required(out, "out"));
-    *out = nullptr;
-    QDC_RETURN_IF_ERROR(qdcache::capi::Utf8(ns, "namespace"));
-    if (count != 0 && (fast_keys == nullptr || fast_key_sizes == nullptr)) {
-      return qdcache::InvalidArgument("fast_keys or fast_key_sizes is NULL");
-    }
-    auto wire_target = qdcache::client::ParseWireTarget(target);
-    if (!wire_target.ok()) return wire_target.status();
+    QDC_ASSIGN_OR_RETURN(const qdcache::capi::LookupArguments args,
+                         qdcache::capi::CheckLookup(client, ns, target, out != nullptr, fast_keys, fast_key_sizes,
+                                                    count));
+    const qdcache::v1::Target wire_target = qdcache::client::ToWireTarget(args.target);
     qdcache::v1::LookupRequest lookup;
     lookup.set_include_ptx(include_ptx != 0);
-    for (size_t i = 0; i < count; ++i) {
-      if (fast_keys[i] == nullptr && fast_key_sizes[i] != 0) {
-        return qdcache::InvalidArgument("fast key " + std::to_string(i) + " is NULL");
-      }
+    for (std::string_view key : args.keys) {
       qdcache::v1::FastKeyQuery* query = lookup.add_queries();
-      query->set_fast_key(static_cast<const char*>(fast_keys[i]), fast_key_sizes[i]);
+      query->set_fast_key(key.data(), key.size());
       query->set_namespace_(ns);
-      *query->mutable_target() = *wire_target;
+      *query->mutable_target() = wire_target;
     }
     // Payloads stay where they arrived: a warm start's thousands of
     // artifacts are views into the daemon's memfd, not copies.

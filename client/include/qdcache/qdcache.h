@@ -23,10 +23,21 @@
  * any number may read one that nobody changes. Modules may be used from any
  * thread but not freed while in use.
  *
- * One per process: the library uses the system's gRPC and protobuf, with
- * which its copy of the qdcache.v1 protocol code registers itself; a process
- * must not also link that code another way (the static C++ client library of
- * the qdcached build), or protobuf aborts at load time on the duplicate.
+ * What it loads: libqdcache.so.1 itself depends on nothing but the C
+ * library. It looks artifacts up over the daemon's lean transport on a unix
+ * socket, reads their results (status, kind, payload, key, target, PTX,
+ * errors, dependencies) and loads and launches them. Every other call
+ * (compiling, explaining, commands, statistics, qdcache_result_json,
+ * qdcache_results_parse, a lookup the lean transport cannot carry: TCP,
+ * TLS, spawning, the "lean" option off) goes to libqdcache-full.so.1, which
+ * it loads on the first such call from the folder qdcache/ beside itself
+ * (FAILED_PRECONDITION naming the file when that cannot be done).
+ *
+ * One per process: libqdcache-full.so uses the system's gRPC and protobuf,
+ * with which its copy of the qdcache.v1 protocol code registers itself; a
+ * process that calls it must not also link that code another way (the static
+ * C++ client library of the qdcached build), or protobuf aborts at that
+ * point on the duplicate.
  *
  * Versions: the ABI version is MAJOR.MINOR. A new MINOR adds functions or
  * option names and keeps every existing one; a new MAJOR changes the soname
