@@ -191,12 +191,12 @@ bool ReadResult(std::string_view data, WireResult& out) {
       out.has_artifact = true;
       return ReadArtifact(message, out);
     }
-    if (out.has_artifact) {
-      const int status = out.status;
-      std::vector<WireDependency> dependencies = std::move(out.dependencies);
-      out = WireResult{};
-      out.status = status;
-      out.dependencies = std::move(dependencies);
+    if (out.has_artifact) {  // every field of the artifact goes; the result's own stay
+      WireResult cleared;
+      cleared.status = out.status;
+      cleared.dependencies = std::move(out.dependencies);
+      cleared.raw = out.raw;
+      out = std::move(cleared);
     }
     out.has_error = true;
     return ReadError(message, out);

@@ -46,7 +46,9 @@ struct WireResult {
 // merged; of the oneof, the last member given). Fields it does not read are
 // skipped. UNAVAILABLE when the bytes are not a LookupResponse (a varint or
 // a length runs past its end, field number 0, an unknown wire type) or hold
-// a group (qdcache.v1 has none).
+// a group (qdcache.v1 has none). Unlike protobuf it does not check that
+// `string` fields are UTF-8 (the daemon's are): such a result reads here, and
+// only qdcache_result_json, which parses it with protobuf, refuses it.
 [[nodiscard]] Expected<std::vector<WireResult>> DecodeLookupResults(std::string_view response);
 
 // Result `item` for qdcache_results_parse: the CompileResult as it came

@@ -64,13 +64,11 @@ struct LeanResults {
 }  // namespace qdcache::capi
 
 struct qdcache_results {
-  // A lean lookup's, read here; null for the full library's.
+  // Exactly one of them: a lean lookup's results, read here (and an item
+  // handed to the full library only for qdcache_result_json), or the full
+  // library's (a compile, a parse, a lookup it served), read there.
   std::unique_ptr<qdcache::capi::LeanResults> lean;
-  // The full library's results (a compile, a parse, a lookup it served), or
-  // the lean ones handed to it for what only it reads (qdcache_result_json):
-  // made once, under `mu`; then every call reads them.
-  mutable std::mutex mu;
-  mutable qdcache_results* full = nullptr;
+  qdcache_results* full = nullptr;
   ~qdcache_results();
 };
 
@@ -87,10 +85,6 @@ struct FullCall {
   qdcache_client* client = nullptr;
 };
 [[nodiscard]] Expected<FullCall> FullFor(qdcache_client* client);
-
-// `results`' full library handle, handing it a lean lookup's answer first
-// (with the payloads inline) when that was not done yet.
-[[nodiscard]] Expected<qdcache_results*> FullResults(const qdcache_results* results, const FullLibrary** full);
 
 // A new handle around the full library's results `full` (null: null).
 [[nodiscard]] qdcache_results* Wrap(qdcache_results* full);

@@ -125,6 +125,9 @@ qdcache_status qdcache_results_parse(const void* response, size_t size, qdcache_
   });
 }
 
+// SHA-256 is the full library's (OpenSSL): checking files loads it. Without
+// it, no file can be said to be unchanged: the hit becomes a miss, never a
+// stale artifact.
 int qdcache_dependency_file_unchanged(void* user, const char* name, const void* digest, size_t digest_size) {
   const FullLibrary* full = FullOrNull();
   return full != nullptr ? full->dependency_file_unchanged(user, name, digest, digest_size) : 0;

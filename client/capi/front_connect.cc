@@ -136,9 +136,14 @@ qdcache_status qdcache_connect(const qdcache_options* options, qdcache_client** 
     }
     client->client_name = o.client_name;
     if (std::optional<std::string> socket = qdcache::capi::LeanSocketPath(o)) {
-      // As the full library's client: nothing is contacted yet.
+      // As the full library's client: nothing is contacted yet. Its client,
+      // made later, goes where the lookups go, whatever the environment or
+      // the sockets there are by then.
       client->lean = std::make_unique<qdcache::client::LeanSocket>(*socket, "unix:" + *socket, o.timeout,
                                                                   o.max_message_bytes);
+      client->settings.emplace_back("socket", *socket);
+      client->settings.emplace_back("spawn", "0");
+      client->settings.emplace_back("lean", "1");
     } else {
       const FullLibrary* full = nullptr;
       QDC_RETURN_IF_ERROR(FullClient(client.get(), &full).status());

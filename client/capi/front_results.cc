@@ -1,5 +1,6 @@
-// Reading results in libqdcache.so: a lean lookup's here, the full
-// library's (and a lean lookup's once handed to it) there.
+// Reading results in libqdcache.so: a lean lookup's here (but for
+// qdcache_result_json, for which the item goes to the full library), the
+// full library's there.
 #include <cstring>
 #include <string>
 
@@ -12,13 +13,8 @@ namespace {
 constexpr int kAliasHit = QDCACHE_CACHE_ALIAS_HIT;
 constexpr int kMiss = QDCACHE_CACHE_MISS;
 
-// The full library's handle of `results` when every call reads it there
-// (null for a lean lookup's results not handed to it).
-qdcache_results* FullOf(const qdcache_results* results) {
-  if (results->lean == nullptr) return results->full;
-  std::lock_guard lock(results->mu);
-  return results->full;
-}
+// The full library's handle of `results` when they are its (null for a lean lookup's).
+qdcache_results* FullOf(const qdcache_results* results) { return results->full; }
 
 const FullLibrary& Loaded() { return **Full(); }  // a full handle exists: it is loaded
 
@@ -28,16 +24,23 @@ Status OutOfRange(std::size_t index, std::size_t n) {
   return Status(Code::kOutOfRange, "no item " + std::to_string(index) + " in results of " + std::to_string(n));
 }
 
-void MakeTexts(LeanResults& r) {
-  std::call_once(r.texts_once, [&] {
-    r.key_hex.resize(r.items.size());
-    r.target.resize(r.items.size());
-    for (std::size_t i = 0; i < r.items.size(); ++i) {
-      if (!HasArtifact(r, i)) continue;
-      r.key_hex[i] = ToHex(r.items[i].artifact_key);
-      r.target[i] = r.items[i].target;
-    }
-  });
+// The keys in hex and the targets, made once; false when there was no
+// memory for them (nothing escapes into C).
+bool MakeTexts(LeanResults& r) noexcept {
+  try {
+    std::call_once(r.texts_once, [&] {
+      r.key_hex.resize(r.items.size());
+      r.target.resize(r.items.size());
+      for (std::size_t i = 0; i < r.items.size(); ++i) {
+        if (!r.items[i].has_artifact) continue;
+        r.key_hex[i] = ToHex(r.items[i].artifact_key);
+        r.target[i] = r.items[i].target;
+      }
+    });
+    return true;
+  } catch (...) {
+    return false;
+  }
 }
 
 }  // namespace
@@ -52,21 +55,6 @@ qdcache_results* Wrap(qdcache_results* full) {
     Loaded().results_free(full);
     throw;
   }
-}
-
-Expected<qdcache_results*> FullResults(const qdcache_results* results, const FullLibrary** full) {
-  QDC_ASSIGN_OR_RETURN(*full, Full());
-  std::lock_guard lock(results->mu);
-  if (results->full != nullptr) return results->full;
-  const LeanResults& r = *results->lean;
-  std::string response;
-  for (std::size_t i = 0; i < r.items.size(); ++i) {
-    response += lean::ResultForParse(r.items[i], r.payloads[i], r.dropped[i]);
-  }
-  qdcache_results* made = nullptr;
-  QDC_RETURN_IF_ERROR(StatusOf(**full, (*full)->results_parse(response.data(), response.size(), &made)));
-  results->full = made;
-  return made;
 }
 
 }  // namespace qdcache::capi
@@ -213,8 +201,7 @@ const char* qdcache_result_key(const qdcache_results* results, size_t index) {
   if (results == nullptr) return "";
   if (qdcache_results* full = FullOf(results)) return Loaded().result_key(full, index);
   LeanResults& r = *results->lean;
-  if (index >= r.items.size()) return "";
-  qdcache::capi::MakeTexts(r);
+  if (index >= r.items.size() || !qdcache::capi::MakeTexts(r)) return "";
   return r.dropped[index] ? "" : r.key_hex[index].c_str();
 }
 
@@ -222,8 +209,7 @@ const char* qdcache_result_target(const qdcache_results* results, size_t index) 
   if (results == nullptr) return "";
   if (qdcache_results* full = FullOf(results)) return Loaded().result_target(full, index);
   LeanResults& r = *results->lean;
-  if (index >= r.items.size()) return "";
-  qdcache::capi::MakeTexts(r);
+  if (index >= r.items.size() || !qdcache::capi::MakeTexts(r)) return "";
   return qdcache::capi::HasArtifact(r, index) ? r.target[index].c_str() : "";
 }
 
@@ -231,10 +217,21 @@ qdcache_status qdcache_result_json(const qdcache_results* results, size_t index,
   if (json != nullptr) *json = nullptr;
   return Guard([&] {
     if (results == nullptr) return qdcache::InvalidArgument("results is NULL");
-    const qdcache::capi::FullLibrary* full = nullptr;
-    QDC_ASSIGN_OR_RETURN(qdcache_results * handle, qdcache::capi::FullResults(results, &full));
+    QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullLibrary* full, qdcache::capi::Full());
+    qdcache_results* handle = results->full;
+    std::size_t at = index;
+    if (handle == nullptr) {
+      // A lean item: handed to the full library alone, with its payload (read
+      // here for its size), as the result it is.
+      const LeanResults& r = *results->lean;
+      if (index >= r.items.size()) return qdcache::capi::OutOfRange(index, r.items.size());
+      const std::string item = qdcache::lean::ResultForParse(r.items[index], r.payloads[index], r.dropped[index]);
+      QDC_RETURN_IF_ERROR(qdcache::capi::StatusOf(*full, full->results_parse(item.data(), item.size(), &handle)));
+      at = 0;
+    }
     char* text = nullptr;
-    const Status status = qdcache::capi::StatusOf(*full, full->result_json(handle, index, json ? &text : nullptr));
+    const Status status = qdcache::capi::StatusOf(*full, full->result_json(handle, at, json ? &text : nullptr));
+    if (handle != results->full) full->results_free(handle);
     if (json != nullptr) *json = qdcache::capi::TakeString(*full, text);
     return status;
   });

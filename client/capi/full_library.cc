@@ -3,12 +3,16 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
 
 #include "client/capi/capi_guard.h"
 
+#ifndef QDCACHE_VERSION_STRING
+#error "QDCACHE_VERSION_STRING must be defined by the build"
+#endif
 #ifndef QDCACHE_FULL_LIBRARY
 #error "QDCACHE_FULL_LIBRARY (its path from libqdcache.so's folder) must be defined by the build"
 #endif
@@ -18,11 +22,15 @@ namespace {
 
 std::atomic<bool> loaded{false};
 
-// The folder of the shared object holding this code.
+// The folder of the shared object holding this code, with links resolved
+// (a libqdcache.so.1 linked to from elsewhere has its full library beside
+// the file itself) and relative to no working directory.
 std::string ThisFolder() {
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(&Full), &info) == 0 || info.dli_fname == nullptr) return ".";
-  const std::string path = info.dli_fname;
+  char* real = ::realpath(info.dli_fname, nullptr);
+  const std::string path = real != nullptr ? real : info.dli_fname;
+  std::free(real);
   const std::size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
@@ -39,14 +47,18 @@ Expected<const FullLibrary*> Load() {
     const char* error = ::dlerror();
     return refuse(std::string("it cannot be loaded: ") + (error != nullptr ? error : "dlopen failed"));
   }
+  auto unload = [&](const std::string& why) {
+    ::dlclose(handle);
+    return refuse(why);
+  };
   static FullLibrary full;
 #define QDCACHE_FULL_LOOKUP(name)                                                                   \
   full.name = reinterpret_cast<decltype(full.name)>(::dlsym(handle, "qdcache_" #name));             \
-  if (full.name == nullptr) return refuse("it lacks qdcache_" #name);
+  if (full.name == nullptr) return unload("it lacks qdcache_" #name);
   QDCACHE_FULL_FUNCTIONS(QDCACHE_FULL_LOOKUP)
 #undef QDCACHE_FULL_LOOKUP
-  if (std::strcmp(full.version(), qdcache_version()) != 0) {
-    return refuse(std::string("it is version ") + full.version() + ", not " + qdcache_version());
+  if (std::strcmp(full.version(), QDCACHE_VERSION_STRING) != 0) {
+    return unload(std::string("it is version ") + full.version() + ", not " + QDCACHE_VERSION_STRING);
   }
   loaded = true;
   return &full;

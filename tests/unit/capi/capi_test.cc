@@ -680,7 +680,12 @@ TEST_CASE("a warm start through libqdcache.so loads neither gRPC nor the full li
   CHECK(saxpy != nullptr);
   qdcache_cpu_module_free(module);
   CHECK_FALSE(Mapped("libqdcache-full"));
-  CHECK_FALSE(Mapped("libgrpc"));
+  // Nor does libqdcache.so itself need gRPC, protobuf or abseil (this test
+  // program may map them: the sanitized build's links gRPC for its support code).
+  const qdcache::testing::RunResult dynamic = qdcache::testing::Run({qdcache::testing::FindOnPath("readelf"), "-d", QDCACHE_C_LIBRARY});
+  REQUIRE(dynamic.exit_code == 0);
+  CHECK_THAT(dynamic.out, Catch::Contains("(NEEDED)") && Catch::Contains("libc.so"));
+  for (const char* heavy : {"grpc", "protobuf", "absl", "libqdcache-full"}) CHECK_THAT(dynamic.out, !Catch::Contains(heavy));
 
   // What only the full library reads: loaded for it, answering about the same item.
   char* json = nullptr;
@@ -740,4 +745,27 @@ TEST_CASE("libqdcache.so without its full library looks up, and says what else i
       {"LD_LIBRARY_PATH=" + lonely, "QDCACHE_SOCKET=" + daemon.socket_path(), "QDCACHE_ADDR", "QDCACHE_AUTOSPAWN=0"});
   INFO(child.out << child.err);
   CHECK(child.exit_code == 0);
+}
+
+TEST_CASE("a client compiles where it looks up whatever the environment says later", "[capi][integration]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  REQUIRE(::setenv("QDCACHE_SOCKET", daemon.socket_path().c_str(), 1) == 0);
+  ::unsetenv("QDCACHE_ADDR");
+  qdcache_client* client = nullptr;
+  REQUIRE(qdcache_connect(nullptr, &client) == QDCACHE_OK);
+  // Resolved at connect, for the lookups and for the full library's client
+  // made later: a socket named afterwards is not it.
+  const std::string elsewhere = dir / "elsewhere.sock";
+  REQUIRE(::setenv("QDCACHE_SOCKET", elsewhere.c_str(), 1) == 0);
+  CHECK(qdcache_ping(client) == QDCACHE_OK);
+  qdcache_results_free(CompileOne(client, Data("cpu/saxpy.ll"), "cpu:x86-64", "k", "pinned"));
+  const void* keys[] = {"k"};
+  const size_t sizes[] = {1};
+  qdcache_results* results = nullptr;
+  REQUIRE(qdcache_lookup(client, "pinned", "cpu:x86-64", keys, sizes, 1, 0, &results) == QDCACHE_OK);
+  CHECK(qdcache_result_cache_status(results, 0) == QDCACHE_CACHE_ALIAS_HIT);
+  qdcache_results_free(results);
+  qdcache_client_free(client);
 }

@@ -155,6 +155,10 @@ TEST_CASE("a lean lookup answer reads as protobuf parses it", "[lean][wire]") {
       Expected<std::vector<lean::WireResult>> read = lean::DecodeLookupResults(wire);
       REQUIRE(read.ok());
       CheckSame(expected, *read);
+      // Handed on, it is still the same result.
+      v1::LookupResponse again;
+      REQUIRE(again.ParseFromString(lean::ResultForParse((*read)[0], "", false)));
+      CHECK(again.SerializeAsString() == expected.SerializeAsString());
     }
   }
   SECTION("every truncation decodes exactly when protobuf's parse does, to the same") {
