@@ -86,6 +86,10 @@ struct FullCall {
 };
 [[nodiscard]] Expected<FullCall> FullFor(qdcache_client* client);
 
+// Fills the NUL-terminated copies of `out`'s items (error, ptx,
+// dependencies) and marks none dropped.
+void FillTexts(LeanResults* out);
+
 // A new handle around the full library's results `full` (null: null).
 [[nodiscard]] qdcache_results* Wrap(qdcache_results* full);
 

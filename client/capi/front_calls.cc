@@ -1,6 +1,6 @@
 // The C ABI's calls that libqdcache.so hands to the full library as they
 // are: building compile requests (a qdcache_request is the full library's
-// own handle), compiling, explaining, reading results from bytes.
+// own handle), compiling, explaining.
 #include "client/capi/front.h"
 
 using qdcache::Status;
@@ -109,17 +109,6 @@ qdcache_status qdcache_compile(qdcache_client* client, qdcache_request* request,
     QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall call, qdcache::capi::FullFor(client));
     qdcache_results* results = nullptr;
     const Status status = StatusOf(*call.full, call.full->compile(call.client, request, out ? &results : nullptr));
-    if (out != nullptr) *out = qdcache::capi::Wrap(results);
-    return status;
-  });
-}
-
-qdcache_status qdcache_results_parse(const void* response, size_t size, qdcache_results** out) {
-  if (out != nullptr) *out = nullptr;
-  return Guard([&] {
-    QDC_ASSIGN_OR_RETURN(const FullLibrary* full, Full());
-    qdcache_results* results = nullptr;
-    const Status status = StatusOf(*full, full->results_parse(response, size, out ? &results : nullptr));
     if (out != nullptr) *out = qdcache::capi::Wrap(results);
     return status;
   });

@@ -29,6 +29,13 @@ Status ReadAnswer(client::LeanSocket::Reply& reply, LeanResults* out) {
   QDC_ASSIGN_OR_RETURN(out->payloads, lean::PayloadViews(parts, out->items.size(), reply.memfd, check, &blob));
   if (!reply.memfd) reply.AlignInline(blob, out->payloads);
   out->held = std::move(reply.held);
+  FillTexts(out);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void FillTexts(LeanResults* out) {
   // NUL-terminated copies of what the C ABI hands out as `const char*`:
   // made here only where there is one (a warm start's hits have none).
   const std::size_t n = out->items.size();
@@ -42,8 +49,9 @@ Status ReadAnswer(client::LeanSocket::Reply& reply, LeanResults* out) {
     for (const lean::WireDependency& d : item.dependencies) out->dependencies[i].emplace_back(d.name, d.digest);
   }
   out->dropped.assign(n, false);
-  return Status::Ok();
 }
+
+namespace {
 
 // The lean transport's answer to the lookup; nullopt when it cannot carry it.
 std::optional<Expected<std::unique_ptr<LeanResults>>> LeanLookup(qdcache_client* client, const std::string& body,
@@ -98,6 +106,28 @@ qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char
         *call.full, call.full->lookup(call.client, ns, target, fast_keys, fast_key_sizes, count, include_ptx, &found));
     *out = qdcache::capi::Wrap(found);
     return status;
+  });
+}
+
+qdcache_status qdcache_results_parse(const void* response, size_t size, qdcache_results** out) {
+  if (out != nullptr) *out = nullptr;
+  return Guard([&] {
+    QDC_RETURN_IF_ERROR(qdcache::capi::Required(out, "out"));
+    if (response == nullptr && size != 0) return qdcache::InvalidArgument("response is NULL");
+    auto parsed = std::make_unique<qdcache::capi::LeanResults>();
+    if (size != 0) parsed->body.assign(static_cast<const char*>(response), size);
+    parsed->response = parsed->body;
+    auto items = qdcache::lean::DecodeLookupResults(parsed->response);
+    if (!items.ok()) return qdcache::InvalidArgument("the bytes are not a serialized qdcache.v1.LookupResponse");
+    parsed->items = std::move(*items);
+    // Payloads where the bytes hold them: in the artifacts (a lean answer's
+    // read as empty).
+    for (const qdcache::lean::WireResult& item : parsed->items) parsed->payloads.push_back(item.payload);
+    qdcache::capi::FillTexts(parsed.get());
+    auto results = std::make_unique<qdcache_results>();
+    results->lean = std::move(parsed);
+    *out = results.release();
+    return Status::Ok();
   });
 }
 

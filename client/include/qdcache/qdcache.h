@@ -27,9 +27,9 @@
  * library. It looks artifacts up over the daemon's lean transport on a unix
  * socket, reads their results (status, kind, payload, key, target, PTX,
  * errors, dependencies) and loads and launches them. Every other call
- * (compiling, explaining, commands, statistics, qdcache_result_json,
- * qdcache_results_parse, a lookup the lean transport cannot carry: TCP,
- * TLS, spawning, the "lean" option off) goes to libqdcache-full.so.1, which
+ * (compiling, explaining, commands, statistics, qdcache_result_json, a
+ * lookup the lean transport cannot carry: TCP, TLS, spawning, the "lean"
+ * option off) goes to libqdcache-full.so.1, which
  * it loads on the first such call from the folder qdcache/ beside itself
  * (FAILED_PRECONDITION naming the file when that cannot be done).
  *

@@ -769,3 +769,41 @@ TEST_CASE("a client compiles where it looks up whatever the environment says lat
   qdcache_results_free(results);
   qdcache_client_free(client);
 }
+
+TEST_CASE("ABI 1.7: results read from bytes without the full library", "[capi]") {
+  qdcache_results* results = nullptr;
+  REQUIRE(qdcache_results_parse("", 0, &results) == QDCACHE_OK);
+  CHECK(qdcache_results_count(results) == 0);
+  qdcache_results_free(results);
+  // A hit whose artifact carries no payload (a lean answer's), then an error.
+  const std::string key(32, '\x9c');
+  std::string artifact = std::string("\x08\x02\x12\x20", 4) + key + "\x32\x0a" + "cpu:x86-64";
+  std::string hit = std::string("\x08\x04\x12", 3) + static_cast<char>(artifact.size()) + artifact;
+  std::string error = std::string("\x08\x07\x1a\x07\x08\x03\x12\x03", 8) + "bad";
+  std::string bytes = std::string("\x0a", 1) + static_cast<char>(hit.size()) + hit + "\x0a" +
+                      static_cast<char>(error.size()) + error;
+  REQUIRE(qdcache_results_parse(bytes.data(), bytes.size(), &results) == QDCACHE_OK);
+  REQUIRE(qdcache_results_count(results) == 2);
+  CHECK(qdcache_result_cache_status(results, 0) == QDCACHE_CACHE_ALIAS_HIT);
+  std::string key_hex;
+  for (int i = 0; i < 32; ++i) key_hex += "9c";
+  CHECK(std::string(qdcache_result_key(results, 0)) == key_hex);
+  CHECK(std::string(qdcache_result_target(results, 0)) == "cpu:x86-64");
+  int kind = 0;
+  const void* payload = nullptr;
+  size_t size = 1;
+  CHECK(qdcache_result_artifact(results, 0, &kind, &payload, &size) == QDCACHE_OK);
+  CHECK(kind == QDCACHE_ARTIFACT_SHARED_OBJECT);
+  CHECK(size == 0);
+  const char* message = nullptr;
+  CHECK(qdcache_result_error(results, 1, &message) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(std::string(message) == "bad");
+  qdcache_results_free(results);
+  CHECK_FALSE(Mapped("libqdcache-full"));
+
+  CHECK(qdcache_results_parse("\x0f", 1, &results) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(results == nullptr);
+  CHECK_THAT(std::string(qdcache_last_error()), Catch::Contains("not a serialized qdcache.v1.LookupResponse"));
+  CHECK(qdcache_results_parse(nullptr, 3, &results) == QDCACHE_INVALID_ARGUMENT);
+  CHECK(qdcache_results_parse("", 0, nullptr) == QDCACHE_INVALID_ARGUMENT);
+}
