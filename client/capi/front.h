@@ -38,13 +38,12 @@ struct qdcache_client {
 
 namespace qdcache::capi {
 
-// A lean lookup's answer: its items as the C ABI reads them, views into the
-// answer (`response`, the LookupResponse's bytes) and its payloads (`held`:
-// the daemon's mapped memfd, or the aligned inline blob).
+// A lean lookup's answer, or results read from bytes: its items as the C
+// ABI reads them, views into `body`, and its payloads (views into `held`:
+// the daemon's mapped memfd or the aligned inline blob; or into `body`).
 struct LeanResults {
   std::string body;  // the answer's body: `items` view into it
   std::shared_ptr<client::LeanSocket::Held> held;
-  std::string_view response;
   std::vector<lean::WireResult> items;
   std::vector<std::string_view> payloads;
   // NUL-terminated copies of what is handed out as `const char*`: the
@@ -64,9 +63,10 @@ struct LeanResults {
 }  // namespace qdcache::capi
 
 struct qdcache_results {
-  // Exactly one of them: a lean lookup's results, read here (and an item
-  // handed to the full library only for qdcache_result_json), or the full
-  // library's (a compile, a parse, a lookup it served), read there.
+  // Exactly one of them: results read here (a lean lookup's, or read from
+  // bytes; an item is handed to the full library only for
+  // qdcache_result_json), or the full library's (a compile, a lookup it
+  // served), read there.
   std::unique_ptr<qdcache::capi::LeanResults> lean;
   qdcache_results* full = nullptr;
   ~qdcache_results();
@@ -90,7 +90,9 @@ struct FullCall {
 // dependencies) and marks none dropped.
 void FillTexts(LeanResults* out);
 
-// A new handle around the full library's results `full` (null: null).
+// A new handle around the full library's results `full` (null: null), or
+// around results read here.
 [[nodiscard]] qdcache_results* Wrap(qdcache_results* full);
+[[nodiscard]] qdcache_results* Wrap(std::unique_ptr<LeanResults> lean);
 
 }  // namespace qdcache::capi

@@ -16,7 +16,7 @@ template <auto Function, typename... Args>
 qdcache_status Forward(Args... args) {
   return Guard([&] {
     QDC_ASSIGN_OR_RETURN(const FullLibrary* full, Full());
-    return StatusOf(*full, (full->*Function)(args...));
+    return StatusOf((full->*Function)(args...));
   });
 }
 
@@ -37,7 +37,7 @@ qdcache_status qdcache_request_create(qdcache_request** out) {
 }
 
 void qdcache_request_free(qdcache_request* request) {
-  if (request != nullptr) (*Full())->request_free(request);  // made by the full library: it is loaded
+  if (request != nullptr) qdcache::capi::LoadedFull().request_free(request);
 }
 
 qdcache_status qdcache_request_add_kernel(qdcache_request* request, const void* ir, size_t ir_size,
@@ -88,7 +88,7 @@ qdcache_status qdcache_file_sha256(const char* path, unsigned char digest[32]) {
 }
 
 size_t qdcache_request_count(const qdcache_request* request) {
-  return request == nullptr ? 0 : (*Full())->request_count(request);
+  return request == nullptr ? 0 : qdcache::capi::LoadedFull().request_count(request);
 }
 
 qdcache_status qdcache_explain_json(qdcache_client* client, const qdcache_request* request, char** json) {
@@ -97,7 +97,7 @@ qdcache_status qdcache_explain_json(qdcache_client* client, const qdcache_reques
     QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall call, qdcache::capi::FullFor(client));
     char* text = nullptr;
     const Status status =
-        StatusOf(*call.full, call.full->explain_json(call.client, request, json ? &text : nullptr));
+        StatusOf(call.full->explain_json(call.client, request, json ? &text : nullptr));
     if (json != nullptr) *json = qdcache::capi::TakeString(*call.full, text);
     return status;
   });
@@ -108,7 +108,7 @@ qdcache_status qdcache_compile(qdcache_client* client, qdcache_request* request,
   return Guard([&] {
     QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall call, qdcache::capi::FullFor(client));
     qdcache_results* results = nullptr;
-    const Status status = StatusOf(*call.full, call.full->compile(call.client, request, out ? &results : nullptr));
+    const Status status = StatusOf(call.full->compile(call.client, request, out ? &results : nullptr));
     if (out != nullptr) *out = qdcache::capi::Wrap(results);
     return status;
   });

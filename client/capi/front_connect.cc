@@ -39,14 +39,14 @@ Expected<qdcache_client*> FullClient(qdcache_client* client, const FullLibrary**
   std::lock_guard lock(client->mu);
   if (client->full != nullptr) return client->full;
   qdcache_options* options = nullptr;
-  QDC_RETURN_IF_ERROR(StatusOf(f, f.options_create(&options)));
+  QDC_RETURN_IF_ERROR(StatusOf(f.options_create(&options)));
   Status status = Status::Ok();
   for (const auto& [name, value] : client->settings) {
-    status = StatusOf(f, f.options_set(options, name.c_str(), value.c_str()));
+    status = StatusOf(f.options_set(options, name.c_str(), value.c_str()));
     if (!status.ok()) break;
   }
   qdcache_client* made = nullptr;
-  if (status.ok()) status = StatusOf(f, f.connect(options, &made));
+  if (status.ok()) status = StatusOf(f.connect(options, &made));
   f.options_free(options);
   QDC_RETURN_IF_ERROR(status);
   client->full = made;
@@ -66,7 +66,7 @@ Expected<FullCall> FullFor(qdcache_client* client) {
 }  // namespace qdcache::capi
 
 qdcache_client::~qdcache_client() {
-  if (full != nullptr) (*qdcache::capi::Full())->client_free(full);
+  if (full != nullptr) qdcache::capi::LoadedFull().client_free(full);
 }
 
 using qdcache::Status;
@@ -84,7 +84,7 @@ namespace {
 template <typename Call>
 Status WithFullClient(qdcache_client* client, Call&& call) {
   QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall full, qdcache::capi::FullFor(client));
-  return StatusOf(*full.full, call(*full.full, full.client));
+  return StatusOf(call(*full.full, full.client));
 }
 
 // The same for a call that hands back a string in `*out` (NULL: NULL),
@@ -156,7 +156,9 @@ qdcache_status qdcache_connect(const qdcache_options* options, qdcache_client** 
 void qdcache_client_free(qdcache_client* client) { delete client; }
 
 qdcache_status qdcache_ping(qdcache_client* client) {
-  return Guard([&] { return WithFullClient(client, [](const FullLibrary& f, qdcache_client* c) { return f.ping(c); }); });
+  return Guard([&] {
+    return WithFullClient(client, [](const FullLibrary& f, qdcache_client* c) { return f.ping(c); });
+  });
 }
 
 qdcache_status qdcache_daemon_version(qdcache_client* client, char** version) {

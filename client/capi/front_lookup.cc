@@ -20,7 +20,6 @@ namespace {
 Status ReadAnswer(client::LeanSocket::Reply& reply, LeanResults* out) {
   out->body = std::move(reply.body);  // before the views into it are made
   QDC_ASSIGN_OR_RETURN(const lean::AnswerBody parts, lean::SplitAnswerBody(out->body));
-  out->response = parts.response;
   QDC_ASSIGN_OR_RETURN(out->items, lean::DecodeLookupResults(parts.response));
   auto check = [&](std::size_t i) {
     return lean::MayHavePayload(i, out->items[i].has_artifact, !out->items[i].payload.empty());
@@ -94,16 +93,14 @@ qdcache_status qdcache_lookup(qdcache_client* client, const char* ns, const char
           qdcache::lean::EncodeLookupRequest(client->client_name, args.keys, ns, args.target, include_ptx != 0);
       if (auto answer = qdcache::capi::LeanLookup(client, body, count)) {
         if (!answer->ok()) return answer->status();
-        auto results = std::make_unique<qdcache_results>();
-        results->lean = std::move(answer->value());
-        *out = results.release();
+        *out = qdcache::capi::Wrap(std::move(answer->value()));
         return Status::Ok();
       }
     }
     QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall call, qdcache::capi::FullFor(client));
     qdcache_results* found = nullptr;
     const Status status = qdcache::capi::StatusOf(
-        *call.full, call.full->lookup(call.client, ns, target, fast_keys, fast_key_sizes, count, include_ptx, &found));
+        call.full->lookup(call.client, ns, target, fast_keys, fast_key_sizes, count, include_ptx, &found));
     *out = qdcache::capi::Wrap(found);
     return status;
   });
@@ -116,17 +113,14 @@ qdcache_status qdcache_results_parse(const void* response, size_t size, qdcache_
     if (response == nullptr && size != 0) return qdcache::InvalidArgument("response is NULL");
     auto parsed = std::make_unique<qdcache::capi::LeanResults>();
     if (size != 0) parsed->body.assign(static_cast<const char*>(response), size);
-    parsed->response = parsed->body;
-    auto items = qdcache::lean::DecodeLookupResults(parsed->response);
+    auto items = qdcache::lean::DecodeLookupResults(parsed->body);
     if (!items.ok()) return qdcache::InvalidArgument("the bytes are not a serialized qdcache.v1.LookupResponse");
     parsed->items = std::move(*items);
     // Payloads where the bytes hold them: in the artifacts (a lean answer's
     // read as empty).
     for (const qdcache::lean::WireResult& item : parsed->items) parsed->payloads.push_back(item.payload);
     qdcache::capi::FillTexts(parsed.get());
-    auto results = std::make_unique<qdcache_results>();
-    results->lean = std::move(parsed);
-    *out = results.release();
+    *out = qdcache::capi::Wrap(std::move(parsed));
     return Status::Ok();
   });
 }

@@ -13,11 +13,6 @@ namespace {
 constexpr int kAliasHit = QDCACHE_CACHE_ALIAS_HIT;
 constexpr int kMiss = QDCACHE_CACHE_MISS;
 
-// The full library's handle of `results` when they are its (null for a lean lookup's).
-qdcache_results* FullOf(const qdcache_results* results) { return results->full; }
-
-const FullLibrary& Loaded() { return **Full(); }  // a full handle exists: it is loaded
-
 bool HasArtifact(const LeanResults& r, std::size_t i) { return r.items[i].has_artifact && !r.dropped[i]; }
 
 Status OutOfRange(std::size_t index, std::size_t n) {
@@ -45,6 +40,12 @@ bool MakeTexts(LeanResults& r) noexcept {
 
 }  // namespace
 
+qdcache_results* Wrap(std::unique_ptr<LeanResults> lean) {
+  auto results = std::make_unique<qdcache_results>();
+  results->lean = std::move(lean);
+  return results.release();
+}
+
 qdcache_results* Wrap(qdcache_results* full) {
   if (full == nullptr) return nullptr;
   try {
@@ -52,7 +53,7 @@ qdcache_results* Wrap(qdcache_results* full) {
     results->full = full;
     return results;
   } catch (...) {
-    Loaded().results_free(full);
+    LoadedFull().results_free(full);
     throw;
   }
 }
@@ -60,27 +61,27 @@ qdcache_results* Wrap(qdcache_results* full) {
 }  // namespace qdcache::capi
 
 qdcache_results::~qdcache_results() {
-  if (full != nullptr) qdcache::capi::Loaded().results_free(full);
+  if (full != nullptr) qdcache::capi::LoadedFull().results_free(full);
 }
 
 using qdcache::Status;
-using qdcache::capi::FullOf;
 using qdcache::capi::Guard;
 using qdcache::capi::LeanResults;
-using qdcache::capi::Loaded;
+using qdcache::capi::LoadedFull;
 using qdcache::capi::Required;
+using qdcache::capi::StatusOf;
 
 extern "C" {
 
 size_t qdcache_results_count(const qdcache_results* results) {
   if (results == nullptr) return 0;
-  if (qdcache_results* full = FullOf(results)) return Loaded().results_count(full);
+  if (qdcache_results* full = results->full) return LoadedFull().results_count(full);
   return results->lean->items.size();
 }
 
 int qdcache_result_cache_status(const qdcache_results* results, size_t index) {
   if (results == nullptr) return 0;
-  if (qdcache_results* full = FullOf(results)) return Loaded().result_cache_status(full, index);
+  if (qdcache_results* full = results->full) return LoadedFull().result_cache_status(full, index);
   const LeanResults& r = *results->lean;
   if (index >= r.items.size()) return 0;
   return r.dropped[index] ? qdcache::capi::kMiss : r.items[index].status;
@@ -90,8 +91,8 @@ qdcache_status qdcache_result_error(const qdcache_results* results, size_t index
   if (message != nullptr) *message = "";
   return Guard([&] {
     if (results == nullptr) return qdcache::InvalidArgument("results is NULL");
-    if (qdcache_results* full = FullOf(results)) {
-      return qdcache::capi::StatusOf(Loaded(), Loaded().result_error(full, index, message));
+    if (qdcache_results* full = results->full) {
+      return StatusOf(LoadedFull().result_error(full, index, message));
     }
     const LeanResults& r = *results->lean;
     if (index >= r.items.size()) return qdcache::capi::OutOfRange(index, r.items.size());
@@ -110,8 +111,8 @@ qdcache_status qdcache_result_artifact(const qdcache_results* results, size_t in
                                        const void** payload, size_t* payload_size) {
   return Guard([&] {
     if (results != nullptr) {
-      if (qdcache_results* full = FullOf(results)) {
-        return qdcache::capi::StatusOf(Loaded(), Loaded().result_artifact(full, index, kind, payload, payload_size));
+      if (qdcache_results* full = results->full) {
+        return StatusOf(LoadedFull().result_artifact(full, index, kind, payload, payload_size));
       }
     }
     QDC_RETURN_IF_ERROR(Required(payload, "payload"));
@@ -137,8 +138,8 @@ qdcache_status qdcache_results_items(const qdcache_results* results, size_t firs
                                      qdcache_item* items, size_t item_size) {
   return Guard([&] {
     if (results == nullptr) return qdcache::InvalidArgument("results is NULL");
-    if (qdcache_results* full = FullOf(results)) {
-      return qdcache::capi::StatusOf(Loaded(), Loaded().results_items(full, first, count, items, item_size));
+    if (qdcache_results* full = results->full) {
+      return StatusOf(LoadedFull().results_items(full, first, count, items, item_size));
     }
     if (count == 0) return Status::Ok();
     QDC_RETURN_IF_ERROR(Required(items, "items"));
@@ -178,8 +179,8 @@ qdcache_status qdcache_results_items(const qdcache_results* results, size_t firs
 qdcache_status qdcache_result_ptx(const qdcache_results* results, size_t index, const char** ptx, size_t* size) {
   return Guard([&] {
     if (results != nullptr) {
-      if (qdcache_results* full = FullOf(results)) {
-        return qdcache::capi::StatusOf(Loaded(), Loaded().result_ptx(full, index, ptx, size));
+      if (qdcache_results* full = results->full) {
+        return StatusOf(LoadedFull().result_ptx(full, index, ptx, size));
       }
     }
     QDC_RETURN_IF_ERROR(Required(ptx, "ptx"));
@@ -199,7 +200,7 @@ qdcache_status qdcache_result_ptx(const qdcache_results* results, size_t index, 
 
 const char* qdcache_result_key(const qdcache_results* results, size_t index) {
   if (results == nullptr) return "";
-  if (qdcache_results* full = FullOf(results)) return Loaded().result_key(full, index);
+  if (qdcache_results* full = results->full) return LoadedFull().result_key(full, index);
   LeanResults& r = *results->lean;
   if (index >= r.items.size() || !qdcache::capi::MakeTexts(r)) return "";
   return r.dropped[index] ? "" : r.key_hex[index].c_str();
@@ -207,7 +208,7 @@ const char* qdcache_result_key(const qdcache_results* results, size_t index) {
 
 const char* qdcache_result_target(const qdcache_results* results, size_t index) {
   if (results == nullptr) return "";
-  if (qdcache_results* full = FullOf(results)) return Loaded().result_target(full, index);
+  if (qdcache_results* full = results->full) return LoadedFull().result_target(full, index);
   LeanResults& r = *results->lean;
   if (index >= r.items.size() || !qdcache::capi::MakeTexts(r)) return "";
   return qdcache::capi::HasArtifact(r, index) ? r.target[index].c_str() : "";
@@ -226,11 +227,11 @@ qdcache_status qdcache_result_json(const qdcache_results* results, size_t index,
       const LeanResults& r = *results->lean;
       if (index >= r.items.size()) return qdcache::capi::OutOfRange(index, r.items.size());
       const std::string item = qdcache::lean::ResultForParse(r.items[index], r.payloads[index], r.dropped[index]);
-      QDC_RETURN_IF_ERROR(qdcache::capi::StatusOf(*full, full->results_parse(item.data(), item.size(), &handle)));
+      QDC_RETURN_IF_ERROR(StatusOf(full->results_parse(item.data(), item.size(), &handle)));
       at = 0;
     }
     char* text = nullptr;
-    const Status status = qdcache::capi::StatusOf(*full, full->result_json(handle, at, json ? &text : nullptr));
+    const Status status = StatusOf(full->result_json(handle, at, json ? &text : nullptr));
     if (handle != results->full) full->results_free(handle);
     if (json != nullptr) *json = qdcache::capi::TakeString(*full, text);
     return status;
@@ -241,7 +242,7 @@ void qdcache_results_free(qdcache_results* results) { delete results; }
 
 size_t qdcache_result_dependency_count(const qdcache_results* results, size_t index) {
   if (results == nullptr) return 0;
-  if (qdcache_results* full = FullOf(results)) return Loaded().result_dependency_count(full, index);
+  if (qdcache_results* full = results->full) return LoadedFull().result_dependency_count(full, index);
   const LeanResults& r = *results->lean;
   if (index >= r.items.size() || r.dropped[index]) return 0;
   return r.dependencies[index].size();
@@ -251,9 +252,8 @@ qdcache_status qdcache_result_dependency(const qdcache_results* results, size_t 
                                          const void** digest, size_t* digest_size) {
   return Guard([&] {
     if (results != nullptr) {
-      if (qdcache_results* full = FullOf(results)) {
-        return qdcache::capi::StatusOf(Loaded(),
-                                       Loaded().result_dependency(full, index, i, name, digest, digest_size));
+      if (qdcache_results* full = results->full) {
+        return StatusOf(LoadedFull().result_dependency(full, index, i, name, digest, digest_size));
       }
     }
     QDC_RETURN_IF_ERROR(Required(name, "name"));
@@ -279,8 +279,8 @@ qdcache_status qdcache_results_check_dependencies(qdcache_results* results, qdca
                                                   void* user, size_t* stale) {
   return Guard([&] {
     if (results == nullptr) return qdcache::InvalidArgument("results is NULL");
-    if (qdcache_results* full = FullOf(results)) {
-      return qdcache::capi::StatusOf(Loaded(), Loaded().results_check_dependencies(full, check, user, stale));
+    if (qdcache_results* full = results->full) {
+      return StatusOf(LoadedFull().results_check_dependencies(full, check, user, stale));
     }
     if (check == nullptr) return qdcache::InvalidArgument("check is NULL");
     LeanResults& r = *results->lean;

@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -19,8 +18,6 @@
 
 namespace qdcache::capi {
 namespace {
-
-std::atomic<bool> loaded{false};
 
 // The folder of the shared object holding this code, with links resolved
 // (a libqdcache.so.1 linked to from elsewhere has its full library beside
@@ -60,7 +57,6 @@ Expected<const FullLibrary*> Load() {
   if (std::strcmp(full.version(), QDCACHE_VERSION_STRING) != 0) {
     return unload(std::string("it is version ") + full.version() + ", not " + QDCACHE_VERSION_STRING);
   }
-  loaded = true;
   return &full;
 }
 
@@ -73,11 +69,11 @@ Expected<const FullLibrary*> Full() {
   return full;
 }
 
-bool FullLoaded() { return loaded; }
+const FullLibrary& LoadedFull() { return **Full(); }
 
-Status StatusOf(const FullLibrary& full, qdcache_status status) {
+Status StatusOf(qdcache_status status) {
   if (status == QDCACHE_OK) return Status::Ok();
-  return Status(static_cast<Code>(status), full.last_error());
+  return Status(static_cast<Code>(status), LoadedFull().last_error());
 }
 
 char* TakeString(const FullLibrary& full, char* text) {

@@ -40,13 +40,13 @@ struct FullLibrary {
 // every later call answers the same.
 [[nodiscard]] Expected<const FullLibrary*> Full();
 
-// Whether the full library is loaded in this process (for tests and
-// diagnostics; loads nothing).
-[[nodiscard]] bool FullLoaded();
+// The full library where a handle of it (a client, request or results it
+// made) proves it loaded.
+[[nodiscard]] const FullLibrary& LoadedFull();
 
 // `status`, returned by a function of the full library, with the full
 // library's last error of this thread as its message.
-[[nodiscard]] Status StatusOf(const FullLibrary& full, qdcache_status status);
+[[nodiscard]] Status StatusOf(qdcache_status status);
 
 // The full library's string `text` (NULL allowed) moved into one this
 // library's qdcache_string_free releases; the full library's is freed.
