@@ -2,8 +2,13 @@
 
 #include <chrono>
 #include <cstddef>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include "common/digest.h"
 #include "common/utf8.h"
@@ -120,19 +125,61 @@ std::optional<std::vector<KeyComponent>> StoredComponents(const store::ArtifactR
 
 namespace {
 
+// The part of a record's metadata that serving reads: every top-level field
+// but the key components (field 14, kept for explain: dozens of strings,
+// most of the parse). The serializer writes fields in number order, so the
+// components are a suffix and the rest is parsed where it lies; bytes in
+// another order are copied without them. Nullopt when the fields do not
+// even delimit (the record is corrupt).
+constexpr int kComponentsField = 14;
+
+std::optional<std::string_view> ServedMetadata(std::string_view metadata, std::string& scratch) {
+  using google::protobuf::internal::WireFormatLite;
+  const auto* data = reinterpret_cast<const std::uint8_t*>(metadata.data());
+  google::protobuf::io::CodedInputStream in(data, static_cast<int>(metadata.size()));
+  std::vector<std::pair<int, int>> kept;  // [begin, end) of each field served
+  bool suffix_only = true;                // no served field after a component
+  bool skipped = false;
+  while (true) {
+    const int begin = in.CurrentPosition();
+    const std::uint32_t tag = in.ReadTag();
+    if (tag == 0) {
+      if (begin != static_cast<int>(metadata.size())) return std::nullopt;
+      break;
+    }
+    if (!WireFormatLite::SkipField(&in, tag)) return std::nullopt;
+    if (WireFormatLite::GetTagFieldNumber(tag) == kComponentsField) {
+      skipped = true;
+    } else {
+      suffix_only = suffix_only && !skipped;
+      kept.emplace_back(begin, in.CurrentPosition());
+    }
+  }
+  if (kept.empty()) return std::string_view();
+  if (suffix_only) return metadata.substr(0, static_cast<std::size_t>(kept.back().second));
+  scratch.clear();
+  for (const auto& [begin, end] : kept) {
+    scratch.append(metadata.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
+  }
+  return std::string_view(scratch);
+}
+
 // Everything of the wire artifact but its payload and PTX.
 Status FillWireMetadata(const store::ArtifactRecord& r, v1::Artifact* out) {
-  // Parsed on an arena that starts on the stack: a record's metadata also
-  // holds its key components (dozens of strings, for explain) that serving
-  // does not send, and allocating and freeing them one by one was a fifth
-  // of a warm start's lookup time in the daemon.
-  alignas(std::max_align_t) char block[8192];
+  // Parsed on an arena that starts on the stack, and without the key
+  // components (ServedMetadata): parsing and freeing those was a fifth of a
+  // warm start's lookup time in the daemon.
+  alignas(std::max_align_t) char block[4096];
   google::protobuf::ArenaOptions options;
   options.initial_block = block;
   options.initial_block_size = sizeof(block);
   google::protobuf::Arena arena(options);
   internal::RecordMetadata& meta = *google::protobuf::Arena::CreateMessage<internal::RecordMetadata>(&arena);
-  if (!meta.ParseFromString(r.metadata)) return DataLoss("artifact metadata does not decode");
+  std::string scratch;
+  const std::optional<std::string_view> served = ServedMetadata(r.metadata, scratch);
+  if (!served || !meta.ParseFromArray(served->data(), static_cast<int>(served->size()))) {
+    return DataLoss("artifact metadata does not decode");
+  }
   switch (r.kind) {
     case static_cast<std::uint32_t>(compiler::ArtifactKind::kCubin):
       out->set_kind(v1::ARTIFACT_KIND_CUBIN);

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/digest.h"
+
 using namespace qdcache;
 using namespace qdcache::engine;
 
@@ -73,4 +75,55 @@ TEST_CASE("metadata and stage outputs written as v1.Artifact by earlier daemons 
   CHECK(stage->log == "log");
   REQUIRE(stage->entries.size() == 1);
   CHECK(stage->entries[0].registers == 20);
+}
+
+TEST_CASE("serving a record skips its key components wherever they lie and still refuses broken metadata",
+          "[engine][record]") {
+  std::vector<KeyComponent> components;
+  for (int i = 0; i < 40; ++i) components.push_back({"component-" + std::to_string(i), std::string(64, 'v')});
+  compiler::CompileOutput output = Output();
+  output.lowered_names.push_back({"scale<float>", "_Z5scaleIfEvPT_"});
+  const std::string key = DigestBytes(KeyFromComponents("artifact", components));
+  const store::ArtifactRecord record = MakeRecord(key, "cuda:sm_90", "tc", output, 1.5, components);
+  REQUIRE(StoredComponents(record).has_value());  // explain still reads them
+
+  v1::Artifact served;
+  REQUIRE(ToWireArtifact(record, false, &served).ok());
+  REQUIRE(served.entries_size() == 1);
+  CHECK(served.entries(0).registers() == 12);
+  REQUIRE(served.lowered_names_size() == 1);
+  CHECK(served.lowered_names(0).name() == "_Z5scaleIfEvPT_");
+  CHECK(served.timings().total_seconds() == 1.5);
+
+  // The same fields in other orders (components first, between the others,
+  // last): the same artifact is served. Entries, timings and lowered names
+  // have v1.Artifact's field numbers; components are field 14.
+  v1::Artifact entries, rest;
+  *entries.mutable_entries() = served.entries();
+  *rest.mutable_timings() = served.timings();
+  *rest.mutable_lowered_names() = served.lowered_names();
+  std::string c;
+  for (const KeyComponent& k : components) {
+    const std::string component = "\x0a" + std::string(1, static_cast<char>(k.name.size())) + k.name + "\x12" +
+                                  std::string(1, static_cast<char>(k.value.size())) + k.value;
+    c += "\x72" + std::string(1, static_cast<char>(component.size())) + component;
+  }
+  const std::string e = entries.SerializeAsString(), r = rest.SerializeAsString();
+  for (const std::string& order : {e + r, c + e + r, e + c + r, e + r + c}) {
+    store::ArtifactRecord moved = record;
+    moved.metadata = order;
+    v1::Artifact wire;
+    REQUIRE(ToWireArtifact(moved, false, &wire).ok());
+    CHECK(wire.SerializeAsString() == served.SerializeAsString());
+  }
+
+  // Metadata whose fields do not delimit is corrupt, wherever the damage is.
+  const std::string& m = record.metadata;
+  for (const std::string& broken : {m.substr(0, m.size() - 1), m + "\x72\x7f", e + r + std::string("\x00\x01", 2),
+                                    c.substr(0, c.size() / 2) + e + r}) {
+    store::ArtifactRecord bad = record;
+    bad.metadata = broken;
+    v1::Artifact wire;
+    CHECK(ToWireArtifact(bad, false, &wire).code() == Code::kDataLoss);
+  }
 }
