@@ -59,6 +59,16 @@ Expected<double> InProcessMs(compiler::Compiler& compiler, const compiler::Targe
   return s * 1e3;
 }
 
+// The canonical digest of a kernel's IR, in-process: what keying a miss
+// costs a key worker, besides the call.
+Expected<double> DigestMs(compiler::Compiler& compiler, const compiler::Target& target, int ops) {
+  const std::string ir = CudaChainKernel(ops, next_salt++);
+  Expected<Digest> digest = Internal("not run");
+  const double s = SecondsOf([&] { digest = compiler.CanonicalIrDigest(ir, target, false); });
+  QDC_RETURN_IF_ERROR(digest.status());
+  return s * 1e3;
+}
+
 // llc-19 then ptxas, as a build script runs them: both processes timed.
 Expected<double> TwoProcessMs(const BenchEnv& env, const std::string& llc, const std::string& ptxas,
                               const std::string& ptx_attr, int ops) {
@@ -106,10 +116,11 @@ Status RunColdCompile(BenchEnv& env, Report& report) {
   const std::pair<const char*, int> sizes[] = {
       {"small", kSmallOps}, {"medium", kMediumOps}, {"large", kLargeOps}};
   for (const auto& [name, ops] : sizes) {
-    std::vector<double> daemon, engine, toolchain, in_process, two;
+    std::vector<double> daemon, engine, toolchain, in_process, digest, two;
     for (int round = 0; round <= env.options.compile_rounds; ++round) {
       QDC_ASSIGN_OR_RETURN(DaemonCompile d, DaemonCompileMs(env, ops));
       QDC_ASSIGN_OR_RETURN(double i, InProcessMs(*compiler, target, ops));
+      QDC_ASSIGN_OR_RETURN(double k, DigestMs(*compiler, target, ops));
       double t = 0;
       if (pipeline) {
         QDC_ASSIGN_OR_RETURN(t, TwoProcessMs(env, llc, ptxas, attr, ops));
@@ -119,6 +130,7 @@ Status RunColdCompile(BenchEnv& env, Report& report) {
       engine.push_back(d.engine_ms);
       toolchain.push_back(d.toolchain_ms);
       in_process.push_back(i);
+      digest.push_back(k);
       two.push_back(t);
     }
     const std::string label = std::string(name) + " (" + std::to_string(ops) + " ops), " + env.options.cuda_sm;
@@ -127,6 +139,7 @@ Status RunColdCompile(BenchEnv& env, Report& report) {
     report.Add({kScenario, "  of which the engine's compile (one worker call, stage writes)", "ms", Summarize(engine)});
     report.Add({kScenario, "  of which LLVM + nvJitLink in the workers", "ms", Summarize(toolchain)});
     report.Add({kScenario, "in-process LLVM + nvJitLink, " + label, "ms", i});
+    report.Add({kScenario, "in-process canonical digest (keying a miss), " + label, "ms", Summarize(digest)});
     if (pipeline) report.Add({kScenario, "llc-19 + ptxas processes, " + label, "ms", t});
     const bool small = ops == kSmallOps;
     if (pipeline) {
