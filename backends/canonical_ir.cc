@@ -1,12 +1,15 @@
 #include "backends/canonical_ir.h"
 
 #include <array>
+#include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include "backends/compile_error.h"
 #include "backends/diagnostics.h"
 #include "backends/ir_reader.h"
+#include "backends/kept_parse.h"
 #include "backends/llvm_targets.h"
 #include "backends/module_conform.h"
 #include "common/compile_options.h"
@@ -16,11 +19,13 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 namespace qdcache::compiler {
 namespace {
@@ -110,10 +115,34 @@ void RemoveUnusedDebugIntrinsicDeclarations(llvm::Module& module) {
   }
 }
 
+// The canonical form of a module conformed to its target, printed into
+// SHA-256 (canonical_ir.h). Changes the module.
+Digest DigestOfCanonicalModule(llvm::Module& module, bool keep_debug_info) {
+  module.setModuleIdentifier("");
+  StripLocalNames(module);
+  if (!keep_debug_info) {
+    // Compile strips debug info too and then names the source "kernel".
+    llvm::StripDebugInfo(module);
+    DropDebugInfoModuleFlags(module);
+    module.setSourceFileName("");
+  }
+  RemoveUnusedDebugIntrinsicDeclarations(module);
+
+  Sha256Hasher hasher;
+  hasher.UpdateField(kFormatTag);
+  hasher.UpdateField(LLVM_VERSION_STRING);
+  hasher.UpdateField(keep_debug_info ? "debug-info" : "no-debug-info");
+  {
+    HashingOstream stream(hasher);
+    module.print(stream, /*AAW=*/nullptr);
+  }
+  return hasher.Finish();
+}
+
 }  // namespace
 
 llvm::Expected<Digest> ComputeCanonicalIrDigest(std::string_view ir, const Target& requested,
-                                                bool keep_debug_info) {
+                                                bool keep_debug_info, bool keep_parse) {
   InitializeLlvmTargets();
   Expected<Target> target = NormalizeTarget(requested);
   if (!target.ok())
@@ -122,35 +151,40 @@ llvm::Expected<Digest> ComputeCanonicalIrDigest(std::string_view ir, const Targe
   auto layout = TargetDataLayout(*target);
   if (!layout) return layout.takeError();
 
-  llvm::LLVMContext context;
-  DiagnosticCollector diagnostics(context);
-  std::string ignored_log;
-  auto module = ReadModule(ir, context, ignored_log);
-  if (!module) return module.takeError();
-  if (llvm::Error error = diagnostics.TakeError("parsing")) return error;
-  if (llvm::Error error = ConformModuleToTarget(**module, *target, llvm::DataLayout(*layout))) {
+  auto parsed = std::make_unique<ParsedIr>();
+  parsed->context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module;
+  {
+    DiagnosticCollector diagnostics(*parsed->context);
+    const auto start = std::chrono::steady_clock::now();
+    auto read = ReadModule(ir, *parsed->context, parsed->reader_log);
+    if (!read) return read.takeError();
+    parsed->parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (llvm::Error error = diagnostics.TakeError("parsing")) return error;
+    parsed->diagnostics = diagnostics.log();
+    // Kept, the module goes to the compile as read, and this digest works
+    // on a copy.
+    if (keep_parse) {
+      module = llvm::CloneModule(**read);
+      parsed->module = std::move(*read);
+    } else {
+      module = std::move(*read);
+    }
+  }
+  // As before the parse was kept: what LLVM reports from here is not looked at.
+  DiagnosticCollector ignored(*parsed->context);
+  if (llvm::Error error = ConformModuleToTarget(*module, *target, llvm::DataLayout(*layout))) {
     return error;
   }
-
-  (*module)->setModuleIdentifier("");
-  StripLocalNames(**module);
-  if (!keep_debug_info) {
-    // Compile strips debug info too and then names the source "kernel".
-    llvm::StripDebugInfo(**module);
-    DropDebugInfoModuleFlags(**module);
-    (*module)->setSourceFileName("");
+  const Digest digest = DigestOfCanonicalModule(*module, keep_debug_info);
+  if (keep_parse) {
+    module.reset();  // before its context moves on
+    // `ignored` ends here: the compile that takes the parse installs its own.
+    parsed->context->setDiagnosticHandler(std::make_unique<llvm::DiagnosticHandler>());
+    parsed->ir.assign(ir);
+    KeepParse(std::move(parsed));
   }
-  RemoveUnusedDebugIntrinsicDeclarations(**module);
-
-  Sha256Hasher hasher;
-  hasher.UpdateField(kFormatTag);
-  hasher.UpdateField(LLVM_VERSION_STRING);
-  hasher.UpdateField(keep_debug_info ? "debug-info" : "no-debug-info");
-  {
-    HashingOstream stream(hasher);
-    (*module)->print(stream, /*AAW=*/nullptr);
-  }
-  return hasher.Finish();
+  return digest;
 }
 
 }  // namespace qdcache::compiler

@@ -20,8 +20,12 @@ namespace qdcache::compiler {
 // bitcode writer also writes context-wide tables (every metadata kind and
 // sync-scope name ever registered in the context) and the producer string.
 // Printing and hashing cost less than the parse and verify before them.
+//
+// `keep_parse`: the module read is kept for the compile of the same IR
+// (kept_parse.h), and the digest made from a copy of it.
 [[nodiscard]] llvm::Expected<Digest> ComputeCanonicalIrDigest(std::string_view ir,
                                                               const Target& target,
-                                                              bool keep_debug_info);
+                                                              bool keep_debug_info,
+                                                              bool keep_parse = false);
 
 }  // namespace qdcache::compiler

@@ -1,6 +1,7 @@
 #include "backends/diagnostics.h"
 
 #include <memory>
+#include <utility>
 
 #include "backends/compile_error.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -24,7 +25,7 @@ class Handler : public llvm::DiagnosticHandler {
 
 }  // namespace
 
-DiagnosticCollector::DiagnosticCollector(llvm::LLVMContext& context) {
+DiagnosticCollector::DiagnosticCollector(llvm::LLVMContext& context, std::string log) : log_(std::move(log)) {
   // RespectFilters: remarks reach the log only when enabled (as in clang),
   // not every missed-optimization note of every pass.
   context.setDiagnosticHandler(std::make_unique<Handler>(this), /*RespectFilters=*/true);

@@ -12,7 +12,8 @@ namespace qdcache::compiler {
 class DiagnosticCollector {
  public:
   // Installs itself as `context`'s handler; must outlive the compile.
-  explicit DiagnosticCollector(llvm::LLVMContext& context);
+  // `log`: what was reported before (a parse kept_parse.h kept).
+  explicit DiagnosticCollector(llvm::LLVMContext& context, std::string log = {});
 
   void Record(const llvm::DiagnosticInfo& info);
 

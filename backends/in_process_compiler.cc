@@ -26,6 +26,7 @@
 #include "backends/diagnostics.h"
 #include "backends/entry_points.h"
 #include "backends/ir_reader.h"
+#include "backends/kept_parse.h"
 #include "backends/libdevice_link.h"
 #include "backends/lld_link.h"
 #include "backends/llvm_targets.h"
@@ -75,17 +76,29 @@ bool IsPlainIdentifier(llvm::StringRef name) {
 
 // Everything one compile (or one CUDA stage) needs, alive for its duration.
 struct Job {
-  Job(const CompileInput& in, Target t, CompileOptions o)
-      : input(in), target(std::move(t)), options(o) {}
+  // `parsed`: the module of input.ir a digest kept (kept_parse.h), which
+  // Prepare then does not read again.
+  Job(const CompileInput& in, Target t, CompileOptions o, std::unique_ptr<ParsedIr> parsed = nullptr)
+      : input(in),
+        target(std::move(t)),
+        options(o),
+        owned_context(parsed != nullptr ? std::move(parsed->context) : std::make_unique<llvm::LLVMContext>()),
+        context(*owned_context),
+        diagnostics(context, parsed != nullptr ? std::move(parsed->diagnostics) : std::string()),
+        log(parsed != nullptr ? std::move(parsed->reader_log) : std::string()),
+        module(parsed != nullptr ? std::move(parsed->module) : nullptr) {
+    if (parsed != nullptr) timings.parse_seconds = parsed->parse_seconds;
+  }
 
   const CompileInput& input;
   Target target;           // normalized and supported
   CompileOptions options;  // what this job may read (StageOptions)
-  llvm::LLVMContext context;
-  DiagnosticCollector diagnostics{context};
+  std::unique_ptr<llvm::LLVMContext> owned_context;
+  llvm::LLVMContext& context;
+  DiagnosticCollector diagnostics;
   std::string log;  // the IR reader's warnings
   StageTimings timings;
-  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::Module> module;  // destroyed before its context
   std::unique_ptr<llvm::TargetMachine> machine;
   std::vector<EntryFunction> entries;
   UnknownIntrinsicOrigins libdevice_unknown_intrinsics;
@@ -184,8 +197,9 @@ class InProcessCompiler final : public Compiler {
   Expected<Digest> CanonicalIrDigest(std::string_view ir, const Target& target,
                                      bool keep_debug_info, const CallControl& control) override {
     QDC_RETURN_IF_ERROR(CheckNotCancelled(control));
-    auto digest = ComputeCanonicalIrDigest(ir, target, keep_debug_info);
+    auto digest = ComputeCanonicalIrDigest(ir, target, keep_debug_info, control.kept_parse != nullptr);
     if (!digest) return ToStatus(digest.takeError());
+    if (control.kept_parse != nullptr) *control.kept_parse = 1;  // this process's one slot
     return *digest;
   }
 
@@ -267,7 +281,7 @@ llvm::Error InProcessCompiler::CompileToPtxInto(const CompileInput& input, PtxOu
   if (!target) return target.takeError();
   if (llvm::Error error = CheckOptLevel(input.options)) return error;
 
-  Job job(input, std::move(*target), StageOptions(input.options, kStageCodegen));
+  Job job(input, std::move(*target), StageOptions(input.options, kStageCodegen), TakeKeptParse(input.ir));
   llvm::Error error = Prepare(job);
   if (!error) error = EmitCudaPtx(job, out);
   out.log = job.diagnostics.log() + job.log;
@@ -282,7 +296,7 @@ llvm::Error InProcessCompiler::CompileObjectInto(const CompileInput& input, Comp
   if (!target) return target.takeError();
   if (llvm::Error error = CheckOptLevel(input.options)) return error;
 
-  Job job(input, std::move(*target), input.options);
+  Job job(input, std::move(*target), input.options, TakeKeptParse(input.ir));
   llvm::Error error = Prepare(job);
   if (!error) error = job.target.kind == TargetKind::kAmdgpu ? FinishAmdgpu(job, out) : FinishCpu(job, out);
   out.log = job.diagnostics.log() + job.log + out.log;
@@ -296,7 +310,7 @@ llvm::Error InProcessCompiler::CompileObjectInto(const CompileInput& input, Comp
 llvm::Error InProcessCompiler::Prepare(Job& job) const {
   const bool cuda = job.target.kind == TargetKind::kCuda;
   const CompileOptions& options = job.options;
-  {
+  if (job.module == nullptr) {  // else kept from the digest of the same bytes
     StageTimer timer(job.timings.parse_seconds);
     auto module = ReadModule(job.input.ir, job.context, job.log);
     if (!module) return module.takeError();

@@ -16,6 +16,7 @@
 
 #include "backends/cuda_libraries.h"
 #include "backends/in_process_compiler.h"
+#include "backends/kept_parse.h"
 #include "compiler/compiler.h"
 #include "compiler/worker_protocol.h"
 #include "llvm/ADT/StringRef.h"
@@ -47,8 +48,11 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
   switch (request.kind_case()) {
     case worker::v1::Request::kDigest: {
       const worker::v1::DigestRequest& r = request.digest();
+      std::uint64_t kept = 0;
+      CallControl control;
+      if (r.keep_parse()) control.kept_parse = &kept;
       Expected<Digest> digest =
-          compiler.CanonicalIrDigest(r.ir(), FromWire(r.target()), r.keep_debug_info());
+          compiler.CanonicalIrDigest(r.ir(), FromWire(r.target()), r.keep_debug_info(), control);
       ToWire(digest.status(), response);
       if (digest.ok()) response->set_digest(DigestBytes(*digest));
       return;
@@ -142,7 +146,10 @@ void ReleaseHeapWhenIdle(const HeapPolicy& policy, int fd) {
   do {
     n = ::poll(&p, 1, kIdleMs);
   } while (n < 0 && errno == EINTR);
-  if (n == 0) ::malloc_trim(0);
+  if (n == 0) {
+    DropKeptParse();  // the compile it was kept for has not come
+    ::malloc_trim(0);
+  }
 }
 
 bool ParseArgs(int argc, const char* const* argv, int* fd, std::uint64_t* max_answer,
@@ -203,7 +210,11 @@ int RunCompileWorkerMain(int argc, const char* const* argv) {
     worker::v1::Request request;
     worker::v1::Response response;
     if (request.ParseFromString(*frame)) {
+      const std::uint64_t taken = KeptParsesTaken();
       Answer(*compiler, request, &response);
+      response.set_parse_reused(KeptParsesTaken() != taken);
+      // A kept parse serves the call right after its digest, or none.
+      if (!(request.has_digest() && request.digest().keep_parse())) DropKeptParse();
     } else {
       ToWire(Internal("compile worker got an unreadable request"), &response);
     }

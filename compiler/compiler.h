@@ -158,6 +158,14 @@ struct CallControl {
   // or retired after refusing the input): what the caller charges to the
   // client that sent the input (the daemon's failure budget).
   std::atomic<int>* workers_used_up = nullptr;
+  // A miss's IR parsed once for its digest and its compile. CanonicalIrDigest
+  // given `kept_parse` may keep the module it parsed for the compile of the
+  // same IR, and sets *kept_parse to a token naming where (0: it kept none;
+  // the worker pool keeps one only on a compile worker idle at the time). A
+  // compile call given that token as `parse` goes there when it can, and
+  // then skips the parse; its output is what a fresh parse gives.
+  std::uint64_t* kept_parse = nullptr;
+  std::uint64_t parse = 0;
 };
 
 // Thread-safe: every method may be called from many threads at once.

@@ -149,8 +149,17 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerPool::Acquire(Lane& lane, const C
     if (control.cancel != nullptr && control.cancel->cancelled()) return Cancelled("compile cancelled");
     if (Clock::now() >= control.deadline) return DeadlineExceeded("deadline passed waiting for a compile worker");
     if (!lane.idle.empty()) {
-      std::unique_ptr<WorkerProcess> worker = std::move(lane.idle.back());
-      lane.idle.pop_back();
+      // The worker that keeps this call's parse; else one that keeps none
+      // (so another call's kept parse survives); else any.
+      auto pick = std::find_if(lane.idle.begin(), lane.idle.end(), [&](const auto& w) {
+        return control.parse != 0 && w->kept_parse() == control.parse;
+      });
+      if (pick == lane.idle.end()) {
+        pick = std::find_if(lane.idle.begin(), lane.idle.end(), [](const auto& w) { return w->kept_parse() == 0; });
+      }
+      if (pick == lane.idle.end()) pick = lane.idle.end() - 1;
+      std::unique_ptr<WorkerProcess> worker = std::move(*pick);
+      lane.idle.erase(pick);
       return worker;
     }
     if (lane.live < lane.size) {
@@ -191,9 +200,23 @@ void WorkerPool::Count(const Status& failure) {
   }
 }
 
+std::unique_ptr<WorkerProcess> WorkerPool::TakeIdleCompileWorker() {
+  std::lock_guard lock(mu_);
+  auto& idle = compile_.idle;
+  if (idle.empty()) return nullptr;
+  auto pick = std::find_if(idle.begin(), idle.end(), [](const auto& w) { return w->kept_parse() == 0; });
+  if (pick == idle.end()) pick = idle.end() - 1;
+  std::unique_ptr<WorkerProcess> worker = std::move(*pick);
+  idle.erase(pick);
+  return worker;
+}
+
 Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Request& request,
-                                               const CallControl& control) {
-  QDC_ASSIGN_OR_RETURN(std::unique_ptr<WorkerProcess> worker, Acquire(lane, control));
+                                               const CallControl& control, std::unique_ptr<WorkerProcess> worker,
+                                               std::uint64_t keeps_parse) {
+  if (worker == nullptr) {
+    QDC_ASSIGN_OR_RETURN(worker, Acquire(lane, control));
+  }
   // The time limit counts from here: waiting for a worker is not compiling.
   CallControl bounded = control;
   bool pool_limit = false;
@@ -205,6 +228,10 @@ Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Req
     }
   }
   Expected<worker::v1::Response> response = worker->Call(request, bounded);
+  // Whatever it kept before is gone after this call (kept_parse.h).
+  const bool kept = keeps_parse != 0 && response.ok() && response->code() == 0;
+  worker->set_kept_parse(kept ? keeps_parse : 0);
+  if (response.ok() && response->parse_reused()) ++parses_reused_;
   if (!worker->alive()) {
     Count(response.ok() ? StatusFromWire(*response) : response.status());
   } else if (response.ok() && response->code() != 0) {
@@ -236,8 +263,20 @@ Expected<Digest> WorkerPool::CanonicalIrDigest(std::string_view ir, const Target
   r->set_ir(ir.data(), ir.size());
   ToWire(target, r->mutable_target());
   r->set_keep_debug_info(keep_debug_info);
-  QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(key_, request, control));
+  // On a compile worker idle now, which keeps the module for the compile
+  // that a miss makes next; never waiting for one (hits key on `key_`).
+  std::unique_ptr<WorkerProcess> keeper;
+  if (control.kept_parse != nullptr) {
+    *control.kept_parse = 0;
+    keeper = TakeIdleCompileWorker();
+  }
+  const std::uint64_t token = keeper != nullptr ? next_parse_token_++ : 0;
+  r->set_keep_parse(token != 0);
+  QDC_ASSIGN_OR_RETURN(worker::v1::Response response,
+                       token != 0 ? Run(compile_, request, control, std::move(keeper), token)
+                                  : Run(key_, request, control));
   QDC_RETURN_IF_ERROR(StatusFromWire(response));
+  if (token != 0) *control.kept_parse = token;
   Digest digest{};
   if (response.digest().size() != digest.size()) return Internal("compile worker sent a malformed digest");
   std::memcpy(digest.data(), response.digest().data(), digest.size());
@@ -286,6 +325,7 @@ WorkerPoolStats WorkerPool::stats() const {
   s.out_of_memory = out_of_memory_;
   s.cancelled = cancelled_;
   s.respawns_delayed = respawns_delayed_;
+  s.parses_reused = parses_reused_;
   std::lock_guard lock(mu_);
   s.live = key_.live + compile_.live;
   return s;

@@ -3,7 +3,9 @@
 // client input inside the daemon. Two lanes of workers: `key` for
 // CanonicalIrDigest (short, on the request path of cache hits) and `compile`
 // for Compile / CompileToPtx / LinkCubin, so hits never queue behind
-// compiles. Workers are started up front, reused across successful calls,
+// compiles. A digest that may keep its parse (CallControl::kept_parse) runs
+// on a compile worker instead when one is idle, which then keeps the module
+// for the compile that follows on a miss: a miss parses its IR once. Workers are started up front, reused across successful calls,
 // and replaced when they die or after a call that failed (LLVM's error paths
 // may leave state behind); a call that crashes, hangs past its limit, runs
 // out of memory or is cancelled kills only its own worker.
@@ -47,6 +49,7 @@ struct WorkerPoolStats {
   std::uint64_t out_of_memory = 0;  // ran out of memory under the limit
   std::uint64_t cancelled = 0;      // killed because every caller had gone
   std::uint64_t respawns_delayed = 0;  // replacements that waited for max_respawns_per_second
+  std::uint64_t parses_reused = 0;  // compiles that took the module their digest's worker kept
   unsigned live = 0;                // processes alive now
 };
 
@@ -87,11 +90,17 @@ class WorkerPool final : public Compiler {
   };
   explicit WorkerPool(WorkerPoolConfig config);
 
-  // Runs `request` on a worker of `lane`: waits for an idle one (or starts
-  // one), calls it, and puts it back or replaces it.
+  // Runs `request` on a worker of `lane`: `worker` when given, else one
+  // that waits idle (or is started), preferring the one that keeps
+  // control.parse; calls it, and puts it back or replaces it. A worker
+  // keeps a parse after the call only with `keeps_parse` (then its new token).
   Expected<worker::v1::Response> Run(Lane& lane, const worker::v1::Request& request,
-                                     const CallControl& control);
+                                     const CallControl& control, std::unique_ptr<WorkerProcess> worker = nullptr,
+                                     std::uint64_t keeps_parse = 0);
   Expected<std::unique_ptr<WorkerProcess>> Acquire(Lane& lane, const CallControl& control);
+  // An idle compile worker, taken now, for a digest that keeps its parse
+  // (one that keeps none preferred); null when every one is busy.
+  std::unique_ptr<WorkerProcess> TakeIdleCompileWorker();
   void Release(Lane& lane, std::unique_ptr<WorkerProcess> worker);
   void Count(const Status& failure);
   // Starts a worker on the spawner thread (so PR_SET_PDEATHSIG ties it to a
@@ -123,7 +132,8 @@ class WorkerPool final : public Compiler {
   std::thread supervisor_;
 
   std::atomic<std::uint64_t> started_{0}, crashed_{0}, timed_out_{0}, out_of_memory_{0},
-      cancelled_{0}, respawns_delayed_{0};
+      cancelled_{0}, respawns_delayed_{0}, parses_reused_{0};
+  std::atomic<std::uint64_t> next_parse_token_{1};
 };
 
 }  // namespace qdcache::compiler

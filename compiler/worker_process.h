@@ -59,6 +59,11 @@ class WorkerProcess {
   [[nodiscard]] pid_t pid() const { return pid_; }
   [[nodiscard]] const ToolchainInfo& toolchain() const { return toolchain_; }
 
+  // The token of the parse this worker keeps for a compile (CallControl::
+  // kept_parse; 0: none). The pool's to set.
+  [[nodiscard]] std::uint64_t kept_parse() const { return kept_parse_; }
+  void set_kept_parse(std::uint64_t token) { kept_parse_ = token; }
+
  private:
   WorkerProcess(pid_t pid, int fd, std::string scratch, std::uint64_t memory_limit_bytes,
                 std::uint64_t max_frame_bytes)
@@ -78,6 +83,7 @@ class WorkerProcess {
   std::string scratch_;  // the worker's TMPDIR, removed once it is reaped
   std::uint64_t memory_limit_bytes_;
   std::uint64_t max_frame_bytes_;  // what Call reads at most
+  std::uint64_t kept_parse_ = 0;
   ToolchainInfo toolchain_;
 };
 

@@ -64,6 +64,7 @@ v1::Stats StatsReport(const StatsParts& p) {
     s.set_worker_kills_cancelled(w.cancelled);
     s.set_workers_live(w.live);
     s.set_worker_respawns_delayed(w.respawns_delayed);
+    s.set_compile_parses_reused(w.parses_reused);
   }
   if (p.remote) {
     const remote::RemoteStats& r = p.remote->stats;

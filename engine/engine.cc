@@ -100,6 +100,10 @@ v1::CompileResult Engine::Fail(const Status& status) {
   return r;
 }
 
+namespace {
+constexpr std::size_t kMaxKeptParseIrBytes = std::size_t{16} << 20;
+}  // namespace
+
 Expected<Engine::Keyed> Engine::KeyOf(Decoded decoded, const Peer& peer, const Status& budget,
                                        bool* over_budget) {
   *over_budget = false;
@@ -137,6 +141,10 @@ Expected<Engine::Keyed> Engine::KeyOf(Decoded decoded, const Peer& peer, const S
       std::atomic<int> used_up{0};
       compiler::CallControl control;
       control.workers_used_up = &used_up;
+      // A miss compiles this IR next: let the digest's worker keep its
+      // parse, unless the IR is so large that a module and its copy at once
+      // (what keeping costs the digest) might not fit the worker's memory.
+      if (k.kernel.input.ir.size() <= kMaxKeptParseIrBytes) control.kept_parse = &k.kept_parse;
       Expected<Digest> digest =
           compiler_.CanonicalIrDigest(k.kernel.input.ir, k.kernel.input.target, keep_debug, control);
       budget_.Charge(peer.tenant, used_up.load());
@@ -598,6 +606,7 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   compiler::CallControl control;
   control.cancel = &flight->cancel;
   control.workers_used_up = &used_up;
+  control.parse = keyed.kept_parse;
   Expected<compiler::CompileOutput> output = RunStages(keyed, control, &stage_hit);
   const double seconds = SecondsSince(t0);
   budget_.Charge(flight->leader_tenant, used_up.load());

@@ -234,6 +234,9 @@ class Engine {
     // may be answered (cancelled) and freed before the compile runs.
     // RunCompile points kernel.input.ir at it.
     std::string owned_ir;
+    // Where the digest's parse of the IR is kept for its compile
+    // (CallControl::kept_parse; 0: nowhere).
+    std::uint64_t kept_parse = 0;
   };
 
   // A decoded descriptor, and for a kind keyed through a worker (LLVM IR)

@@ -104,6 +104,9 @@ std::vector<MetricFamily> StatsFamilies(const v1::Stats& s) {
   f.Counter("qdcache_worker_respawns_delayed_total",
             "Replacement compile workers that waited for the respawn limit (--worker-respawns)",
             D(s.worker_respawns_delayed()));
+  f.Counter("qdcache_compile_parses_reused_total",
+            "Compiles that took the module their digest's compile worker kept, parsing their IR once",
+            D(s.compile_parses_reused()));
   f.Counter("qdcache_peer_worker_failures_total",
             "Compile workers used up by an input, charged to the tenant that sent it",
             D(s.peer_worker_failures()));

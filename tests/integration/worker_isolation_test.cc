@@ -231,3 +231,44 @@ TEST_CASE("the per-peer request limit answers RESOURCE_EXHAUSTED naming the limi
   CHECK_THAT(refused.status().message(), Catch::Contains("--max-peer-requests"));
   CHECK_FALSE(slow_rpc.ok());
 }
+
+TEST_CASE("a miss parses its IR once: the digest's compile worker keeps the module for the compile",
+          "[integration][workers]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--workers", "1"});
+  daemon.Start();
+  auto client = daemon.Connect();
+  auto reused = [&] {
+    auto stats = client->Stats();
+    REQUIRE(stats.ok());
+    return stats->compile_parses_reused();
+  };
+  std::vector<std::pair<std::string, std::string>> kernels = {{"cpu/saxpy.ll", "cpu:x86-64"}};
+  if (CudaBuilt()) kernels.emplace_back("cuda/saxpy.ll", "cuda:sm_90");
+  std::uint64_t expected = 0;
+  for (const auto& [path, target] : kernels) {
+    INFO(path << " for " << target);
+    v1::KernelDescriptor d = Descriptor(path, target);
+    const v1::CompileResult first = CompileOne(*client, d);
+    REQUIRE(first.status() == v1::CACHE_STATUS_COMPILED);
+    CHECK(reused() == ++expected);
+    // Compiled again from a parse of its own (the digest is remembered, so
+    // nothing keeps one): the same artifact.
+    d.set_recache(true);
+    const v1::CompileResult again = CompileOne(*client, d);
+    REQUIRE(again.status() == v1::CACHE_STATUS_COMPILED);
+    CHECK(reused() == expected);
+    CHECK(again.artifact().payload() == first.artifact().payload());
+  }
+
+  // Restarted, the daemon keys a stored kernel's IR again: its parse, kept
+  // for a compile that does not come, neither serves nor harms the next one.
+  daemon.Stop();
+  daemon.Start();
+  client = daemon.Connect();
+  CHECK(CompileOne(*client, Descriptor("cpu/saxpy.ll", "cpu:x86-64")).status() == v1::CACHE_STATUS_HIT);
+  const v1::CompileResult other = CompileOne(*client, Descriptor("cpu/stencil2d.ll", "cpu:x86-64"));
+  REQUIRE(other.status() == v1::CACHE_STATUS_COMPILED);
+  CHECK(IsX86SharedObject(other.artifact().payload()));
+  CHECK(reused() == 1);
+}
