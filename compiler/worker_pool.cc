@@ -26,6 +26,21 @@ void RequestToWire(const CompileInput& in, worker::v1::CompileRequest* w) {
   w->set_input_kind(static_cast<int>(in.kind));
 }
 
+// Takes from `idle` (not empty) the worker that keeps parse `token`; else
+// one that keeps none (so another call's kept parse survives); else the
+// last released. The most recently released first: its caches are warm.
+std::unique_ptr<WorkerProcess> TakeIdle(std::vector<std::unique_ptr<WorkerProcess>>& idle, std::uint64_t token) {
+  auto keeps = [&](std::uint64_t t) {
+    return std::find_if(idle.rbegin(), idle.rend(), [&](const auto& w) { return w->kept_parse() == t; });
+  };
+  auto pick = token != 0 ? keeps(token) : idle.rend();
+  if (pick == idle.rend()) pick = keeps(0);
+  if (pick == idle.rend()) pick = idle.rbegin();
+  std::unique_ptr<WorkerProcess> worker = std::move(*pick);
+  idle.erase(std::next(pick).base());
+  return worker;
+}
+
 }  // namespace
 
 WorkerPool::WorkerPool(WorkerPoolConfig config) : config_(std::move(config)) {
@@ -148,20 +163,7 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerPool::Acquire(Lane& lane, const C
   for (;;) {
     if (control.cancel != nullptr && control.cancel->cancelled()) return Cancelled("compile cancelled");
     if (Clock::now() >= control.deadline) return DeadlineExceeded("deadline passed waiting for a compile worker");
-    if (!lane.idle.empty()) {
-      // The worker that keeps this call's parse; else one that keeps none
-      // (so another call's kept parse survives); else any.
-      auto pick = std::find_if(lane.idle.begin(), lane.idle.end(), [&](const auto& w) {
-        return control.parse != 0 && w->kept_parse() == control.parse;
-      });
-      if (pick == lane.idle.end()) {
-        pick = std::find_if(lane.idle.begin(), lane.idle.end(), [](const auto& w) { return w->kept_parse() == 0; });
-      }
-      if (pick == lane.idle.end()) pick = lane.idle.end() - 1;
-      std::unique_ptr<WorkerProcess> worker = std::move(*pick);
-      lane.idle.erase(pick);
-      return worker;
-    }
+    if (!lane.idle.empty()) return TakeIdle(lane.idle, control.parse);
     if (lane.live < lane.size) {
       ++lane.live;
       lock.unlock();
@@ -202,13 +204,8 @@ void WorkerPool::Count(const Status& failure) {
 
 std::unique_ptr<WorkerProcess> WorkerPool::TakeIdleCompileWorker() {
   std::lock_guard lock(mu_);
-  auto& idle = compile_.idle;
-  if (idle.empty()) return nullptr;
-  auto pick = std::find_if(idle.begin(), idle.end(), [](const auto& w) { return w->kept_parse() == 0; });
-  if (pick == idle.end()) pick = idle.end() - 1;
-  std::unique_ptr<WorkerProcess> worker = std::move(*pick);
-  idle.erase(pick);
-  return worker;
+  if (compile_.idle.empty()) return nullptr;
+  return TakeIdle(compile_.idle, 0);
 }
 
 Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Request& request,
