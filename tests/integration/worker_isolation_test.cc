@@ -238,11 +238,7 @@ TEST_CASE("a miss parses its IR once: the digest's compile worker keeps the modu
   DaemonProcess daemon(dir.path(), {"--workers", "1"});
   daemon.Start();
   auto client = daemon.Connect();
-  auto reused = [&] {
-    auto stats = client->Stats();
-    REQUIRE(stats.ok());
-    return stats->compile_parses_reused();
-  };
+  auto reused = [&] { return StatsOf(daemon).compile_parses_reused(); };
   std::vector<std::pair<std::string, std::string>> kernels = {{"cpu/saxpy.ll", "cpu:x86-64"}};
   if (CudaBuilt()) kernels.emplace_back("cuda/saxpy.ll", "cuda:sm_90");
   std::uint64_t expected = 0;
