@@ -151,17 +151,20 @@ llvm::Expected<Digest> ComputeCanonicalIrDigest(std::string_view ir, const Targe
   auto layout = TargetDataLayout(*target);
   if (!layout) return layout.takeError();
 
+  // A parse kept before is not kept past this one: at most one module (and
+  // this digest's copy) is held at a time.
+  if (keep_parse) DropKeptParse();
   auto parsed = std::make_unique<ParsedIr>();
   parsed->context = std::make_unique<llvm::LLVMContext>();
+  DiagnosticCollector diagnostics(*parsed->context);  // outlives every module of the context here
   std::unique_ptr<llvm::Module> module;
   {
-    DiagnosticCollector diagnostics(*parsed->context);
     const auto start = std::chrono::steady_clock::now();
     auto read = ReadModule(ir, *parsed->context, parsed->reader_log);
     if (!read) return read.takeError();
     parsed->parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (llvm::Error error = diagnostics.TakeError("parsing")) return error;
-    parsed->diagnostics = diagnostics.log();
+    parsed->diagnostics = diagnostics.log();  // what LLVM reports after the parse is not looked at
     // Kept, the module goes to the compile as read, and this digest works
     // on a copy.
     if (keep_parse) {
@@ -171,15 +174,13 @@ llvm::Expected<Digest> ComputeCanonicalIrDigest(std::string_view ir, const Targe
       module = std::move(*read);
     }
   }
-  // As before the parse was kept: what LLVM reports from here is not looked at.
-  DiagnosticCollector ignored(*parsed->context);
   if (llvm::Error error = ConformModuleToTarget(*module, *target, llvm::DataLayout(*layout))) {
     return error;
   }
   const Digest digest = DigestOfCanonicalModule(*module, keep_debug_info);
+  module.reset();
   if (keep_parse) {
-    module.reset();  // before its context moves on
-    // `ignored` ends here: the compile that takes the parse installs its own.
+    // The compile that takes the parse installs its own collector.
     parsed->context->setDiagnosticHandler(std::make_unique<llvm::DiagnosticHandler>());
     parsed->ir.assign(ir);
     KeepParse(std::move(parsed));

@@ -46,6 +46,11 @@ void DropKeptParse() {
   dropped = std::move(slot);
 }
 
+bool HoldsKeptParse() {
+  std::lock_guard lock(mu);
+  return slot != nullptr;
+}
+
 std::uint64_t KeptParsesTaken() { return taken_count.load(); }
 
 }  // namespace qdcache::compiler

@@ -4,8 +4,8 @@
 // conformed, not canonicalized: the digest works on a copy), and the next
 // compile of the same IR bytes takes it instead of parsing again, so its
 // artifact is what a fresh parse would have given. One slot per process (a
-// worker runs one call at a time): a compile of other bytes, or Drop, empties
-// it. Thread-safe.
+// worker runs one call at a time): a compile of other bytes, the next digest
+// that keeps its parse, or Drop empties it. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +40,9 @@ void KeepParse(std::unique_ptr<ParsedIr> parsed);
 [[nodiscard]] std::unique_ptr<ParsedIr> TakeKeptParse(std::string_view ir);
 
 void DropKeptParse();
+
+// Whether a parse is kept now.
+[[nodiscard]] bool HoldsKeptParse();
 
 // How many parses TakeKeptParse has handed out in this process.
 [[nodiscard]] std::uint64_t KeptParsesTaken();

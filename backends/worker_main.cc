@@ -136,20 +136,26 @@ HeapPolicy KeepHeapBetweenCalls() {
 // Before waiting for the next call: when none comes within a second, the
 // heap's free pages go back to the system; under an address-space limit
 // (--worker-memory), a heap past a quarter of it goes back at once, so
-// that a worker busy without pause does not hold its peak forever.
+// that a worker busy without pause does not hold its peak forever. A parse
+// kept for a compile (kept_parse.h) goes too when no call has come for
+// five seconds: the compile it was kept for is not coming.
 void ReleaseHeapWhenIdle(const HeapPolicy& policy, int fd) {
   const auto heap = static_cast<std::uintptr_t>(static_cast<const char*>(::sbrk(0)) - policy.start);
   if (policy.trim_above != 0 && heap > policy.trim_above) ::malloc_trim(0);
-  constexpr int kIdleMs = 1000;
-  pollfd p{fd, POLLIN, 0};
-  int n;
-  do {
-    n = ::poll(&p, 1, kIdleMs);
-  } while (n < 0 && errno == EINTR);
-  if (n == 0) {
-    DropKeptParse();  // the compile it was kept for has not come
-    ::malloc_trim(0);
-  }
+  auto wait = [fd](int ms) {
+    pollfd p{fd, POLLIN, 0};
+    int n;
+    do {
+      n = ::poll(&p, 1, ms);
+    } while (n < 0 && errno == EINTR);
+    return n == 0;  // timed out
+  };
+  constexpr int kIdleMs = 1000, kKeptParseIdleMs = 5000;
+  if (!wait(kIdleMs)) return;
+  ::malloc_trim(0);
+  if (!HoldsKeptParse() || !wait(kKeptParseIdleMs - kIdleMs)) return;
+  DropKeptParse();
+  ::malloc_trim(0);
 }
 
 bool ParseArgs(int argc, const char* const* argv, int* fd, std::uint64_t* max_answer,
@@ -211,10 +217,11 @@ int RunCompileWorkerMain(int argc, const char* const* argv) {
     worker::v1::Response response;
     if (request.ParseFromString(*frame)) {
       const std::uint64_t taken = KeptParsesTaken();
+      const bool keeping = request.has_digest() && request.digest().keep_parse();
       Answer(*compiler, request, &response);
       response.set_parse_reused(KeptParsesTaken() != taken);
       // A kept parse serves the call right after its digest, or none.
-      if (!(request.has_digest() && request.digest().keep_parse())) DropKeptParse();
+      if (!keeping) DropKeptParse();
     } else {
       ToWire(Internal("compile worker got an unreadable request"), &response);
     }

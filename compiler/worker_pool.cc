@@ -153,7 +153,7 @@ void WorkerPool::Replenish(Lane& lane) {
       return;
     }
     lane.idle.push_back(std::move(worker).value());
-    idle_cv_.notify_one();
+    idle_cv_.notify_all();  // both lanes wait on it
   });
   supervisor_cv_.notify_one();
 }
@@ -173,7 +173,9 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerPool::Acquire(Lane& lane, const C
       return worker;
     }
     // Wakes for a released worker; re-checks cancellation every 100 ms.
+    ++lane.waiting;
     idle_cv_.wait_for(lock, std::chrono::milliseconds(100));
+    --lane.waiting;
   }
 }
 
@@ -181,7 +183,7 @@ void WorkerPool::Release(Lane& lane, std::unique_ptr<WorkerProcess> worker) {
   if (worker->alive()) {
     std::lock_guard lock(mu_);
     lane.idle.push_back(std::move(worker));
-    idle_cv_.notify_one();
+    idle_cv_.notify_all();  // both lanes wait on it
     return;
   }
   worker.reset();  // already reaped
@@ -189,7 +191,7 @@ void WorkerPool::Release(Lane& lane, std::unique_ptr<WorkerProcess> worker) {
     std::lock_guard lock(mu_);
     --lane.live;
   }
-  idle_cv_.notify_one();  // a waiter may start the replacement itself
+  idle_cv_.notify_all();  // a waiter may start the replacement itself
   Replenish(lane);
 }
 
@@ -204,7 +206,7 @@ void WorkerPool::Count(const Status& failure) {
 
 std::unique_ptr<WorkerProcess> WorkerPool::TakeIdleCompileWorker() {
   std::lock_guard lock(mu_);
-  if (compile_.idle.empty()) return nullptr;
+  if (compile_.idle.empty() || compile_.waiting > 0) return nullptr;
   return TakeIdle(compile_.idle, 0);
 }
 
@@ -261,7 +263,8 @@ Expected<Digest> WorkerPool::CanonicalIrDigest(std::string_view ir, const Target
   ToWire(target, r->mutable_target());
   r->set_keep_debug_info(keep_debug_info);
   // On a compile worker idle now, which keeps the module for the compile
-  // that a miss makes next; never waiting for one (hits key on `key_`).
+  // that a miss makes next; never waiting for one: while compiles occupy
+  // them, digests (hits by IR among them) run on the key workers.
   std::unique_ptr<WorkerProcess> keeper;
   if (control.kept_parse != nullptr) {
     *control.kept_parse = 0;

@@ -87,6 +87,7 @@ class WorkerPool final : public Compiler {
     unsigned size = 0;
     std::vector<std::unique_ptr<WorkerProcess>> idle;  // guarded by WorkerPool::mu_
     unsigned live = 0;  // processes idle, busy or being started; guarded by mu_
+    unsigned waiting = 0;  // calls waiting in Acquire for one; guarded by mu_
   };
   explicit WorkerPool(WorkerPoolConfig config);
 
@@ -99,7 +100,8 @@ class WorkerPool final : public Compiler {
                                      std::uint64_t keeps_parse = 0);
   Expected<std::unique_ptr<WorkerProcess>> Acquire(Lane& lane, const CallControl& control);
   // An idle compile worker, taken now, for a digest that keeps its parse
-  // (one that keeps none preferred); null when every one is busy.
+  // (one that keeps none preferred); null when every one is busy or a
+  // compile waits for one (a digest never goes ahead of a compile).
   std::unique_ptr<WorkerProcess> TakeIdleCompileWorker();
   void Release(Lane& lane, std::unique_ptr<WorkerProcess> worker);
   void Count(const Status& failure);

@@ -259,7 +259,7 @@ TEST_CASE("a miss parses its IR once: the digest's compile worker keeps the modu
 
   // Restarted, the daemon keys a stored kernel's IR again: its parse, kept
   // for a compile that does not come, neither serves nor harms the next one.
-  daemon.Stop();
+  REQUIRE(daemon.Stop() == 0);
   daemon.Start();
   client = daemon.Connect();
   CHECK(CompileOne(*client, Descriptor("cpu/saxpy.ll", "cpu:x86-64")).status() == v1::CACHE_STATUS_HIT);
