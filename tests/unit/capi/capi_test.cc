@@ -8,6 +8,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -305,7 +306,10 @@ TEST_CASE("ABI 1.7: every item at once says what the per-item calls say", "[capi
     CHECK(item.payload == payload);  // the same bytes, not a copy
     CHECK(item.payload_size == size);
   }
-  CHECK(items[0].item.cache_status == QDCACHE_CACHE_COMPILED);
+  // Items 0 and 2 are one kernel: one compiles, the other joins it (which
+  // one leads is the engine's race to settle).
+  CHECK(std::multiset<int>{items[0].item.cache_status, items[2].item.cache_status} ==
+        std::multiset<int>{QDCACHE_CACHE_COMPILED, QDCACHE_CACHE_COALESCED});
   CHECK(items[0].item.kind == QDCACHE_ARTIFACT_SHARED_OBJECT);
   CHECK(items[1].item.error_code == QDCACHE_INVALID_ARGUMENT);
   CHECK((items[1].item.payload == nullptr && items[1].item.payload_size == 0 && items[1].item.kind == 0));
