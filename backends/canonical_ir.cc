@@ -162,16 +162,17 @@ llvm::Expected<Digest> ComputeCanonicalIrDigest(std::string_view ir, const Targe
     const auto start = std::chrono::steady_clock::now();
     auto read = ReadModule(ir, *parsed->context, parsed->reader_log);
     if (!read) return read.takeError();
-    parsed->parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (llvm::Error error = diagnostics.TakeError("parsing")) return error;
-    parsed->diagnostics = diagnostics.log();  // what LLVM reports after the parse is not looked at
-    // Kept, the module goes to the compile as read, and this digest works
-    // on a copy.
-    if (keep_parse) {
+    if (!keep_parse) {
+      module = std::move(*read);
+    } else {
+      // Kept, the module goes to the compile as read (with what the parse
+      // reported; what LLVM reports later is not looked at), and this
+      // digest works on a copy.
+      parsed->parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      parsed->diagnostics = diagnostics.log();
       module = llvm::CloneModule(**read);
       parsed->module = std::move(*read);
-    } else {
-      module = std::move(*read);
     }
   }
   if (llvm::Error error = ConformModuleToTarget(*module, *target, llvm::DataLayout(*layout))) {

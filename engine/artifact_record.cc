@@ -137,31 +137,29 @@ std::optional<std::string_view> ServedMetadata(std::string_view metadata, std::s
   using google::protobuf::internal::WireFormatLite;
   const auto* data = reinterpret_cast<const std::uint8_t*>(metadata.data());
   google::protobuf::io::CodedInputStream in(data, static_cast<int>(metadata.size()));
-  std::vector<std::pair<int, int>> kept;  // [begin, end) of each field served
-  bool suffix_only = true;                // no served field after a component
-  bool skipped = false;
+  std::size_t prefix_end = 0;   // the served fields before the first component end here
+  bool after_component = false;
+  bool copied = false;          // a served field followed a component: `scratch` holds them all
   while (true) {
-    const int begin = in.CurrentPosition();
+    const auto begin = static_cast<std::size_t>(in.CurrentPosition());
     const std::uint32_t tag = in.ReadTag();
     if (tag == 0) {
-      if (begin != static_cast<int>(metadata.size())) return std::nullopt;
+      if (begin != metadata.size()) return std::nullopt;
       break;
     }
     if (!WireFormatLite::SkipField(&in, tag)) return std::nullopt;
+    const auto end = static_cast<std::size_t>(in.CurrentPosition());
     if (WireFormatLite::GetTagFieldNumber(tag) == kComponentsField) {
-      skipped = true;
+      after_component = true;
+    } else if (!after_component) {
+      prefix_end = end;
     } else {
-      suffix_only = suffix_only && !skipped;
-      kept.emplace_back(begin, in.CurrentPosition());
+      if (!copied) scratch.assign(metadata.substr(0, prefix_end));
+      copied = true;
+      scratch.append(metadata.substr(begin, end - begin));
     }
   }
-  if (kept.empty()) return std::string_view();
-  if (suffix_only) return metadata.substr(0, static_cast<std::size_t>(kept.back().second));
-  scratch.clear();
-  for (const auto& [begin, end] : kept) {
-    scratch.append(metadata.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin)));
-  }
-  return std::string_view(scratch);
+  return copied ? std::string_view(scratch) : metadata.substr(0, prefix_end);
 }
 
 // Everything of the wire artifact but its payload and PTX.
