@@ -14,6 +14,12 @@
 
 namespace qdcache::capi {
 
+// A daemon's error code as a qdcache_status: itself when the ABI knows it,
+// QDCACHE_UNKNOWN otherwise.
+[[nodiscard]] inline int KnownStatusCode(int code) {
+  return code > 0 && code <= QDCACHE_UNAUTHENTICATED ? code : QDCACHE_UNKNOWN;
+}
+
 // Records `status` as this thread's last error ("" when OK) and returns its
 // code for the caller to hand back.
 qdcache_status Report(const Status& status) noexcept;

@@ -26,8 +26,9 @@ qdcache_status Report(const Status& status) noexcept {
 }
 
 Status Utf8(std::string_view text, const char* what) {
-  if (ValidUtf8(text) == text) return Status::Ok();
-  return InvalidArgument(std::string(what) + " is not valid UTF-8: \"" + ValidUtf8(text) + "\"");
+  std::string valid = ValidUtf8(text);
+  if (valid == text) return Status::Ok();
+  return InvalidArgument(std::string(what) + " is not valid UTF-8: \"" + valid + "\"");
 }
 
 char* NewCString(const std::string& text) {

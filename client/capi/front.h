@@ -86,6 +86,29 @@ struct FullCall {
 };
 [[nodiscard]] Expected<FullCall> FullFor(qdcache_client* client);
 
+// Runs `call` (full library, its client) -> qdcache_status with `client`'s
+// full library client (NULL for NULL: the full library words the error).
+template <typename Call>
+Status WithFullClient(qdcache_client* client, Call&& call) {
+  QDC_ASSIGN_OR_RETURN(const FullCall full, FullFor(client));
+  return StatusOf(call(*full.full, full.client));
+}
+
+// The same for a call that hands back a string in `*out` (NULL: NULL),
+// moved into one of ours.
+template <typename Call>
+Status StringFromFullClient(qdcache_client* client, char** out, Call&& call) {
+  if (out != nullptr) *out = nullptr;
+  const FullLibrary* full = nullptr;
+  char* text = nullptr;
+  Status status = WithFullClient(client, [&](const FullLibrary& f, qdcache_client* c) {
+    full = &f;
+    return call(f, c, out != nullptr ? &text : nullptr);
+  });
+  if (full != nullptr && out != nullptr) *out = TakeString(*full, text);
+  return status;
+}
+
 // Fills the NUL-terminated copies of `out`'s items (error, ptx,
 // dependencies) and marks none dropped.
 void FillTexts(LeanResults* out);

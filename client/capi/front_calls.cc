@@ -92,14 +92,11 @@ size_t qdcache_request_count(const qdcache_request* request) {
 }
 
 qdcache_status qdcache_explain_json(qdcache_client* client, const qdcache_request* request, char** json) {
-  if (json != nullptr) *json = nullptr;
   return Guard([&] {
-    QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall call, qdcache::capi::FullFor(client));
-    char* text = nullptr;
-    const Status status =
-        StatusOf(call.full->explain_json(call.client, request, json ? &text : nullptr));
-    if (json != nullptr) *json = qdcache::capi::TakeString(*call.full, text);
-    return status;
+    return qdcache::capi::StringFromFullClient(
+        client, json, [&](const FullLibrary& f, qdcache_client* c, char** text) {
+          return f.explain_json(c, request, text);
+        });
   });
 }
 

@@ -20,7 +20,6 @@ namespace {
 std::optional<std::string> LeanSocketPath(client::ClientOptions o) {
   if (!o.tls_ca_file.empty() || !o.tls_cert_file.empty() || !o.tls_key_file.empty()) return std::nullopt;
   if (!client::ResolveEndpoint(o).ok() || !o.address.empty()) return std::nullopt;
-  if (o.socket_path.empty()) o.socket_path = DefaultSocketPath();
   if (InPrivateTmpDir(o.socket_path) && !CheckPrivateDir(PrivateTmpDir(), /*create=*/false).ok()) {
     return std::nullopt;
   }
@@ -75,34 +74,8 @@ using qdcache::capi::FullLibrary;
 using qdcache::capi::Guard;
 using qdcache::capi::Required;
 using qdcache::capi::StatusOf;
-using qdcache::capi::TakeString;
-
-namespace {
-
-// Runs `call` (full library, its client) -> qdcache_status with `client`'s
-// full library client (NULL for NULL: the full library words the error).
-template <typename Call>
-Status WithFullClient(qdcache_client* client, Call&& call) {
-  QDC_ASSIGN_OR_RETURN(const qdcache::capi::FullCall full, qdcache::capi::FullFor(client));
-  return StatusOf(call(*full.full, full.client));
-}
-
-// The same for a call that hands back a string in `*out` (NULL: NULL),
-// moved into one of ours.
-template <typename Call>
-Status StringFromFullClient(qdcache_client* client, char** out, Call&& call) {
-  if (out != nullptr) *out = nullptr;
-  const FullLibrary* full = nullptr;
-  char* text = nullptr;
-  Status status = WithFullClient(client, [&](const FullLibrary& f, qdcache_client* c) {
-    full = &f;
-    return call(f, c, out != nullptr ? &text : nullptr);
-  });
-  if (full != nullptr && out != nullptr) *out = TakeString(*full, text);
-  return status;
-}
-
-}  // namespace
+using qdcache::capi::StringFromFullClient;
+using qdcache::capi::WithFullClient;
 
 extern "C" {
 

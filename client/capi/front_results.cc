@@ -101,8 +101,7 @@ qdcache_status qdcache_result_error(const qdcache_results* results, size_t index
     if (message != nullptr) *message = r.error[index].c_str();
     const int code = item.error_code;
     // The item's code, with its message as this thread's last error too.
-    return Status(code > 0 && code <= QDCACHE_UNAUTHENTICATED ? static_cast<qdcache::Code>(code)
-                                                               : qdcache::Code::kUnknown,
+    return Status(static_cast<qdcache::Code>(qdcache::capi::KnownStatusCode(code)),
                   r.error[index]);
   });
 }
@@ -161,7 +160,7 @@ qdcache_status qdcache_results_items(const qdcache_results* results, size_t firs
       out.cache_status = r.dropped[at] ? qdcache::capi::kMiss : item.status;
       if (item.has_error) {
         const int code = item.error_code;
-        out.error_code = code > 0 && code <= QDCACHE_UNAUTHENTICATED ? code : QDCACHE_UNKNOWN;
+        out.error_code = qdcache::capi::KnownStatusCode(code);
       }
       if (qdcache::capi::HasArtifact(r, at)) {
         out.kind = item.kind;

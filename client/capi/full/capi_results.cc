@@ -79,8 +79,7 @@ qdcache_status qdcache_result_error(const qdcache_results* results, size_t index
     if (message != nullptr) *message = item->error().message().c_str();
     const int code = item->error().code();
     // The item's code, with its message as this thread's last error too.
-    return Status(code > 0 && code <= QDCACHE_UNAUTHENTICATED ? static_cast<qdcache::Code>(code)
-                                                               : qdcache::Code::kUnknown,
+    return Status(static_cast<qdcache::Code>(qdcache::capi::KnownStatusCode(code)),
                   item->error().message());
   });
 }
@@ -129,7 +128,7 @@ qdcache_status qdcache_results_items(const qdcache_results* results, size_t firs
       out.cache_status = static_cast<int>(item.status());
       if (item.has_error()) {
         const int code = item.error().code();
-        out.error_code = code > 0 && code <= QDCACHE_UNAUTHENTICATED ? code : QDCACHE_UNKNOWN;
+        out.error_code = qdcache::capi::KnownStatusCode(code);
       }
       if (item.has_artifact()) {
         const std::string_view bytes = qdcache::capi::PayloadOf(*results, first + i);

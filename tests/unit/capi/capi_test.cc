@@ -8,6 +8,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -755,6 +756,22 @@ TEST_CASE("a client compiles where it looks up whatever the environment says lat
   TempDir dir;
   DaemonProcess daemon(dir.path());
   daemon.Start();
+  // This process's environment, restored for the cases after this one
+  // (when they share the process).
+  struct Restore {
+    std::optional<std::string> socket, addr;
+    static std::optional<std::string> Get(const char* name) {
+      const char* v = std::getenv(name);
+      return v != nullptr ? std::optional<std::string>(v) : std::nullopt;
+    }
+    static void Put(const char* name, const std::optional<std::string>& v) {
+      if (v) ::setenv(name, v->c_str(), 1); else ::unsetenv(name);
+    }
+    ~Restore() {
+      Put("QDCACHE_SOCKET", socket);
+      Put("QDCACHE_ADDR", addr);
+    }
+  } restore{Restore::Get("QDCACHE_SOCKET"), Restore::Get("QDCACHE_ADDR")};
   REQUIRE(::setenv("QDCACHE_SOCKET", daemon.socket_path().c_str(), 1) == 0);
   ::unsetenv("QDCACHE_ADDR");
   qdcache_client* client = nullptr;
