@@ -49,20 +49,26 @@ bool WaitFor(int fd, short events, std::optional<Clock::time_point> deadline) {
 
 // Reads exactly `size` bytes. The first byte may take forever when
 // `idle_first` (a connection between requests), the rest `timeout`.
+// Tries the socket before waiting on it, except for an idle connection's
+// first byte: what follows a header has usually arrived with it.
 bool ReadExact(int fd, char* data, std::size_t size, std::chrono::milliseconds timeout, bool idle_first) {
   std::optional<Clock::time_point> deadline;
   if (!idle_first) deadline = Clock::now() + timeout;
   std::size_t got = 0;
+  bool wait = idle_first;
   while (got < size) {
-    if (!WaitFor(fd, POLLIN, deadline)) return false;
-    const ssize_t n = ::recv(fd, data + got, size - got, 0);
+    if (wait && !WaitFor(fd, POLLIN, deadline)) return false;
+    const ssize_t n = ::recv(fd, data + got, size - got, MSG_DONTWAIT);
     if (n == 0) return false;
     if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
-      return false;
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return false;
+      wait = true;
+      continue;
     }
     if (!deadline) deadline = Clock::now() + timeout;
     got += static_cast<std::size_t>(n);
+    wait = false;
   }
   return true;
 }
@@ -262,6 +268,7 @@ void LeanServer::Serve(Connection* connection, std::uint32_t uid) {
   }
   std::lock_guard lock(mu_);
   ::close(fd);
+  if (connection->wake_fd >= 0) ::close(connection->wake_fd);
   connection->done = true;
   ended_.notify_all();
 }
@@ -277,9 +284,13 @@ bool LeanServer::ServeOne(Connection* connection, std::uint32_t uid) {
     return false;
   }
   // Grown as the bytes arrive: a header alone cannot make the daemon hold
-  // --max-message-bytes for a peer that sends nothing more.
-  std::string body;
+  // --max-message-bytes for a peer that sends nothing more. The buffer is
+  // kept for the next request up to the first chunk's size (no allocation,
+  // no fresh pages to fault in, for the usual request).
   constexpr std::size_t kChunk = 1u << 20;
+  std::string& body = connection->body;
+  if (body.capacity() > kChunk) std::string().swap(body);
+  body.clear();
   while (body.size() < h->body_bytes) {
     const std::size_t at = body.size();
     body.resize(at + std::min<std::size_t>(kChunk, h->body_bytes - at));
@@ -298,15 +309,10 @@ bool LeanServer::ServeOne(Connection* connection, std::uint32_t uid) {
   } else if (h->method == lean::kLookup) {
     sent = AnswerLookup(fd, uid, *h, header_view, body, &status);
   } else {
-    // A Compile's answer is moved in from the engine's CompileResponse (the
-    // same message on the wire as a LookupResponse).
-    v1::LookupResponse response;
     Expected<v1::CompileRequest> request = lean::DecodeCompile(*h, body);
-    status = request.ok() ? AnswerCompile(connection, uid, *request, &response) : request.status();
-    Expected<std::shared_ptr<LeanAnswer>> answer = status;
-    if (status.ok()) answer = Encode(response, LeanPayloads{});
-    if (!answer.ok()) status = answer.status();
-    sent = answer.ok() ? Send(fd, **answer) : SendError(fd, status, Clock::now() + limits_.io_timeout);
+    if (request.ok()) return AnswerCompile(connection, uid, *request, t0);  // counted there
+    status = request.status();
+    sent = SendError(fd, status, Clock::now() + limits_.io_timeout);
   }
   if (counted && hooks_.finished) {
     hooks_.finished(h->method, status.code(), std::chrono::duration<double>(Clock::now() - t0).count());
@@ -397,27 +403,97 @@ bool LeanServer::stopping() const {
   return stopping_;
 }
 
-Status LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const v1::CompileRequest& request,
-                                 v1::LookupResponse* response) {
-  const int fd = connection->fd;
-  if (!hooks_.compile) return Status(Code::kUnimplemented, "this daemon answers no Compile over the lean transport");
-  // Signalled by whichever engine thread answers the last item.
-  const int done_fd = ::eventfd(0, EFD_CLOEXEC);
-  if (done_fd < 0) return Unavailable(std::string("eventfd: ") + std::strerror(errno));
-  v1::CompileResponse compiled;
-  std::function<void()> cancel;
-  const Status started = hooks_.compile(
-      uid, request, &compiled,
-      [done_fd] {
-        const std::uint64_t one = 1;
-        while (::write(done_fd, &one, sizeof one) < 0 && errno == EINTR) {
+// A Compile being answered, shared by the connection's thread and the
+// thread that answers its last item.
+struct LeanServer::CompileCall {
+  enum class State {
+    kRunning,     // items still compiling
+    kSent,        // the answerer sent the answer and counted the call
+    kHandedBack,  // the connection's thread sends `answer` from `written` (or `status`, an error)
+    kGone,        // answered after its client hung up: nothing to send
+  };
+  std::mutex mu;
+  State state = State::kRunning;      // guarded by mu
+  bool waiting = false;               // guarded by mu: the connection's thread waits for the wake fd
+  bool client_gone = false;           // guarded by mu
+  bool woken = false;                 // guarded by mu: the wake fd was signalled
+  Status status;                      // guarded by mu
+  std::shared_ptr<LeanAnswer> answer;  // guarded by mu
+  std::size_t written = 0;            // guarded by mu: of answer->rest
+  v1::CompileResponse compiled;       // the items' results, filled by the engine
+  Clock::time_point started;
+};
+
+void LeanServer::CompileAnswered(CompileCall& call, int fd, int wake_fd) {
+  // A Compile's answer is moved in from the engine's CompileResponse (the
+  // same message on the wire as a LookupResponse).
+  v1::LookupResponse response;
+  response.mutable_results()->Swap(call.compiled.mutable_results());
+  std::lock_guard lock(call.mu);
+  using State = CompileCall::State;
+  if (call.client_gone) {
+    call.state = State::kGone;
+  } else {
+    Expected<std::shared_ptr<LeanAnswer>> answer = Encode(response, LeanPayloads{});
+    call.state = State::kHandedBack;
+    if (!answer.ok()) {
+      call.status = answer.status();
+    } else {
+      call.answer = std::move(answer).value();
+      // Sent from here only if the socket takes all of it now: this thread
+      // may have other answers to give, and must not wait on one client.
+      if (call.answer->memfd < 0) {
+        const std::string& rest = call.answer->rest;
+        ssize_t n;
+        do {
+          n = ::send(fd, rest.data(), rest.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        } while (n < 0 && errno == EINTR);
+        if (n > 0) call.written = static_cast<std::size_t>(n);
+        if (call.written == rest.size()) {
+          call.state = State::kSent;
+          // Counted before the connection's thread can see kSent: then
+          // nothing here is touched once it goes on (and Stop may return).
+          if (hooks_.finished) {
+            hooks_.finished(lean::kCompile, Code::kOk,
+                            std::chrono::duration<double>(Clock::now() - call.started).count());
+          }
         }
-      },
-      &cancel);
-  if (!started.ok()) {
-    ::close(done_fd);
-    return started;
+        // A failed send is the connection thread's to find: its own write fails too.
+      }
+    }
   }
+  // The connection's thread is woken only when it has something to do; a
+  // client that got its answer wakes it with its next request.
+  if (call.state != State::kSent || call.waiting) {
+    const std::uint64_t one = 1;
+    while (::write(wake_fd, &one, sizeof one) < 0 && errno == EINTR) {
+    }
+    call.woken = true;
+  }
+}
+
+bool LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const v1::CompileRequest& request,
+                               Clock::time_point started) {
+  const int fd = connection->fd;
+  auto finish = [&](const Status& status) {
+    const bool sent = SendError(fd, status, Clock::now() + limits_.io_timeout);
+    if (hooks_.finished) {
+      hooks_.finished(lean::kCompile, status.code(), std::chrono::duration<double>(Clock::now() - started).count());
+    }
+    return sent;
+  };
+  if (!hooks_.compile) return finish(Status(Code::kUnimplemented, "this daemon answers no Compile over the lean transport"));
+  if (connection->wake_fd < 0) {
+    connection->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (connection->wake_fd < 0) return finish(Unavailable(std::string("eventfd: ") + std::strerror(errno)));
+  }
+  const int wake_fd = connection->wake_fd;
+  auto call = std::make_shared<CompileCall>();
+  call->started = started;
+  std::function<void()> cancel;
+  const Status admitted = hooks_.compile(
+      uid, request, &call->compiled, [this, call, fd, wake_fd] { CompileAnswered(*call, fd, wake_fd); }, &cancel);
+  if (!admitted.ok()) return finish(admitted);
   {
     std::lock_guard lock(mu_);
     connection->cancel = cancel;  // for Stop, past its drain
@@ -425,35 +501,64 @@ Status LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, cons
   // Waits for the answer, watching the client meanwhile: one that hangs up
   // (or whose connection breaks) no longer waits, and its compiles are
   // released. A daemon that stops (Stop shuts the reading side) finishes
-  // the call instead, as gRPC drains its calls.
-  bool watching = true, client_gone = false;
-  for (;;) {
-    pollfd p[2] = {{done_fd, POLLIN, 0}, {fd, POLLRDHUP, 0}};
+  // the call instead, as gRPC drains its calls. The socket turning readable
+  // while the call runs (a hang-up, a stop, or a request sent ahead of this
+  // answer) is seen once; from then on only the wake fd is watched.
+  using State = CompileCall::State;
+  bool watching = true;
+  std::unique_lock lock(call->mu);
+  while (call->state == State::kRunning) {
+    lock.unlock();
+    pollfd p[2] = {{wake_fd, POLLIN, 0}, {fd, POLLIN | POLLRDHUP, 0}};
     const int n = ::poll(p, watching ? 2 : 1, -1);
+    lock.lock();
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {  // cannot watch: wait for the answer alone
-      std::uint64_t value;
-      while (::read(done_fd, &value, sizeof value) < 0 && errno == EINTR) {
+    if (n < 0 || (watching && p[1].revents != 0)) {
+      if (call->state != State::kRunning) break;
+      call->waiting = true;
+      if (n < 0) {  // cannot watch: wait for the answer alone
+        lock.unlock();
+        pollfd w{wake_fd, POLLIN, 0};
+        while (::poll(&w, 1, -1) < 0 && errno == EINTR) {
+        }
+        lock.lock();
+        break;
       }
-      break;
-    }
-    if ((p[0].revents & POLLIN) != 0) break;
-    if (watching && (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
       watching = false;
-      client_gone = !stopping();
-      if (client_gone) cancel();
+      if ((p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0 && !stopping()) {
+        call->client_gone = true;
+        lock.unlock();
+        cancel();
+        lock.lock();
+      }
     }
   }
-  ::close(done_fd);
+  if (call->woken) {
+    std::uint64_t value;
+    while (::read(wake_fd, &value, sizeof value) < 0 && errno == EINTR) {
+    }
+  }
+  const State state = call->state;
+  const Status status = call->status;
+  const std::shared_ptr<LeanAnswer> answer = call->answer;
+  const std::size_t written = call->written;
+  lock.unlock();
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard server_lock(mu_);
     connection->cancel = nullptr;
   }
+  if (state == State::kSent) return true;
   // Counted as gRPC counts a call its client cancelled; nothing is encoded
   // for a peer that is gone.
-  if (client_gone) return Cancelled("the client closed its connection");
-  response->mutable_results()->Swap(compiled.mutable_results());
-  return Status::Ok();
+  if (state == State::kGone) return finish(Cancelled("the client closed its connection"));
+  if (answer == nullptr) return finish(status);
+  const bool sent = written == 0 ? Send(fd, *answer)
+                                 : WriteAll(fd, std::string_view(answer->rest).substr(written),
+                                            Clock::now() + limits_.io_timeout);
+  if (hooks_.finished) {
+    hooks_.finished(lean::kCompile, Code::kOk, std::chrono::duration<double>(Clock::now() - started).count());
+  }
+  return sent;
 }
 
 }  // namespace qdcache::daemon

@@ -15,6 +15,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -93,15 +94,23 @@ class LeanServer {
     int fd;
     bool done = false;            // guarded by mu_; the fd is closed once set
     std::function<void()> cancel;  // guarded by mu_: the Compile being answered, if any
+    int wake_fd = -1;             // the connection thread's: an eventfd a Compile's answerer signals
+    std::string body;             // the connection thread's: the request body read, its buffer kept
     std::thread thread;
   };
+  struct CompileCall;
   void Serve(Connection* connection, std::uint32_t uid);
   // One request, read and answered; false when the connection must end.
   bool ServeOne(Connection* connection, std::uint32_t uid);
-  // A Compile's answer into `response`, once every item has one; CANCELLED
-  // when its client went away before.
-  Status AnswerCompile(Connection* connection, std::uint32_t uid, const v1::CompileRequest& request,
-                       v1::LookupResponse* response);
+  // Starts a Compile and sees it answered: the thread that answers its last
+  // item sends the answer itself when the socket takes it at once (no
+  // hand-over to this thread on the way to the client); otherwise this
+  // thread sends it. Counts the call (hooks_.finished) either way. False
+  // when the connection must end.
+  bool AnswerCompile(Connection* connection, std::uint32_t uid, const v1::CompileRequest& request,
+                     std::chrono::steady_clock::time_point started);
+  // Run by the thread that answers a Compile's last item.
+  void CompileAnswered(CompileCall& call, int fd, int wake_fd);
   [[nodiscard]] bool stopping() const;
   // A Lookup's answer: kept (memo_) when it may be, or made by hooks_.lookup.
   // Sets *status to the call's outcome; false when nothing could be sent.

@@ -5,12 +5,14 @@
 // clients on the same socket never notice.
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -119,6 +121,20 @@ class LeanConnection {
     r.body = ReadExact(size);
     REQUIRE(r.body.size() == size);
     return r;
+  }
+  // Waits (polling the socket, no sleeps) until at least `bytes` have come
+  // and wait unread, or the daemon closed the connection; false if neither
+  // happened within a minute.
+  bool WaitUnread(int bytes) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (std::chrono::steady_clock::now() < give_up) {
+      int unread = 0;
+      if (::ioctl(fd_, FIONREAD, &unread) != 0) return false;
+      if (unread >= bytes) return true;
+      pollfd p{fd_, POLLIN, 0};
+      if (unread == 0 && ::poll(&p, 1, 1000) > 0 && (p.revents & (POLLHUP | POLLERR)) != 0) return false;
+    }
+    return false;
   }
   // True once the daemon has closed the connection (EOF).
   bool Closed() {
@@ -230,11 +246,11 @@ void CheckServiceRefusals(LeanConnection& c, std::uint8_t method, const std::str
   CHECK(r->code == static_cast<int>(Code::kFailedPrecondition));
 }
 
-v1::CompileRequest CompileOf(int seed, const std::string& fast_key) {
+v1::CompileRequest CompileOf(int seed, const std::string& fast_key, std::size_t table_bytes = 1000) {
   v1::CompileRequest request;
   request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
   v1::KernelDescriptor* d = request.add_kernels();
-  d->set_ir(PaddedCpuKernel(seed, 1000));
+  d->set_ir(PaddedCpuKernel(seed, table_bytes));
   d->mutable_target()->mutable_cpu()->set_cpu("x86-64");
   d->set_fast_key(fast_key);
   d->set_namespace_("lean");
@@ -342,6 +358,54 @@ TEST_CASE("a lean Compile answers as gRPC's, per-item errors in results, refusal
     CHECK_THAT(r->body, Catch::Contains("CompileRequest"));
   }
   CHECK(Ask(c, 2, request.SerializeAsString()).response.results(0).status() == v1::CACHE_STATUS_HIT);
+}
+
+TEST_CASE("lean Compiles sent ahead of their answers are answered in order, and a large answer arrives whole",
+          "[integration][lean]") {
+  // The thread that compiles a call's last item sends its answer when the
+  // socket takes it at once, and hands it to the connection's thread when
+  // not: neither may reorder answers or lose a byte.
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  LeanConnection c(daemon.socket_path());
+  auto grpc = daemon.ConnectGrpcOnly();
+  // `answer`, the lean answer to `request`, is what gRPC answers it now (a hit).
+  auto check_answers = [&](const v1::CompileRequest& request, const Answer& answer) {
+    REQUIRE(answer.response.results_size() == 1);
+    CHECK(answer.response.results(0).status() == v1::CACHE_STATUS_COMPILED);
+    auto expected = grpc->Compile(request);
+    REQUIRE(expected.ok());
+    REQUIRE(expected->results_size() == 1);
+    CHECK(expected->results(0).status() == v1::CACHE_STATUS_HIT);
+    CHECK(answer.payloads[0] == expected->results(0).artifact().payload());
+  };
+
+  SECTION("two requests in one write: two answers, in order, and the connection goes on") {
+    const v1::CompileRequest a = CompileOf(8200, "ahead-a"), b = CompileOf(8201, "ahead-b");
+    c.Send(Request(2, a.SerializeAsString()) + Request(2, b.SerializeAsString()));
+    std::optional<Reply> first = c.Read();
+    REQUIRE(first);
+    std::optional<Reply> second = c.Read();
+    REQUIRE(second);
+    check_answers(a, Decode(*first));
+    check_answers(b, Decode(*second));
+    CHECK(Ask(c, 2, a.SerializeAsString()).response.results(0).status() == v1::CACHE_STATUS_HIT);
+  }
+  SECTION("an inline answer larger than the socket holds, read only once the socket is full") {
+    // ~230 KiB: under the 256 KiB memfd threshold, over the 208 KiB a unix
+    // socket holds by default, so the first write of it cannot be whole.
+    const v1::CompileRequest big = CompileOf(8300, "large-inline", 230 << 10);
+    c.Send(Request(2, big.SerializeAsString()));
+    REQUIRE(c.WaitUnread(128 << 10));
+    std::optional<Reply> r = c.Read();
+    REQUIRE(r);
+    CHECK(r->flags == 0);
+    const Answer a = Decode(*r);
+    CHECK(a.payloads[0].size() > (200u << 10));
+    check_answers(big, a);
+    CHECK(Ask(c, 2, big.SerializeAsString()).response.results(0).status() == v1::CACHE_STATUS_HIT);
+  }
 }
 
 TEST_CASE("malformed lean frames get their error or end the connection, and the daemon serves on",
