@@ -654,9 +654,16 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   // artifact the latest of its lineage.
   std::vector<std::pair<std::string, std::string>> lineages;
   std::vector<std::optional<v1::MissReason>> reasons;
-  for (const Waiter& w : waiters) {
-    lineages.push_back(LineageOf(w, keyed.target, kernels));
-    reasons.push_back(MissReasonFor(w, keyed, lineages.back()));
+  for (std::size_t i = 0; i < waiters.size(); ++i) {
+    // A burst of one kernel asked alike (the usual coalesced compile) has
+    // one lineage and one reason: made once.
+    if (i > 0 && SameLineage(waiters[i], waiters[i - 1])) {
+      lineages.push_back(lineages.back());
+      reasons.push_back(reasons.back());
+      continue;
+    }
+    lineages.push_back(LineageOf(waiters[i], keyed.target, kernels));
+    reasons.push_back(MissReasonFor(waiters[i], keyed, lineages.back()));
   }
   const v1::CacheStatus first = stage_hit ? v1::CACHE_STATUS_STAGE_HIT : v1::CACHE_STATUS_COMPILED;
   for (std::size_t i = 0; i < waiters.size(); ++i) {

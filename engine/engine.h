@@ -298,6 +298,9 @@ class Engine {
   // artifact's kernel names.
   std::pair<std::string, std::string> LineageOf(const Waiter& waiter, std::string_view target,
                                                 const std::vector<std::string>& kernels) const;
+  // Whether LineageOf (and so MissReasonFor) answers alike for `a` and `b`
+  // of one compile: the same tenant, namespace, fast key and entry points.
+  static bool SameLineage(const Waiter& a, const Waiter& b);
   // Why the waiter's kernel missed, from the latest artifact of `lineage`.
   std::optional<v1::MissReason> MissReasonFor(const Waiter& waiter, const Keyed& keyed,
                                               const std::pair<std::string, std::string>& lineage);

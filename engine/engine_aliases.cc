@@ -135,6 +135,14 @@ std::pair<std::string, std::string> Engine::LineageOf(const Waiter& waiter, std:
           "entry_points"};
 }
 
+bool Engine::SameLineage(const Waiter& a, const Waiter& b) {
+  const v1::KernelDescriptor& x = *a.descriptor;
+  const v1::KernelDescriptor& y = *b.descriptor;
+  return a.peer.tenant == b.peer.tenant && x.namespace_() == y.namespace_() && x.fast_key() == y.fast_key() &&
+         std::equal(x.entry_points().begin(), x.entry_points().end(), y.entry_points().begin(),
+                    y.entry_points().end());
+}
+
 std::optional<v1::MissReason> Engine::MissReasonFor(const Waiter& waiter, const Keyed& keyed,
                                                     const std::pair<std::string, std::string>& lineage) {
   if (keyed.kernel.no_store || keyed.kernel.recache) return std::nullopt;  // it was asked not to hit

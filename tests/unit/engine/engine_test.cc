@@ -56,6 +56,47 @@ TEST_CASE("identical in-flight compiles are coalesced into one", "[daemon][engin
   CHECK(coalesced == 7);
 }
 
+TEST_CASE("each waiter of a coalesced compile gets its own lineage's miss reason", "[daemon][engine]") {
+  // Two tenants' waiters of one compile, interleaved: the tenant whose
+  // kernel (entry point "f") had an earlier artifact is told what changed,
+  // the other nothing, however the bursts of alike waiters fall.
+  Fixture f;
+  const Peer one{"uid:1"}, two{"uid:2"};
+  v1::KernelDescriptor old_kernel = Kernel("old");
+  old_kernel.add_entry_points("f");
+  const v1::CompileResult old_result = f.CompileSync(old_kernel, one);
+  REQUIRE(old_result.status() == v1::CACHE_STATUS_COMPILED);
+  v1::KernelDescriptor d = Kernel("new");
+  d.add_entry_points("f");
+  (void)f.engine->Explain(d, {});  // its digest memoized: Compile keys on this thread
+  f.compiler.Close();
+  const std::vector<Peer> peers = {one, one, two, one, two, two};
+  std::vector<v1::CompileResult> results(peers.size());
+  std::latch done(static_cast<std::ptrdiff_t>(peers.size()));
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    f.engine->Compile(d, peers[i], false, nullptr, [&, i](v1::CompileResult r) {
+      results[i] = std::move(r);
+      done.count_down();
+    });
+  }
+  f.compiler.Open();
+  done.wait();
+  CHECK(f.compiler.calls() == 2);
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    INFO("waiter " << i << " of " << peers[i].tenant);
+    REQUIRE(results[i].status() != v1::CACHE_STATUS_ERROR);
+    if (peers[i].tenant == one.tenant) {
+      REQUIRE(results[i].has_miss_reason());
+      CHECK(results[i].miss_reason().previous_artifact_key() == old_result.artifact().artifact_key());
+      CHECK(results[i].miss_reason().basis() == "entry_points");
+      REQUIRE(results[i].miss_reason().changes_size() > 0);
+      CHECK(results[i].miss_reason().changes(0).name() == "ir");
+    } else {
+      CHECK_FALSE(results[i].has_miss_reason());
+    }
+  }
+}
+
 TEST_CASE("a stored artifact is served without compiling", "[daemon][engine]") {
   Fixture f;
   CHECK(f.CompileSync(Kernel("ir")).status() == v1::CACHE_STATUS_COMPILED);
