@@ -97,12 +97,21 @@ std::vector<rocksdb::ColumnFamilyDescriptor> MakeColumnFamilyDescriptors() {
   artifacts.blob_compression_type = compression;
   // Overwrites and deletes leave dead blobs; let compaction reclaim them.
   artifacts.enable_blob_garbage_collection = true;
+  // A lookup first searches the memtable, a skip list whose levels are a
+  // cache miss each: 11-13% of the daemon's time answering lookups of a
+  // 300 k-entry store (perf), nearly all of it for keys that are not there
+  // but in the tables. A bloom filter over the memtable answers those at
+  // once (2.8% with it), for 1 MB per 64 MB of memtable.
+  artifacts.memtable_prefix_bloom_size_ratio = 0.02;
+  artifacts.memtable_whole_key_filtering = true;
 
   // Stage outputs (PTX and the like) are sized and used like artifacts.
   rocksdb::ColumnFamilyOptions stages = artifacts;
 
   rocksdb::ColumnFamilyOptions aliases;
   aliases.write_buffer_size = kMemtableBudget / 8;
+  aliases.memtable_prefix_bloom_size_ratio = 0.02;
+  aliases.memtable_whole_key_filtering = true;
   aliases.compression = fast;
   aliases.table_factory = Table(cache, /*bloom=*/true);
 
