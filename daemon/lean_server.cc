@@ -409,7 +409,8 @@ struct LeanServer::CompileCall {
   enum class State {
     kRunning,     // items still compiling
     kSent,        // the answerer sent the answer and counted the call
-    kHandedBack,  // the connection's thread sends `answer` from `written` (or `status`, an error)
+    kHandedBack,  // the connection's thread sends `answer` from `written` (`response` if none
+                  // was made, or `status`, an error)
     kGone,        // answered after its client hung up: nothing to send
   };
   std::mutex mu;
@@ -421,27 +422,31 @@ struct LeanServer::CompileCall {
   std::shared_ptr<LeanAnswer> answer;  // guarded by mu
   std::size_t written = 0;            // guarded by mu: of answer->rest
   v1::CompileResponse compiled;       // the items' results, filled by the engine
+  v1::LookupResponse response;        // then moved here (the same message on the wire)
   Clock::time_point started;
 };
 
 void LeanServer::CompileAnswered(CompileCall& call, int fd, int wake_fd) {
-  // A Compile's answer is moved in from the engine's CompileResponse (the
-  // same message on the wire as a LookupResponse).
-  v1::LookupResponse response;
-  response.mutable_results()->Swap(call.compiled.mutable_results());
+  call.response.mutable_results()->Swap(call.compiled.mutable_results());
+  std::uint64_t payload_bytes = 0;
+  for (const v1::CompileResult& r : call.response.results()) payload_bytes += r.artifact().payload().size();
   std::lock_guard lock(call.mu);
   using State = CompileCall::State;
   if (call.client_gone) {
     call.state = State::kGone;
+  } else if (payload_bytes >= limits_.memfd_from_bytes) {
+    // Its memfd is made and sent by the connection's thread: this thread
+    // may have other answers to give.
+    call.state = State::kHandedBack;
   } else {
-    Expected<std::shared_ptr<LeanAnswer>> answer = Encode(response, LeanPayloads{});
+    Expected<std::shared_ptr<LeanAnswer>> answer = Encode(call.response, LeanPayloads{});
     call.state = State::kHandedBack;
     if (!answer.ok()) {
       call.status = answer.status();
     } else {
       call.answer = std::move(answer).value();
       // Sent from here only if the socket takes all of it now: this thread
-      // may have other answers to give, and must not wait on one client.
+      // must not wait on one client.
       if (call.answer->memfd < 0) {
         const std::string& rest = call.answer->rest;
         ssize_t n;
@@ -540,7 +545,7 @@ bool LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const 
   }
   const State state = call->state;
   const Status status = call->status;
-  const std::shared_ptr<LeanAnswer> answer = call->answer;
+  std::shared_ptr<LeanAnswer> answer = call->answer;
   const std::size_t written = call->written;
   lock.unlock();
   {
@@ -551,7 +556,12 @@ bool LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const 
   // Counted as gRPC counts a call its client cancelled; nothing is encoded
   // for a peer that is gone.
   if (state == State::kGone) return finish(Cancelled("the client closed its connection"));
-  if (answer == nullptr) return finish(status);
+  if (!status.ok()) return finish(status);
+  if (answer == nullptr) {
+    Expected<std::shared_ptr<LeanAnswer>> encoded = Encode(call->response, LeanPayloads{});
+    if (!encoded.ok()) return finish(encoded.status());
+    answer = std::move(encoded).value();
+  }
   const bool sent = written == 0 ? Send(fd, *answer)
                                  : WriteAll(fd, std::string_view(answer->rest).substr(written),
                                             Clock::now() + limits_.io_timeout);

@@ -406,6 +406,16 @@ TEST_CASE("lean Compiles sent ahead of their answers are answered in order, and 
     check_answers(big, a);
     CHECK(Ask(c, 2, big.SerializeAsString()).response.results(0).status() == v1::CACHE_STATUS_HIT);
   }
+  SECTION("an answer of 256 KiB or more comes in a sealed memfd") {
+    const v1::CompileRequest huge = CompileOf(8400, "memfd", 300 << 10);
+    c.Send(Request(2, huge.SerializeAsString()));
+    std::optional<Reply> r = c.Read();
+    REQUIRE(r);
+    CHECK(r->flags == 1);
+    const Answer a = Decode(*r);
+    CHECK(a.payloads[0].size() >= (256u << 10));
+    check_answers(huge, a);
+  }
 }
 
 TEST_CASE("malformed lean frames get their error or end the connection, and the daemon serves on",
