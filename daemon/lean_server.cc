@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include <google/protobuf/arena.h>
@@ -286,11 +287,14 @@ bool LeanServer::ServeOne(Connection* connection, std::uint32_t uid) {
   // Grown as the bytes arrive: a header alone cannot make the daemon hold
   // --max-message-bytes for a peer that sends nothing more. The buffer is
   // kept for the next request up to the first chunk's size (no allocation,
-  // no fresh pages to fault in, for the usual request).
+  // no fresh pages to fault in, for the usual request); a larger one is
+  // let go as soon as the request is read.
   constexpr std::size_t kChunk = 1u << 20;
   std::string& body = connection->body;
-  if (body.capacity() > kChunk) std::string().swap(body);
   body.clear();
+  auto let_go_if_large = [&body] {
+    if (body.capacity() > kChunk) std::string().swap(body);
+  };
   while (body.size() < h->body_bytes) {
     const std::size_t at = body.size();
     body.resize(at + std::min<std::size_t>(kChunk, h->body_bytes - at));
@@ -310,10 +314,12 @@ bool LeanServer::ServeOne(Connection* connection, std::uint32_t uid) {
     sent = AnswerLookup(fd, uid, *h, header_view, body, &status);
   } else {
     Expected<v1::CompileRequest> request = lean::DecodeCompile(*h, body);
+    let_go_if_large();
     if (request.ok()) return AnswerCompile(connection, uid, *request, t0);  // counted there
     status = request.status();
     sent = SendError(fd, status, Clock::now() + limits_.io_timeout);
   }
+  let_go_if_large();
   if (counted && hooks_.finished) {
     hooks_.finished(h->method, status.code(), std::chrono::duration<double>(Clock::now() - t0).count());
   }
@@ -428,15 +434,19 @@ struct LeanServer::CompileCall {
 
 void LeanServer::CompileAnswered(CompileCall& call, int fd, int wake_fd) {
   call.response.mutable_results()->Swap(call.compiled.mutable_results());
-  std::uint64_t payload_bytes = 0;
-  for (const v1::CompileResult& r : call.response.results()) payload_bytes += r.artifact().payload().size();
+  // At least what the answer takes: its payloads as the blob aligns them,
+  // and its PTX. From the memfd threshold on, no unix socket takes it at
+  // once (nor is it inline): made and sent by the connection's thread, as
+  // this thread may have other answers to give.
+  std::uint64_t answer_bytes = 0;
+  for (const v1::CompileResult& r : call.response.results()) {
+    answer_bytes += (r.artifact().payload().size() + 63) / 64 * 64 + r.artifact().ptx().size();
+  }
   std::lock_guard lock(call.mu);
   using State = CompileCall::State;
   if (call.client_gone) {
     call.state = State::kGone;
-  } else if (payload_bytes >= limits_.memfd_from_bytes) {
-    // Its memfd is made and sent by the connection's thread: this thread
-    // may have other answers to give.
+  } else if (answer_bytes >= limits_.memfd_from_bytes) {
     call.state = State::kHandedBack;
   } else {
     Expected<std::shared_ptr<LeanAnswer>> answer = Encode(call.response, LeanPayloads{});
@@ -506,36 +516,48 @@ bool LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const 
   // Waits for the answer, watching the client meanwhile: one that hangs up
   // (or whose connection breaks) no longer waits, and its compiles are
   // released. A daemon that stops (Stop shuts the reading side) finishes
-  // the call instead, as gRPC drains its calls. The socket turning readable
-  // while the call runs (a hang-up, a stop, or a request sent ahead of this
-  // answer) is seen once; from then on only the wake fd is watched.
+  // the call instead, as gRPC drains its calls. A request sent ahead of
+  // this answer waits unread; the connection is still watched for a
+  // hang-up meanwhile.
   using State = CompileCall::State;
-  bool watching = true;
+  short socket_events = POLLIN | POLLRDHUP;  // 0: the socket is no longer watched
   std::unique_lock lock(call->mu);
   while (call->state == State::kRunning) {
     lock.unlock();
-    pollfd p[2] = {{wake_fd, POLLIN, 0}, {fd, POLLIN | POLLRDHUP, 0}};
-    const int n = ::poll(p, watching ? 2 : 1, -1);
+    pollfd p[2] = {{wake_fd, POLLIN, 0}, {fd, socket_events, 0}};
+    const int n = ::poll(p, socket_events != 0 ? 2 : 1, -1);
+    const int poll_errno = errno;
+    const bool hung_up = n > 0 && socket_events != 0 && (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+    const bool stop = hung_up && stopping();
     lock.lock();
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 || (watching && p[1].revents != 0)) {
-      if (call->state != State::kRunning) break;
+    if (n < 0 && poll_errno == EINTR) continue;
+    if (n < 0) {
+      // Cannot watch (no memory for poll): wait for the answer alone,
+      // trying again a little later while poll itself fails.
       call->waiting = true;
-      if (n < 0) {  // cannot watch: wait for the answer alone
+      while (call->state == State::kRunning) {
         lock.unlock();
         pollfd w{wake_fd, POLLIN, 0};
-        while (::poll(&w, 1, -1) < 0 && errno == EINTR) {
-        }
-        lock.lock();
-        break;
-      }
-      watching = false;
-      if ((p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0 && !stopping()) {
-        call->client_gone = true;
-        lock.unlock();
-        cancel();
+        if (::poll(&w, 1, -1) < 0 && errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         lock.lock();
       }
+      break;
+    }
+    if (socket_events == 0 || p[1].revents == 0) continue;  // the wake fd: the loop's test says what
+    if (call->state != State::kRunning) break;
+    call->waiting = true;
+    if (!hung_up) {
+      // A request sent ahead of this answer: it waits, unread, and only a
+      // hang-up is watched for from now on.
+      socket_events = POLLRDHUP;
+      continue;
+    }
+    socket_events = 0;
+    if (!stop) {
+      call->client_gone = true;
+      lock.unlock();
+      cancel();
+      lock.lock();
     }
   }
   if (call->woken) {

@@ -694,6 +694,35 @@ TEST_CASE("a daemon told to stop answers the lean Compile in flight first, as gR
   CHECK(a.payloads[0].substr(0, 4) == "\x7f" "ELF");
 }
 
+TEST_CASE("a lean client that sends a request ahead and then hangs up still releases its compile",
+          "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path(), {"--workers", "1"});
+  daemon.Start();
+  v1::CompileRequest slow;
+  slow.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  *slow.add_kernels() = SlowCpuKernel(20000);  // seconds of compiling
+  {
+    LeanConnection c(daemon.socket_path());
+    // The second request waits unread behind the first one's answer.
+    c.Send(Request(2, slow.SerializeAsString()) + Request(2, CompileOf(8500, "behind").SerializeAsString()));
+    bool in_flight = false;
+    for (int i = 0; i < 1'000'000 && !in_flight; ++i) in_flight = StatsOf(daemon).in_flight() > 0;
+    REQUIRE(in_flight);
+  }  // hung up
+  // Asked of the daemon until it holds (the compile alone would take seconds).
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  v1::Stats s = StatsOf(daemon);
+  while (s.cancelled() == 0 && std::chrono::steady_clock::now() < give_up) s = StatsOf(daemon);
+  CHECK(s.cancelled() == 1);
+  CHECK(s.compiles() == 0);
+  // The single compile worker is free again: the next compile is answered.
+  LeanConnection again(daemon.socket_path());
+  CHECK(Ask(again, 2, CompileOf(8501, "after").SerializeAsString()).response.results(0).status() ==
+        v1::CACHE_STATUS_COMPILED);
+  CHECK(daemon.Stop() == 0);
+}
+
 TEST_CASE("a client sends at most 4 Compiles at once over the lean transport, the others over gRPC",
           "[integration][lean]") {
   TempDir dir;
