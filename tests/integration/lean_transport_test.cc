@@ -257,6 +257,23 @@ v1::CompileRequest CompileOf(int seed, const std::string& fast_key, std::size_t 
   return request;
 }
 
+// A Compile of one CPU kernel that takes seconds to compile.
+v1::CompileRequest SlowCompile() {
+  v1::CompileRequest request;
+  request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  *request.add_kernels() = SlowCpuKernel(20000);
+  return request;
+}
+
+// Whether the daemon comes to count a compile in flight: a condition asked
+// of it until it holds (a slow kernel takes seconds; each ask, microseconds).
+bool CompileInFlight(const DaemonProcess& daemon) {
+  for (int i = 0; i < 1'000'000; ++i) {
+    if (StatsOf(daemon).in_flight() > 0) return true;
+  }
+  return false;
+}
+
 // Result `lean` with its payload put back is gRPC's `expected` to the byte.
 void CheckSameResult(v1::CompileResult lean, const std::string& payload, const v1::CompileResult& expected) {
   CHECK(lean.artifact().payload().empty());
@@ -674,16 +691,9 @@ TEST_CASE("a daemon told to stop answers the lean Compile in flight first, as gR
   TempDir dir;
   DaemonProcess daemon(dir.path(), {"--workers", "1"});
   daemon.Start();
-  v1::CompileRequest request;
-  request.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
-  *request.add_kernels() = SlowCpuKernel(20000);  // seconds of compiling
   LeanConnection c(daemon.socket_path());
-  c.Send(Request(2, request.SerializeAsString()));
-  // Stopped only once the daemon counts the compile: a condition asked of
-  // the daemon until it holds (the kernel takes seconds; each ask, microseconds).
-  bool in_flight = false;
-  for (int i = 0; i < 1'000'000 && !in_flight; ++i) in_flight = StatsOf(daemon).in_flight() > 0;
-  REQUIRE(in_flight);
+  c.Send(Request(2, SlowCompile().SerializeAsString()));
+  REQUIRE(CompileInFlight(daemon));  // stopped only once the daemon counts the compile
   CHECK(daemon.Stop() == 0);
   // Written before the daemon exited; still in the socket.
   std::optional<Reply> r = c.Read();
@@ -699,16 +709,11 @@ TEST_CASE("a lean client that sends a request ahead and then hangs up still rele
   TempDir dir;
   DaemonProcess daemon(dir.path(), {"--workers", "1"});
   daemon.Start();
-  v1::CompileRequest slow;
-  slow.mutable_header()->set_protocol_version(v1::PROTOCOL_VERSION_1);
-  *slow.add_kernels() = SlowCpuKernel(20000);  // seconds of compiling
   {
     LeanConnection c(daemon.socket_path());
     // The second request waits unread behind the first one's answer.
-    c.Send(Request(2, slow.SerializeAsString()) + Request(2, CompileOf(8500, "behind").SerializeAsString()));
-    bool in_flight = false;
-    for (int i = 0; i < 1'000'000 && !in_flight; ++i) in_flight = StatsOf(daemon).in_flight() > 0;
-    REQUIRE(in_flight);
+    c.Send(Request(2, SlowCompile().SerializeAsString()) + Request(2, CompileOf(8500, "behind").SerializeAsString()));
+    REQUIRE(CompileInFlight(daemon));
   }  // hung up
   // Asked of the daemon until it holds (the compile alone would take seconds).
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
