@@ -320,9 +320,7 @@ bool LeanServer::ServeOne(Connection* connection, std::uint32_t uid) {
     sent = SendError(fd, status, Clock::now() + limits_.io_timeout);
   }
   let_go_if_large();
-  if (counted && hooks_.finished) {
-    hooks_.finished(h->method, status.code(), std::chrono::duration<double>(Clock::now() - t0).count());
-  }
+  if (counted) Counted(h->method, status.code(), t0);
   return sent;
 }
 
@@ -404,6 +402,10 @@ bool LeanServer::Send(int fd, const LeanAnswer& answer) const {
   return WriteAll(fd, answer.rest, deadline);  // the header leads it
 }
 
+void LeanServer::Counted(std::uint8_t method, Code code, Clock::time_point started) const {
+  if (hooks_.finished) hooks_.finished(method, code, std::chrono::duration<double>(Clock::now() - started).count());
+}
+
 bool LeanServer::stopping() const {
   std::lock_guard lock(mu_);
   return stopping_;
@@ -440,7 +442,9 @@ void LeanServer::CompileAnswered(CompileCall& call, int fd, int wake_fd) {
   // this thread may have other answers to give.
   std::uint64_t answer_bytes = 0;
   for (const v1::CompileResult& r : call.response.results()) {
-    answer_bytes += (r.artifact().payload().size() + 63) / 64 * 64 + r.artifact().ptx().size();
+    const std::uint64_t payload = r.artifact().payload().size();
+    answer_bytes += (payload + lean::kPayloadAlignment - 1) / lean::kPayloadAlignment * lean::kPayloadAlignment +
+                    r.artifact().ptx().size();
   }
   std::lock_guard lock(call.mu);
   using State = CompileCall::State;
@@ -468,10 +472,7 @@ void LeanServer::CompileAnswered(CompileCall& call, int fd, int wake_fd) {
           call.state = State::kSent;
           // Counted before the connection's thread can see kSent: then
           // nothing here is touched once it goes on (and Stop may return).
-          if (hooks_.finished) {
-            hooks_.finished(lean::kCompile, Code::kOk,
-                            std::chrono::duration<double>(Clock::now() - call.started).count());
-          }
+          Counted(lean::kCompile, Code::kOk, call.started);
         }
         // A failed send is the connection thread's to find: its own write fails too.
       }
@@ -492,9 +493,7 @@ bool LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const 
   const int fd = connection->fd;
   auto finish = [&](const Status& status) {
     const bool sent = SendError(fd, status, Clock::now() + limits_.io_timeout);
-    if (hooks_.finished) {
-      hooks_.finished(lean::kCompile, status.code(), std::chrono::duration<double>(Clock::now() - started).count());
-    }
+    Counted(lean::kCompile, status.code(), started);
     return sent;
   };
   if (!hooks_.compile) return finish(Status(Code::kUnimplemented, "this daemon answers no Compile over the lean transport"));
@@ -584,12 +583,11 @@ bool LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const 
     if (!encoded.ok()) return finish(encoded.status());
     answer = std::move(encoded).value();
   }
-  const bool sent = written == 0 ? Send(fd, *answer)
-                                 : WriteAll(fd, std::string_view(answer->rest).substr(written),
-                                            Clock::now() + limits_.io_timeout);
-  if (hooks_.finished) {
-    hooks_.finished(lean::kCompile, Code::kOk, std::chrono::duration<double>(Clock::now() - started).count());
-  }
+  // An inline answer goes on from where the answering thread's write stopped.
+  const bool sent = answer->memfd >= 0 ? Send(fd, *answer)
+                                       : WriteAll(fd, std::string_view(answer->rest).substr(written),
+                                                  Clock::now() + limits_.io_timeout);
+  Counted(lean::kCompile, Code::kOk, started);
   return sent;
 }
 

@@ -120,6 +120,8 @@ class LeanServer {
   [[nodiscard]] Expected<std::shared_ptr<LeanAnswer>> Encode(v1::LookupResponse& response,
                                                              const LeanPayloads& payloads) const;
   bool Send(int fd, const LeanAnswer& answer) const;
+  // A call answered (hooks_.finished): the request metrics and the idle monitor.
+  void Counted(std::uint8_t method, Code code, std::chrono::steady_clock::time_point started) const;
 
   const LeanHooks hooks_;
   const LeanLimits limits_;
