@@ -3,9 +3,7 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
-#include <condition_variable>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -335,18 +333,20 @@ Status Client::Ping(const std::string& service) {
   grpc::ByteBuffer request(&message, 1);
   grpc::ByteBuffer response;
   grpc::Status result;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  generic.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
-                    &response, [&](grpc::Status s) {
-                      std::lock_guard lock(mu);
-                      result = std::move(s);
-                      done = true;
-                      cv.notify_one();
-                    });
-  std::unique_lock lock(mu);
-  cv.wait(lock, [&] { return done; });
+  // Driven on this thread through a queue of its own, as a blocking call is
+  // (the callback API would run the call on threads gRPC starts for it).
+  grpc::CompletionQueue queue;
+  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
+      generic.PrepareUnaryCall(&context, "/grpc.health.v1.Health/Check", request, &queue);
+  call->StartCall();
+  call->Finish(&response, &result, &queue);
+  void* tag = nullptr;
+  bool ok = false;
+  // Finish's one event; a unary call's outcome is in `result` either way.
+  (void)queue.Next(&tag, &ok);
+  queue.Shutdown();
+  while (queue.Next(&tag, &ok)) {
+  }
   if (!result.ok()) return Failure(result);
   std::vector<grpc::Slice> slices;
   (void)response.Dump(&slices);
