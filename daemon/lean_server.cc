@@ -302,30 +302,34 @@ bool LeanServer::ServeOne(Connection* connection, std::uint32_t uid) {
   }
 
   const auto t0 = Clock::now();
-  // Calls are counted (metrics, idle monitor) as the gRPC methods'; a
-  // method the daemon does not serve is refused without counting.
-  Status status = lean::CheckMethod(h->method);
-  const bool counted = status.ok();
-  if (counted && hooks_.started) hooks_.started();
+  // Calls are counted (metrics, idle monitor) as the gRPC methods', before
+  // their answer goes out (a client that reads the metrics after its answer
+  // finds its call there); a method the daemon does not serve is refused
+  // without counting.
+  const Status method = lean::CheckMethod(h->method);
+  if (method.ok() && hooks_.started) hooks_.started();
   bool sent = false;
-  if (!status.ok()) {
-    sent = SendError(fd, status, Clock::now() + limits_.io_timeout);
+  if (!method.ok()) {
+    sent = SendError(fd, method, Clock::now() + limits_.io_timeout);
   } else if (h->method == lean::kLookup) {
-    sent = AnswerLookup(fd, uid, *h, header_view, body, &status);
+    sent = AnswerLookup(fd, uid, *h, header_view, body, t0);
   } else {
     Expected<v1::CompileRequest> request = lean::DecodeCompile(*h, body);
     let_go_if_large();
     if (request.ok()) return AnswerCompile(connection, uid, *request, t0);  // counted there
-    status = request.status();
-    sent = SendError(fd, status, Clock::now() + limits_.io_timeout);
+    Counted(h->method, request.status().code(), t0);
+    sent = SendError(fd, request.status(), Clock::now() + limits_.io_timeout);
   }
   let_go_if_large();
-  if (counted) Counted(h->method, status.code(), t0);
   return sent;
 }
 
 bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHeader& h, std::string_view header,
-                              const std::string& body, Status* status) {
+                              const std::string& body, Clock::time_point started) {
+  auto refuse = [&](const Status& status) {
+    Counted(lean::kLookup, status.code(), started);
+    return SendError(fd, status, Clock::now() + limits_.io_timeout);
+  };
   std::optional<std::uint64_t> generation;
   std::string key;
   if (memo_ != nullptr) {
@@ -333,8 +337,10 @@ bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHead
     if (generation) {
       key = LeanAnswerMemo::KeyOf(uid, header, body);
       if (std::shared_ptr<const LeanAnswer> kept = memo_->Find(key, *generation)) {
-        *status = hooks_.replay(uid, *kept->replay);
-        return status->ok() ? Send(fd, *kept) : SendError(fd, *status, Clock::now() + limits_.io_timeout);
+        const Status replayed = hooks_.replay(uid, *kept->replay);
+        if (!replayed.ok()) return refuse(replayed);
+        Counted(lean::kLookup, Code::kOk, started);
+        return Send(fd, *kept);
       }
     }
   }
@@ -345,13 +351,11 @@ bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHead
   LeanPayloads payloads;
   payloads.want_replay = generation.has_value();
   Expected<v1::LookupRequest> request = lean::DecodeLookup(h, body);
-  *status = request.ok() ? hooks_.lookup(uid, *request, &response, &payloads) : request.status();
-  Expected<std::shared_ptr<LeanAnswer>> answer = *status;
-  if (status->ok()) answer = Encode(response, payloads);
-  if (!answer.ok()) {
-    *status = answer.status();
-    return SendError(fd, *status, Clock::now() + limits_.io_timeout);
-  }
+  const Status looked_up = request.ok() ? hooks_.lookup(uid, *request, &response, &payloads) : request.status();
+  Expected<std::shared_ptr<LeanAnswer>> answer = looked_up;
+  if (looked_up.ok()) answer = Encode(response, payloads);
+  if (!answer.ok()) return refuse(answer.status());
+  Counted(lean::kLookup, Code::kOk, started);
   const bool sent = Send(fd, **answer);
   // Kept when every item was a hit and nothing in the store changed while
   // it was made (a write in between could have changed some items only).
@@ -429,6 +433,7 @@ struct LeanServer::CompileCall {
   Status status;                      // guarded by mu
   std::shared_ptr<LeanAnswer> answer;  // guarded by mu
   std::size_t written = 0;            // guarded by mu: of answer->rest
+  bool counted = false;               // guarded by mu: the answerer counted the call (hooks_.finished)
   v1::CompileResponse compiled;       // the items' results, filled by the engine
   v1::LookupResponse response;        // then moved here (the same message on the wire)
   Clock::time_point started;
@@ -459,6 +464,10 @@ void LeanServer::CompileAnswered(CompileCall& call, int fd, int wake_fd) {
       call.status = answer.status();
     } else {
       call.answer = std::move(answer).value();
+      // Counted before any of it is sent (the connection's thread counts
+      // what this thread does not).
+      Counted(lean::kCompile, Code::kOk, call.started);
+      call.counted = true;
       // Sent from here only if the socket takes all of it now: this thread
       // must not wait on one client.
       if (call.answer->memfd < 0) {
@@ -468,12 +477,7 @@ void LeanServer::CompileAnswered(CompileCall& call, int fd, int wake_fd) {
           n = ::send(fd, rest.data(), rest.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
         } while (n < 0 && errno == EINTR);
         if (n > 0) call.written = static_cast<std::size_t>(n);
-        if (call.written == rest.size()) {
-          call.state = State::kSent;
-          // Counted before the connection's thread can see kSent: then
-          // nothing here is touched once it goes on (and Stop may return).
-          Counted(lean::kCompile, Code::kOk, call.started);
-        }
+        if (call.written == rest.size()) call.state = State::kSent;
         // A failed send is the connection thread's to find: its own write fails too.
       }
     }
@@ -492,9 +496,8 @@ bool LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const 
                                Clock::time_point started) {
   const int fd = connection->fd;
   auto finish = [&](const Status& status) {
-    const bool sent = SendError(fd, status, Clock::now() + limits_.io_timeout);
     Counted(lean::kCompile, status.code(), started);
-    return sent;
+    return SendError(fd, status, Clock::now() + limits_.io_timeout);
   };
   if (!hooks_.compile) return finish(Status(Code::kUnimplemented, "this daemon answers no Compile over the lean transport"));
   if (connection->wake_fd < 0) {
@@ -568,6 +571,7 @@ bool LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const 
   const Status status = call->status;
   std::shared_ptr<LeanAnswer> answer = call->answer;
   const std::size_t written = call->written;
+  const bool counted = call->counted;
   lock.unlock();
   {
     std::lock_guard server_lock(mu_);
@@ -583,12 +587,11 @@ bool LeanServer::AnswerCompile(Connection* connection, std::uint32_t uid, const 
     if (!encoded.ok()) return finish(encoded.status());
     answer = std::move(encoded).value();
   }
+  if (!counted) Counted(lean::kCompile, Code::kOk, started);
   // An inline answer goes on from where the answering thread's write stopped.
-  const bool sent = answer->memfd >= 0 ? Send(fd, *answer)
-                                       : WriteAll(fd, std::string_view(answer->rest).substr(written),
-                                                  Clock::now() + limits_.io_timeout);
-  Counted(lean::kCompile, Code::kOk, started);
-  return sent;
+  return answer->memfd >= 0 ? Send(fd, *answer)
+                            : WriteAll(fd, std::string_view(answer->rest).substr(written),
+                                       Clock::now() + limits_.io_timeout);
 }
 
 }  // namespace qdcache::daemon

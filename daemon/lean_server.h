@@ -105,17 +105,18 @@ class LeanServer {
   // Starts a Compile and sees it answered: the thread that answers its last
   // item sends the answer itself when the socket takes it at once (no
   // hand-over to this thread on the way to the client); otherwise this
-  // thread sends it. Counts the call (hooks_.finished) either way. False
-  // when the connection must end.
+  // thread sends it. Counts the call (hooks_.finished) either way, before
+  // any of its answer is sent. False when the connection must end.
   bool AnswerCompile(Connection* connection, std::uint32_t uid, const v1::CompileRequest& request,
                      std::chrono::steady_clock::time_point started);
   // Run by the thread that answers a Compile's last item.
   void CompileAnswered(CompileCall& call, int fd, int wake_fd);
   [[nodiscard]] bool stopping() const;
   // A Lookup's answer: kept (memo_) when it may be, or made by hooks_.lookup.
-  // Sets *status to the call's outcome; false when nothing could be sent.
+  // Counts the call (hooks_.finished) before sending; false when nothing
+  // could be sent.
   bool AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHeader& h, std::string_view header,
-                    const std::string& body, Status* status);
+                    const std::string& body, std::chrono::steady_clock::time_point started);
   // An answer to send (its memfd made when the payloads warrant one).
   [[nodiscard]] Expected<std::shared_ptr<LeanAnswer>> Encode(v1::LookupResponse& response,
                                                              const LeanPayloads& payloads) const;
