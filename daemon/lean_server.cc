@@ -441,16 +441,18 @@ struct LeanServer::CompileCall {
 
 void LeanServer::CompileAnswered(CompileCall& call, int fd, int wake_fd) {
   call.response.mutable_results()->Swap(call.compiled.mutable_results());
-  // At least what the answer takes: its payloads as the blob aligns them,
-  // and its PTX. From the memfd threshold on, no unix socket takes it at
-  // once (nor is it inline): made and sent by the connection's thread, as
-  // this thread may have other answers to give.
-  std::uint64_t answer_bytes = 0;
+  // At least what the answer takes: its payloads' blob, laid out as
+  // lean::EncodeLookupReply lays it out, and its PTX. From the memfd
+  // threshold on, no unix socket takes it at once (nor is it inline): made
+  // and sent by the connection's thread, as this thread may have other
+  // answers to give.
+  std::uint64_t blob_bytes = 0, ptx_bytes = 0;
   for (const v1::CompileResult& r : call.response.results()) {
     const std::uint64_t payload = r.artifact().payload().size();
-    answer_bytes += (payload + lean::kPayloadAlignment - 1) / lean::kPayloadAlignment * lean::kPayloadAlignment +
-                    r.artifact().ptx().size();
+    if (payload > 0) blob_bytes = lean::AlignedOffset(blob_bytes) + payload;
+    ptx_bytes += r.artifact().ptx().size();
   }
+  const std::uint64_t answer_bytes = blob_bytes + ptx_bytes;
   std::lock_guard lock(call.mu);
   using State = CompileCall::State;
   if (call.client_gone) {

@@ -41,6 +41,10 @@ inline constexpr std::uint8_t kCompile = 2;
 inline constexpr std::uint8_t kWithFd = 1;
 // Payloads are laid out at multiples of this (ELF loaders read headers in place).
 inline constexpr std::size_t kPayloadAlignment = 64;
+// Where the next payload starts in a blob whose bytes so far end at `end`.
+inline constexpr std::uint64_t AlignedOffset(std::uint64_t end) {
+  return (end + kPayloadAlignment - 1) / kPayloadAlignment * kPayloadAlignment;
+}
 
 // A request header's fields. INVALID_ARGUMENT when a reserved byte is set,
 // RESOURCE_EXHAUSTED when the body is longer than `max_body`.

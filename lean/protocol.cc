@@ -44,8 +44,7 @@ LookupReply EncodeLookupReply(v1::LookupResponse& response, const std::vector<st
       result.mutable_artifact()->clear_payload();
       payload = reply.owned.back();
     }
-    const std::uint64_t offset =
-        payload.empty() ? 0 : (reply.blob_bytes + kPayloadAlignment - 1) / kPayloadAlignment * kPayloadAlignment;
+    const std::uint64_t offset = payload.empty() ? 0 : AlignedOffset(reply.blob_bytes);
     PutU64(table, offset);
     PutU64(table, payload.size());
     if (!payload.empty()) reply.blob_bytes = offset + payload.size();

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "client/lean_channel.h"
+#include "lean/frame.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/kernels.h"
 #include "tests/support/subprocess.h"
@@ -321,7 +322,7 @@ TEST_CASE("a lean Lookup answers as gRPC's, large answers in a sealed memfd", "[
   lean.Send(Request(1, large.SerializeAsString()));  // the same connection, again
   std::optional<Reply> memfd_reply = lean.Read();
   REQUIRE(memfd_reply);
-  CHECK(memfd_reply->flags == 1);
+  CHECK(memfd_reply->flags == lean::kWithFd);
   CheckSameAsGrpc(daemon, large, Decode(*memfd_reply));
 }
 
@@ -428,7 +429,7 @@ TEST_CASE("lean Compiles sent ahead of their answers are answered in order, and 
     c.Send(Request(2, huge.SerializeAsString()));
     std::optional<Reply> r = c.Read();
     REQUIRE(r);
-    CHECK(r->flags == 1);
+    CHECK(r->flags == lean::kWithFd);
     const Answer a = Decode(*r);
     CHECK(a.payloads[0].size() >= (256u << 10));
     check_answers(huge, a);
