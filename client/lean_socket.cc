@@ -1,12 +1,14 @@
 #include "client/lean_socket.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -61,6 +63,30 @@ timeval TimevalOf(std::chrono::milliseconds timeout) {
 void SetReceiveTimeout(int fd, std::chrono::milliseconds timeout) {
   const timeval tv = TimevalOf(timeout);
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+// Waits until `fd` has something to read (or an error or hang-up for the
+// next read to report), for at most `timeout` (0: no limit). In poll, not
+// in a blocking recv: a thread asleep in recv on a unix socket is woken
+// each time the daemon reads a request from the connection (the kernel
+// announces the client's freed send buffer to every sleeper on its socket),
+// a wake-up across CPUs per call for nothing; poll(POLLIN) sleeps through
+// it.
+IoEnd WaitReadable(int fd, std::chrono::milliseconds timeout) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  for (;;) {
+    int millis = -1;
+    if (timeout.count() > 0) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return IoEnd::kTimeout;
+      millis = static_cast<int>(std::min<long long>(left, 60'000));
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int n = ::poll(&p, 1, millis);
+    if (n > 0) return IoEnd::kDone;
+    if (n < 0 && errno != EINTR) return IoEnd::kError;
+  }
 }
 
 // A read-only mapping of a passed memfd, unmapped and closed on destruction.
@@ -215,15 +241,12 @@ Status LeanSocket::Exchange(Connection& connection, const std::string& frame,
   message.msg_controllen = sizeof control;
   // The answer's first bytes may take the call's own wait (a Compile's);
   // the rest of it, and the next call, the socket's usual timeout.
-  const bool own_wait = wait != timeout_;
-  if (own_wait) SetReceiveTimeout(fd, wait.value_or(std::chrono::milliseconds(0)));
+  const IoEnd arrived = WaitReadable(fd, wait.value_or(std::chrono::milliseconds(0)));
+  if (arrived != IoEnd::kDone) return failed(arrived, errno);
   ssize_t got;
   do {
     got = ::recvmsg(fd, &message, MSG_CMSG_CLOEXEC);
   } while (got < 0 && errno == EINTR);
-  const int recv_errno = errno;
-  if (own_wait) SetReceiveTimeout(fd, timeout_);
-  errno = recv_errno;
   // A failed recvmsg filled no control data: nothing to close.
   if (got < 0) {
     const int err = errno;

@@ -1,0 +1,169 @@
+// The client's side of the lean transport (client/lean_socket.h) against a
+// peer that speaks its framing and then misbehaves as each case needs: no
+// answer, a hang-up, or a late answer. The daemon's side is tested in
+// tests/integration/lean_transport_test.cc.
+#include "client/lean_socket.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "lean/frame.h"
+#include "tests/support/temp_dir.h"
+
+using namespace qdcache;
+using namespace qdcache::client;
+using namespace std::chrono_literals;
+
+namespace {
+
+bool ReadAll(int fd, char* data, std::size_t size) {
+  std::size_t got = 0;
+  while (got < size) {
+    const ssize_t n = ::read(fd, data + got, size - got);
+    if (n <= 0) return false;
+    got += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// One connection's daemon side: takes the hello and one request of
+// `request_bytes`, then does `then`. Runs on a thread of its own (no
+// assertions there: what it saw is checked after Join).
+class Peer {
+ public:
+  enum class Then {
+    kSilent,  // answers nothing; ends when the client closes the connection
+    kHangUp,  // closes the connection
+    kAnswer,  // answers OK with `answer` as the body
+  };
+
+  Peer(const std::string& path, std::size_t request_bytes, Then then, std::string answer = {})
+      : listener_(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+    bound_ = listener_ >= 0 &&
+             ::bind(listener_, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+             ::listen(listener_, 1) == 0;
+    if (bound_) thread_ = std::thread([=, this] { Serve(request_bytes, then, answer); });
+  }
+  ~Peer() {
+    Join();
+    if (listener_ >= 0) ::close(listener_);
+  }
+
+  [[nodiscard]] bool bound() const { return bound_; }
+  void Join() {
+    if (thread_.joinable()) thread_.join();
+  }
+  // What it read of the request (after Join).
+  [[nodiscard]] const std::string& request() const { return request_; }
+  // Whether the client closed the connection it left unanswered (after Join).
+  [[nodiscard]] bool saw_close() const { return saw_close_; }
+
+ private:
+  void Serve(std::size_t request_bytes, Then then, const std::string& answer) {
+    const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) return;
+    char hello[lean::kHello.size()];
+    std::string request(request_bytes, '\0');
+    if (ReadAll(fd, hello, sizeof hello) && WriteAll(fd, lean::kHello) &&
+        ReadAll(fd, request.data(), request.size())) {
+      request_ = request;
+      if (then == Then::kSilent) {
+        char byte;
+        saw_close_ = ::read(fd, &byte, 1) == 0;
+      } else if (then == Then::kAnswer) {
+        WriteAll(fd,
+                 lean::EncodeReplyHeader(static_cast<std::uint32_t>(answer.size()), Code::kOk, 0) +
+                     answer);
+      }
+    }
+    ::close(fd);
+  }
+
+  int listener_;
+  bool bound_ = false;
+  std::thread thread_;
+  std::string request_;
+  bool saw_close_ = false;
+};
+
+std::string Frame(const std::string& body) {
+  return lean::EncodeRequestHeader(static_cast<std::uint32_t>(body.size()), lean::kLookup) + body;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a lean call whose answer does not come within its wait ends DEADLINE_EXCEEDED and drops the "
+    "connection",
+    "[lean]") {
+  testing::TempDir dir;
+  const std::string frame = Frame("request body");
+  Peer peer(dir / "sock", frame.size(), Peer::Then::kSilent);
+  REQUIRE(peer.bound());
+  LeanSocket socket(dir / "sock", "unix:" + (dir / "sock"), 10s);
+
+  bool decoded = false;
+  std::optional<Status> answer = socket.Call(frame, 50ms, [&](LeanSocket::Reply&) {
+    decoded = true;
+    return Status::Ok();
+  });
+  REQUIRE(answer.has_value());
+  CHECK(answer->code() == Code::kDeadlineExceeded);
+  CHECK_THAT(answer->message(), Catch::Contains("no answer within 50 ms"));
+  CHECK_FALSE(decoded);
+  peer.Join();
+  CHECK(peer.request() == frame);
+  CHECK(peer.saw_close());  // a connection whose answer may still come is not kept
+}
+
+TEST_CASE("a lean call whose daemon hangs up before answering ends UNAVAILABLE", "[lean]") {
+  testing::TempDir dir;
+  const std::string frame = Frame("request body");
+  Peer peer(dir / "sock", frame.size(), Peer::Then::kHangUp);
+  REQUIRE(peer.bound());
+  LeanSocket socket(dir / "sock", "unix:" + (dir / "sock"), 10s);
+
+  std::optional<Status> answer =
+      socket.Call(frame, std::nullopt, [](LeanSocket::Reply&) { return Status::Ok(); });
+  REQUIRE(answer.has_value());
+  CHECK(answer->code() == Code::kUnavailable);
+  CHECK_THAT(answer->message(), Catch::Contains("the daemon closed the connection"));
+}
+
+TEST_CASE("a lean call waiting without a limit of its own hands its answer's body to the decoder",
+          "[lean]") {
+  testing::TempDir dir;
+  const std::string frame = Frame("request body");
+  const std::string body = "answer body";
+  Peer peer(dir / "sock", frame.size(), Peer::Then::kAnswer, body);
+  REQUIRE(peer.bound());
+  LeanSocket socket(dir / "sock", "unix:" + (dir / "sock"), 10s);
+
+  std::string seen;
+  std::optional<Status> answer = socket.Call(frame, std::nullopt, [&](LeanSocket::Reply& reply) {
+    seen = reply.body;
+    return Status::Ok();
+  });
+  REQUIRE(answer.has_value());
+  CHECK(answer->ok());
+  CHECK(seen == body);
+}
