@@ -13,7 +13,6 @@ std::uint64_t CostOf(const std::string& key, const LeanAnswer& answer) {
   std::uint64_t bytes =
       kEntryOverhead + key.size() + answer.header.size() + answer.rest.capacity() + answer.memfd_bytes;
   if (answer.replay != nullptr) {
-    bytes += answer.replay->client.size();
     for (const std::string& k : answer.replay->artifact_keys) bytes += k.size() + sizeof(std::string);
     bytes += answer.replay->compile_micros.size() * sizeof(std::uint64_t);
   }
@@ -26,18 +25,14 @@ LeanAnswer::~LeanAnswer() {
   if (memfd >= 0) ::close(memfd);
 }
 
-std::string LeanAnswerMemo::KeyOf(std::uint32_t uid, std::string_view header, std::string_view body) {
-  const auto header_bytes = static_cast<std::uint32_t>(header.size());  // where the body starts
+std::string LeanAnswerMemo::KeyOf(std::uint32_t uid, std::string_view nameless_request) {
   std::string key(reinterpret_cast<const char*>(&uid), sizeof uid);
-  key.reserve(key.size() + sizeof header_bytes + header.size() + body.size());
-  key.append(reinterpret_cast<const char*>(&header_bytes), sizeof header_bytes);
-  key.append(header);
-  key.append(body);
+  key.append(nameless_request);
   return key;
 }
 
 bool LeanAnswerMemo::MayKeep(std::size_t request_bytes) const {
-  return kEntryOverhead + sizeof(std::uint32_t) * 2 + request_bytes <= max_bytes_;
+  return kEntryOverhead + sizeof(std::uint32_t) + request_bytes <= max_bytes_;
 }
 
 bool LeanAnswerMemo::SeeLocked(std::uint64_t generation) {

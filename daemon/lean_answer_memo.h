@@ -7,8 +7,9 @@
 // What may be kept: an answer whose every item was a hit (a miss may be a
 // hit later, in the remote tier for one), made between two equal readings
 // of Engine::LookupGeneration. Kept under the peer's uid and the request's
-// exact bytes (its header and body), so a different request, or the same
-// from another user, never finds it. Every kept answer was made under the
+// bytes less the client's name (lean::SplitClientName), so a different
+// request, or the same from another user, never finds it, while the same
+// request from another program of the user (another name in the log) does. Every kept answer was made under the
 // newest generation seen: a newer one drops them all at once (none can be
 // served again). Bounded in bytes (the request, the answer, its memfd's
 // payloads) and in memfds held (kMaxMemfds: file descriptors are the
@@ -29,7 +30,6 @@ namespace qdcache::daemon {
 // What serving an all-hit answer again counts (Engine::ReplayAliasHits):
 // the artifact each item served and its record's compile time.
 struct LeanReplay {
-  std::string client;  // the request header's client name, for the log
   std::vector<std::string> artifact_keys;
   std::vector<std::uint64_t> compile_micros;
 };
@@ -56,11 +56,12 @@ class LeanAnswerMemo {
 
   explicit LeanAnswerMemo(std::uint64_t max_bytes) : max_bytes_(max_bytes) {}
 
-  // The key of a request: the peer's uid, the request's header and body.
-  [[nodiscard]] static std::string KeyOf(std::uint32_t uid, std::string_view header, std::string_view body);
+  // The key of a Lookup request: the peer's uid and `nameless_request`,
+  // the request's body less its client's name (lean::SplitClientName).
+  [[nodiscard]] static std::string KeyOf(std::uint32_t uid, std::string_view nameless_request);
 
-  // Whether a request of this many bytes (header and body) could be kept
-  // at all: the caller builds no key otherwise.
+  // Whether a request of this many bytes (its body) could be kept at all:
+  // the caller builds no key otherwise.
   [[nodiscard]] bool MayKeep(std::size_t request_bytes) const;
   // The answer kept under `key` if it was made under `generation`; null
   // otherwise (and a newer generation drops every answer kept).

@@ -21,6 +21,7 @@
 #include <google/protobuf/arena.h>
 #include <spdlog/spdlog.h>
 
+#include "lean/lookup_wire.h"
 #include "lean/protocol.h"
 
 namespace qdcache::daemon {
@@ -312,7 +313,7 @@ bool LeanServer::ServeOne(Connection* connection, std::uint32_t uid) {
   if (!method.ok()) {
     sent = SendError(fd, method, Clock::now() + limits_.io_timeout);
   } else if (h->method == lean::kLookup) {
-    sent = AnswerLookup(fd, uid, *h, header_view, body, t0);
+    sent = AnswerLookup(fd, uid, *h, body, t0);
   } else {
     Expected<v1::CompileRequest> request = lean::DecodeCompile(*h, body);
     let_go_if_large();
@@ -324,20 +325,22 @@ bool LeanServer::ServeOne(Connection* connection, std::uint32_t uid) {
   return sent;
 }
 
-bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHeader& h, std::string_view header,
-                              const std::string& body, Clock::time_point started) {
+bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHeader& h, const std::string& body,
+                              Clock::time_point started) {
   auto refuse = [&](const Status& status) {
     Counted(lean::kLookup, status.code(), started);
     return SendError(fd, status, Clock::now() + limits_.io_timeout);
   };
   std::optional<std::uint64_t> generation;
   std::string key;
-  if (memo_ != nullptr) {
-    if (memo_->MayKeep(header.size() + body.size())) generation = hooks_.generation();
+  if (memo_ != nullptr && memo_->MayKeep(body.size())) {
+    // Not a message (it is refused below): nothing to keep.
+    Expected<lean::NamelessLookup> nameless = lean::SplitClientName(body);
+    if (nameless.ok()) generation = hooks_.generation();
     if (generation) {
-      key = LeanAnswerMemo::KeyOf(uid, header, body);
+      key = LeanAnswerMemo::KeyOf(uid, nameless->request);
       if (std::shared_ptr<const LeanAnswer> kept = memo_->Find(key, *generation)) {
-        const Status replayed = hooks_.replay(uid, *kept->replay);
+        const Status replayed = hooks_.replay(uid, nameless->client, *kept->replay);
         if (!replayed.ok()) return refuse(replayed);
         Counted(lean::kLookup, Code::kOk, started);
         return Send(fd, *kept);

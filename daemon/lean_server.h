@@ -50,10 +50,10 @@ struct LeanHooks {
   // The generation Lookups are answered under (Engine::LookupGeneration);
   // nullopt, or no hook: no answer is kept (lean_answer_memo.h).
   std::function<std::optional<std::uint64_t>()> generation;
-  // A kept answer served again to the peer with this uid: admitted as
-  // `lookup` admits, then counted (Engine::ReplayAliasHits). Not OK: the
-  // refusal to send instead.
-  std::function<Status(std::uint32_t uid, const LeanReplay&)> replay;
+  // A kept answer served again to the peer with this uid, for the client
+  // named in the request (for the log): admitted as `lookup` admits, then
+  // counted (Engine::ReplayAliasHits). Not OK: the refusal to send instead.
+  std::function<Status(std::uint32_t uid, std::string_view client, const LeanReplay&)> replay;
   // Around every Lookup and Compile answered (either may be empty): the
   // idle monitor's activity and the request metrics.
   std::function<void()> started;
@@ -115,8 +115,8 @@ class LeanServer {
   // A Lookup's answer: kept (memo_) when it may be, or made by hooks_.lookup.
   // Counts the call (hooks_.finished) before sending; false when nothing
   // could be sent.
-  bool AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHeader& h, std::string_view header,
-                    const std::string& body, std::chrono::steady_clock::time_point started);
+  bool AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHeader& h, const std::string& body,
+                    std::chrono::steady_clock::time_point started);
   // An answer to send (its memfd made when the payloads warrant one).
   [[nodiscard]] Expected<std::shared_ptr<LeanAnswer>> Encode(v1::LookupResponse& response,
                                                              const LeanPayloads& payloads) const;

@@ -291,13 +291,12 @@ class ServerImpl final : public Server {
   // What serving a Lookup answer again counts, when every item was a hit
   // (served from records[i]); null otherwise.
   static std::shared_ptr<const LeanReplay> ReplayOf(
-      const v1::LookupRequest& request, const v1::LookupResponse& response,
+      const v1::LookupResponse& response,
       const std::vector<std::shared_ptr<const store::ArtifactRecord>>& records) {
     if (response.results_size() == 0 || records.size() != static_cast<std::size_t>(response.results_size())) {
       return nullptr;
     }
     auto replay = std::make_shared<LeanReplay>();
-    replay->client = request.header().client();
     replay->artifact_keys.reserve(records.size());
     replay->compile_micros.reserve(records.size());
     for (int i = 0; i < response.results_size(); ++i) {
@@ -322,13 +321,13 @@ class ServerImpl final : public Server {
       for (const auto& record : *records) {
         payloads->views.push_back(record != nullptr ? std::string_view(record->payload) : std::string_view());
       }
-      if (status.ok() && payloads->want_replay) payloads->replay = ReplayOf(request, *response, *records);
+      if (status.ok() && payloads->want_replay) payloads->replay = ReplayOf(*response, *records);
       payloads->owner = std::move(records);
       return status;
     };
     hooks.generation = [this] { return engine_.LookupGeneration(); };
-    hooks.replay = [this](std::uint32_t uid, const LeanReplay& replay) {
-      return service_.ReplayLeanLookup(uid, replay);
+    hooks.replay = [this](std::uint32_t uid, std::string_view client, const LeanReplay& replay) {
+      return service_.ReplayLeanLookup(uid, client, replay);
     };
     hooks.compile = [this](std::uint32_t uid, const v1::CompileRequest& request, v1::CompileResponse* response,
                            std::function<void()> done, std::function<void()>* cancel) {

@@ -215,13 +215,13 @@ Status CompileCacheService::LeanLookup(std::uint32_t uid, const v1::LookupReques
   return LookupBody(admitted.peer, request, response, records);
 }
 
-Status CompileCacheService::ReplayLeanLookup(std::uint32_t uid, const LeanReplay& replay) {
+Status CompileCacheService::ReplayLeanLookup(std::uint32_t uid, std::string_view client, const LeanReplay& replay) {
   QDC_ASSIGN_OR_RETURN(Admitted admitted, AdmitIdentity(auth_.CheckUnixPeer(uid, auth::Operation::kLookup)));
   const int n = static_cast<int>(replay.artifact_keys.size());
   QDC_RETURN_IF_ERROR(CheckBatch(n, limits_.max_batch, "lookup"));
   if (spdlog::should_log(spdlog::level::debug)) {
     v1::RequestHeader header;
-    header.set_client(replay.client);
+    header.set_client(std::string(client));
     spdlog::debug("Lookup: {} fast key{} from {}, answered as before", n, n == 1 ? "" : "s",
                   Who(admitted.peer, header));
   }

@@ -53,10 +53,10 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
                                   std::vector<std::shared_ptr<const store::ArtifactRecord>>* records);
 
   // A kept all-hit LeanLookup answer (daemon/lean_answer_memo.h) served
-  // again to the peer with this uid: admitted as LeanLookup admits (a peer
-  // refused now is refused), then its hits counted as LeanLookup counted
-  // them. Any thread.
-  [[nodiscard]] Status ReplayLeanLookup(std::uint32_t uid, const LeanReplay& replay);
+  // again to the peer with this uid, for the client its request names (the
+  // log's): admitted as LeanLookup admits (a peer refused now is refused),
+  // then its hits counted as LeanLookup counted them. Any thread.
+  [[nodiscard]] Status ReplayLeanLookup(std::uint32_t uid, std::string_view client, const LeanReplay& replay);
 
   // A Compile that came over the lean transport from a unix-socket peer
   // with this uid: admitted and checked as the gRPC method is. OK: its

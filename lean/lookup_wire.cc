@@ -258,6 +258,42 @@ std::string ResultForParse(const WireResult& item, std::string_view payload, boo
   return out;
 }
 
+Expected<NamelessLookup> SplitClientName(std::string_view request) {
+  const auto broken = [] { return Unavailable("a lean Lookup request's LookupRequest does not decode"); };
+  NamelessLookup out;
+  out.request.reserve(request.size());
+  Reader r(request);
+  while (!r.done()) {
+    const char* start = r.at();
+    std::uint32_t number;
+    int wire;
+    if (!r.Tag(number, wire)) return broken();
+    if (number != 1 || wire != 2) {  // not the header: as sent
+      if (!r.Skip(wire)) return broken();
+      out.request.append(start, r.at());
+      continue;
+    }
+    std::string_view header;
+    if (!r.Bytes(header)) return broken();
+    std::string kept;  // the header's fields but the name
+    Reader h(header);
+    while (!h.done()) {
+      const char* field_start = h.at();
+      std::uint32_t field;
+      int field_wire;
+      if (!h.Tag(field, field_wire)) return broken();
+      if (field == 2 && field_wire == 2) {
+        if (!h.Bytes(out.client)) return broken();
+        continue;
+      }
+      if (!h.Skip(field_wire)) return broken();
+      kept.append(field_start, h.at());
+    }
+    PutBytes(out.request, 1, kept, /*even_empty=*/true);
+  }
+  return out;
+}
+
 Expected<std::vector<WireResult>> DecodeLookupResults(std::string_view response) {
   std::vector<WireResult> results;
   const bool decoded = ForEachField(response, [&](std::uint32_t number, int wire, Reader& r) {

@@ -14,7 +14,10 @@
 // bytes read as a reply (DecodeReplyHeader, DecodeLookupAnswer) are an
 // error or an answer. libqdcache.so's decoder without protobuf
 // (lean/lookup_wire.h) reads whatever both it and protobuf decode as
-// protobuf does, and the server's encoded answers in full.
+// protobuf does, and the server's encoded answers in full; a Lookup body
+// split around its client's name for the kept answers' key
+// (SplitClientName) is, where protobuf parses it, the request less that
+// name, and the name the one protobuf reads.
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
@@ -68,6 +71,19 @@ void CheckWireDecoder(std::string_view bytes, bool must_decode) {
       Fail("libqdcache.so's decoder reads a result otherwise than protobuf");
     }
   }
+}
+
+// A Lookup body as the kept answers key it: where both SplitClientName and
+// protobuf decode it, the rest parses as the request less its client name.
+void CheckNameless(std::string_view body, const v1::LookupRequest& request) {
+  Expected<lean::NamelessLookup> nameless = lean::SplitClientName(body);
+  if (!nameless.ok()) return;  // groups, which protobuf keeps as unknown fields: nothing kept
+  if (nameless->client != request.header().client()) Fail("the split reads another client name");
+  v1::LookupRequest rest;
+  if (!rest.ParseFromString(nameless->request)) Fail("the request less its client name does not parse");
+  v1::LookupRequest expected = request;
+  if (expected.has_header()) expected.mutable_header()->clear_client();
+  if (rest.SerializeAsString() != expected.SerializeAsString()) Fail("the split changed more than the client name");
 }
 
 void CheckReply(const v1::LookupRequest& request) {
@@ -147,6 +163,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   Expected<v1::LookupRequest> request = lean::DecodeLookup(*h, body);
-  if (request.ok()) CheckReply(*request);
+  if (!request.ok()) return 0;
+  CheckNameless(body, *request);
+  CheckReply(*request);
   return 0;
 }

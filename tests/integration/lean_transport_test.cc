@@ -913,6 +913,38 @@ TEST_CASE("a lean Lookup asked again is answered as before until what it read ch
   }
 }
 
+TEST_CASE("a lean Lookup kept for one program is answered as before to another of the user's, not to another protocol",
+          "[integration][lean]") {
+  TempDir dir;
+  DaemonProcess daemon(dir.path());
+  daemon.Start();
+  CompileWarm(daemon, 3, 40 << 10);
+  LeanConnection lean(daemon.socket_path());
+  v1::LookupRequest first_program = LookupOf({"lean-0", "lean-1", "lean-2"});
+  first_program.mutable_header()->set_client("first-program/1.0");
+  const MemoRawAnswer first = AskRawLookup(lean, first_program);
+  CHECK(AliasHitsReplayed(daemon) == 0);
+
+  // The client's name labels the log only: the same lookup from a program
+  // that names itself otherwise is the answer kept.
+  v1::LookupRequest second_program = first_program;
+  second_program.mutable_header()->set_client("a-much-longer-name-of-another-program/2.0");
+  const MemoRawAnswer second = AskRawLookup(lean, second_program);
+  CHECK(AliasHitsReplayed(daemon) == 3);
+  CHECK(second.reply.body == first.reply.body);
+  CHECK(second.blob == first.blob);
+
+  // A protocol version the daemon does not speak is refused, as over gRPC,
+  // not answered from what was kept for version 1.
+  v1::LookupRequest other_protocol = first_program;
+  other_protocol.mutable_header()->set_protocol_version(static_cast<v1::ProtocolVersion>(2));
+  lean.Send(Request(1, other_protocol.SerializeAsString()));
+  std::optional<Reply> refused = lean.Read();
+  REQUIRE(refused);
+  CHECK(refused->code == static_cast<int>(Code::kFailedPrecondition));
+  CHECK(AliasHitsReplayed(daemon) == 3);
+}
+
 TEST_CASE("a daemon with --answer-cache=0 makes every lean Lookup answer afresh", "[integration][lean]") {
   TempDir dir;
   DaemonProcess daemon(dir.path(), {"--answer-cache=0"});

@@ -33,18 +33,17 @@ using memo_test::AnswerOf;
 
 TEST_CASE("a kept answer is found under its uid, request and generation only", "[daemon][lean]") {
   LeanAnswerMemo memo(1 << 20);
-  const std::string key = LeanAnswerMemo::KeyOf(1000, "HDR12345", "body");
+  const std::string key = LeanAnswerMemo::KeyOf(1000, "request");
   memo.Put(key, 5, AnswerOf(100));
   REQUIRE(memo.size() == 1);
 
   std::shared_ptr<const LeanAnswer> found = memo.Find(key, 5);
   REQUIRE(found != nullptr);
   CHECK(found->replay->artifact_keys == std::vector<std::string>{"key-a"});
-  // Another user, another header, another body: not this answer.
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1001, "HDR12345", "body"), 5) == nullptr);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1000, "HDR12346", "body"), 5) == nullptr);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1000, "HDR12345", "body2"), 5) == nullptr);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1000, "HDR1234", "5body"), 5) == nullptr);
+  // Another user, another request: not this answer.
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1001, "request"), 5) == nullptr);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1000, "request2"), 5) == nullptr);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1000, "reques"), 5) == nullptr);
   CHECK(memo.size() == 1);
 
   // The store changed: the answer is dropped, not served.
@@ -57,9 +56,9 @@ TEST_CASE("a kept answer is found under its uid, request and generation only", "
 TEST_CASE("the memo keeps to its budget, least recently used out first, and replaces an answer under the same key",
           "[daemon][lean]") {
   LeanAnswerMemo memo(10'000);
-  const std::string a = LeanAnswerMemo::KeyOf(1, "H", "a");
-  const std::string b = LeanAnswerMemo::KeyOf(1, "H", "b");
-  const std::string c = LeanAnswerMemo::KeyOf(1, "H", "c");
+  const std::string a = LeanAnswerMemo::KeyOf(1, "a");
+  const std::string b = LeanAnswerMemo::KeyOf(1, "b");
+  const std::string c = LeanAnswerMemo::KeyOf(1, "c");
   memo.Put(a, 1, AnswerOf(4'000, "a"));
   memo.Put(b, 1, AnswerOf(4'000, "b"));
   CHECK(memo.size() == 2);
@@ -101,20 +100,20 @@ TEST_CASE("the memo holds at most kMaxMemfds memfds, the least recently used giv
     answer->memfd = ::memfd_create("memo-cap", MFD_CLOEXEC);
     REQUIRE(answer->memfd >= 0);
     fds.push_back(answer->memfd);
-    memo.Put(LeanAnswerMemo::KeyOf(1, "H", std::to_string(i)), 1, std::move(answer));
-    memo.Put(LeanAnswerMemo::KeyOf(1, "H", "inline" + std::to_string(i)), 1, AnswerOf(10, "inline"));
+    memo.Put(LeanAnswerMemo::KeyOf(1, std::to_string(i)), 1, std::move(answer));
+    memo.Put(LeanAnswerMemo::KeyOf(1, "inline" + std::to_string(i)), 1, AnswerOf(10, "inline"));
   }
   CHECK(memo.size() == 2 * (LeanAnswerMemo::kMaxMemfds + 1) - 1);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "H", "0"), 1) == nullptr);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "0"), 1) == nullptr);
   CHECK(::fcntl(fds[0], F_GETFD) == -1);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "H", "1"), 1) != nullptr);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "H", "inline0"), 1) != nullptr);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "1"), 1) != nullptr);
+  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "inline0"), 1) != nullptr);
 }
 
 TEST_CASE("a kept answer's memfd stays open while the answer is being sent, and is closed once dropped",
           "[daemon][lean]") {
   LeanAnswerMemo memo(1 << 20);
-  const std::string key = LeanAnswerMemo::KeyOf(1, "H", "m");
+  const std::string key = LeanAnswerMemo::KeyOf(1, "m");
   auto answer = AnswerOf(10);
   answer->memfd = ::memfd_create("memo-test", MFD_CLOEXEC);
   REQUIRE(answer->memfd >= 0);

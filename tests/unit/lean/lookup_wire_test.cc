@@ -204,3 +204,72 @@ TEST_CASE("a lean result handed on with its payload parses as the result with it
   CHECK(dropped.alias_conflict().message() == "fast-key conflict");
   CHECK(dropped.has_miss_reason());
 }
+
+TEST_CASE("a lean lookup request split around its client's name keeps every other byte", "[lean][wire]") {
+  const std::vector<std::string> keys = {"k1", std::string(200, 'k')};
+  const std::string a = ProtobufRequest("quadrants/1.2", keys, "ns", "cuda:sm_90", false);
+  const std::string b = ProtobufRequest("a-test-runner", keys, "ns", "cuda:sm_90", false);
+  Expected<lean::NamelessLookup> split_a = lean::SplitClientName(a);
+  Expected<lean::NamelessLookup> split_b = lean::SplitClientName(b);
+  REQUIRE(split_a.ok());
+  REQUIRE(split_b.ok());
+  CHECK(split_a->client == "quadrants/1.2");
+  CHECK(split_b->client == "a-test-runner");
+  CHECK(split_a->request == split_b->request);  // the same lookup from two programs
+  // What is left is the request, less the name, as protobuf reads it.
+  v1::LookupRequest parsed, expected;
+  REQUIRE(parsed.ParseFromString(split_a->request));
+  REQUIRE(expected.ParseFromString(a));
+  expected.mutable_header()->clear_client();
+  CHECK(parsed.SerializeAsString() == expected.SerializeAsString());
+  CHECK(parsed.header().protocol_version() == v1::PROTOCOL_VERSION_1);
+
+  // Anything else that differs still does: the protocol version, the keys,
+  // the namespace, the target, the PTX.
+  v1::LookupRequest other_version;
+  REQUIRE(other_version.ParseFromString(a));
+  other_version.mutable_header()->set_protocol_version(static_cast<v1::ProtocolVersion>(2));
+  for (const std::string& other :
+       {other_version.SerializeAsString(), ProtobufRequest("quadrants/1.2", {"k1"}, "ns", "cuda:sm_90", false),
+        ProtobufRequest("quadrants/1.2", keys, "other", "cuda:sm_90", false),
+        ProtobufRequest("quadrants/1.2", keys, "ns", "cuda:sm_80", false),
+        ProtobufRequest("quadrants/1.2", keys, "ns", "cuda:sm_90", true)}) {
+    Expected<lean::NamelessLookup> split = lean::SplitClientName(other);
+    REQUIRE(split.ok());
+    CHECK(split->request != split_a->request);
+  }
+}
+
+TEST_CASE("a lean lookup request's client name is read as protobuf reads it, and broken bytes are refused",
+          "[lean][wire]") {
+  // Two headers (protobuf merges them: the later name wins), a name given
+  // with another wire type (an unknown field to protobuf: kept), no header.
+  std::string twice = ProtobufRequest("first", {"k"}, "ns", "cpu:x86-64", false);
+  v1::LookupRequest second;
+  second.mutable_header()->set_client("second");
+  twice += second.SerializeAsString();
+  Expected<lean::NamelessLookup> split = lean::SplitClientName(twice);
+  REQUIRE(split.ok());
+  CHECK(split->client == "second");
+  v1::LookupRequest merged;
+  REQUIRE(merged.ParseFromString(twice));
+  CHECK(merged.header().client() == "second");
+
+  const std::string odd_name = std::string("\x0a\x02\x10\x07", 4);  // header { field 2 as a varint }
+  split = lean::SplitClientName(odd_name);
+  REQUIRE(split.ok());
+  CHECK(split->client.empty());
+  CHECK(split->request == odd_name);
+
+  split = lean::SplitClientName("");
+  REQUIRE(split.ok());
+  CHECK(split->request.empty());
+
+  const std::string whole = ProtobufRequest("name", {"key"}, "ns", "cpu:x86-64", false);
+  for (std::size_t cut = 1; cut < whole.size(); ++cut) {
+    INFO("cut at " << cut);
+    v1::LookupRequest r;
+    if (r.ParseFromString(whole.substr(0, cut))) continue;  // a prefix that is itself a message
+    CHECK(lean::SplitClientName(whole.substr(0, cut)).status().code() == Code::kUnavailable);
+  }
+}
