@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include "lean/lookup_wire.h"
+
 namespace qdcache::daemon {
 namespace {
 
@@ -25,9 +27,12 @@ LeanAnswer::~LeanAnswer() {
   if (memfd >= 0) ::close(memfd);
 }
 
-std::string LeanAnswerMemo::KeyOf(std::uint32_t uid, std::string_view nameless_request) {
+std::optional<std::string> LeanAnswerMemo::KeyOf(std::uint32_t uid, std::string_view body,
+                                                  std::string_view* client) {
   std::string key(reinterpret_cast<const char*>(&uid), sizeof uid);
-  key.append(nameless_request);
+  Expected<std::string_view> name = lean::AppendWithoutClientName(body, &key);
+  if (!name.ok()) return std::nullopt;
+  *client = *name;
   return key;
 }
 

@@ -7,7 +7,7 @@
 // What may be kept: an answer whose every item was a hit (a miss may be a
 // hit later, in the remote tier for one), made between two equal readings
 // of Engine::LookupGeneration. Kept under the peer's uid and the request's
-// bytes less the client's name (lean::SplitClientName), so a different
+// bytes less the client's name (lean::AppendWithoutClientName), so a different
 // request, or the same from another user, never finds it, while the same
 // request from another program of the user (another name in the log) does. Every kept answer was made under the
 // newest generation seen: a newer one drops them all at once (none can be
@@ -20,6 +20,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -56,9 +57,12 @@ class LeanAnswerMemo {
 
   explicit LeanAnswerMemo(std::uint64_t max_bytes) : max_bytes_(max_bytes) {}
 
-  // The key of a Lookup request: the peer's uid and `nameless_request`,
-  // the request's body less its client's name (lean::SplitClientName).
-  [[nodiscard]] static std::string KeyOf(std::uint32_t uid, std::string_view nameless_request);
+  // The key of a Lookup request from the peer with this uid: the uid and
+  // the request's body less its client's name (lean::AppendWithoutClientName),
+  // and that name in `*client` (a view into `body`). Nullopt when the body
+  // is not a message (nothing is kept for it).
+  [[nodiscard]] static std::optional<std::string> KeyOf(std::uint32_t uid, std::string_view body,
+                                                        std::string_view* client);
 
   // Whether a request of this many bytes (its body) could be kept at all:
   // the caller builds no key otherwise.

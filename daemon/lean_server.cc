@@ -333,14 +333,16 @@ bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHead
   };
   std::optional<std::uint64_t> generation;
   std::string key;
-  if (memo_ != nullptr && memo_->MayKeep(body.size())) {
-    // Not a message (it is refused below): nothing to keep.
-    Expected<lean::NamelessLookup> nameless = lean::SplitClientName(body);
-    if (nameless.ok()) generation = hooks_.generation();
+  std::string_view client;
+  // A body that is not a message (refused below) has no key: nothing is kept.
+  std::optional<std::string> keyed =
+      memo_ != nullptr && memo_->MayKeep(body.size()) ? LeanAnswerMemo::KeyOf(uid, body, &client) : std::nullopt;
+  if (keyed) {
+    key = std::move(*keyed);
+    generation = hooks_.generation();
     if (generation) {
-      key = LeanAnswerMemo::KeyOf(uid, nameless->request);
       if (std::shared_ptr<const LeanAnswer> kept = memo_->Find(key, *generation)) {
-        const Status replayed = hooks_.replay(uid, nameless->client, *kept->replay);
+        const Status replayed = hooks_.replay(uid, client, *kept->replay);
         if (!replayed.ok()) return refuse(replayed);
         Counted(lean::kLookup, Code::kOk, started);
         return Send(fd, *kept);

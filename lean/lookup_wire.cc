@@ -258,10 +258,10 @@ std::string ResultForParse(const WireResult& item, std::string_view payload, boo
   return out;
 }
 
-Expected<NamelessLookup> SplitClientName(std::string_view request) {
+Expected<std::string_view> AppendWithoutClientName(std::string_view request, std::string* out) {
   const auto broken = [] { return Unavailable("a lean Lookup request's LookupRequest does not decode"); };
-  NamelessLookup out;
-  out.request.reserve(request.size());
+  std::string_view client;
+  out->reserve(out->size() + request.size());
   Reader r(request);
   while (!r.done()) {
     const char* start = r.at();
@@ -270,7 +270,7 @@ Expected<NamelessLookup> SplitClientName(std::string_view request) {
     if (!r.Tag(number, wire)) return broken();
     if (number != 1 || wire != 2) {  // not the header: as sent
       if (!r.Skip(wire)) return broken();
-      out.request.append(start, r.at());
+      out->append(start, r.at());
       continue;
     }
     std::string_view header;
@@ -283,15 +283,15 @@ Expected<NamelessLookup> SplitClientName(std::string_view request) {
       int field_wire;
       if (!h.Tag(field, field_wire)) return broken();
       if (field == 2 && field_wire == 2) {
-        if (!h.Bytes(out.client)) return broken();
+        if (!h.Bytes(client)) return broken();
         continue;
       }
       if (!h.Skip(field_wire)) return broken();
       kept.append(field_start, h.at());
     }
-    PutBytes(out.request, 1, kept, /*even_empty=*/true);
+    PutBytes(*out, 1, kept, /*even_empty=*/true);
   }
-  return out;
+  return client;
 }
 
 Expected<std::vector<WireResult>> DecodeLookupResults(std::string_view response) {

@@ -20,18 +20,15 @@ namespace qdcache::lean {
 [[nodiscard]] std::string EncodeLookupRequest(std::string_view client_name, const std::vector<std::string_view>& keys,
                                               std::string_view ns, const Target& target, bool include_ptx);
 
-// A serialized LookupRequest split around its header's client name, for the
-// daemon's kept answers (daemon/lean_answer_memo.h): `request`, its bytes as
-// sent less that name (every other field in place, the header's protocol
-// version among them), and `name`, the name itself (the last one given, as
-// protobuf reads it; empty when none). The name only labels the caller in
-// the log; nothing left in `request` is ignored. UNAVAILABLE when the bytes
-// are not a message.
-struct NamelessLookup {
-  std::string request;
-  std::string_view client;  // into the bytes split
-};
-[[nodiscard]] Expected<NamelessLookup> SplitClientName(std::string_view request);
+// A serialized LookupRequest less its header's client name, for the
+// daemon's kept answers (daemon/lean_answer_memo.h): appends to `*out` the
+// request's bytes as sent but that name (every other field in place, the
+// header's protocol version among them) and returns the name (the last one
+// given, as protobuf reads it; empty when none), a view into `request`.
+// The name only labels the caller in the log; nothing left out changes an
+// answer. UNAVAILABLE when the bytes are not a message (`*out` then holds
+// part of them).
+[[nodiscard]] Expected<std::string_view> AppendWithoutClientName(std::string_view request, std::string* out);
 
 struct WireDependency {
   std::string_view name;

@@ -16,8 +16,8 @@
 // (lean/lookup_wire.h) reads whatever both it and protobuf decode as
 // protobuf does, and the server's encoded answers in full; a Lookup body
 // split around its client's name for the kept answers' key
-// (SplitClientName) is, where protobuf parses it, the request less that
-// name, and the name the one protobuf reads.
+// (AppendWithoutClientName) is, where protobuf parses it, the request
+// less that name, and the name the one protobuf reads.
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
@@ -73,14 +73,15 @@ void CheckWireDecoder(std::string_view bytes, bool must_decode) {
   }
 }
 
-// A Lookup body as the kept answers key it: where both SplitClientName and
-// protobuf decode it, the rest parses as the request less its client name.
+// A Lookup body as the kept answers key it: where both AppendWithoutClientName
+// and protobuf decode it, the rest parses as the request less its client name.
 void CheckNameless(std::string_view body, const v1::LookupRequest& request) {
-  Expected<lean::NamelessLookup> nameless = lean::SplitClientName(body);
-  if (!nameless.ok()) return;  // groups, which protobuf keeps as unknown fields: nothing kept
-  if (nameless->client != request.header().client()) Fail("the split reads another client name");
+  std::string nameless;
+  Expected<std::string_view> client = lean::AppendWithoutClientName(body, &nameless);
+  if (!client.ok()) return;  // groups, which protobuf keeps as unknown fields: nothing kept
+  if (*client != request.header().client()) Fail("the split reads another client name");
   v1::LookupRequest rest;
-  if (!rest.ParseFromString(nameless->request)) Fail("the request less its client name does not parse");
+  if (!rest.ParseFromString(nameless)) Fail("the request less its client name does not parse");
   v1::LookupRequest expected = request;
   if (expected.has_header()) expected.mutable_header()->clear_client();
   if (rest.SerializeAsString() != expected.SerializeAsString()) Fail("the split changed more than the client name");

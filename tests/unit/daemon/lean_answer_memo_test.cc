@@ -10,11 +10,27 @@
 
 #include <catch2/catch.hpp>
 
+#include "qdcache/v1/qdcache.pb.h"
+
 using qdcache::daemon::LeanAnswer;
 using qdcache::daemon::LeanAnswerMemo;
 using qdcache::daemon::LeanReplay;
 
 namespace memo_test {
+
+// The key of a Lookup of the one fast key `fast_key` from `client`.
+std::string Key(std::uint32_t uid, const std::string& fast_key, const std::string& client = "memo-test") {
+  qdcache::v1::LookupRequest request;
+  request.mutable_header()->set_protocol_version(qdcache::v1::PROTOCOL_VERSION_1);
+  request.mutable_header()->set_client(client);
+  request.add_queries()->set_fast_key(fast_key);
+  const std::string body = request.SerializeAsString();
+  std::string_view name;  // a view into body
+  std::optional<std::string> key = LeanAnswerMemo::KeyOf(uid, body, &name);
+  REQUIRE(key.has_value());
+  CHECK(name == client);
+  return *key;
+}
 
 std::shared_ptr<LeanAnswer> AnswerOf(std::size_t rest_bytes, const std::string& tag = "a") {
   auto answer = std::make_shared<LeanAnswer>();
@@ -30,10 +46,11 @@ std::shared_ptr<LeanAnswer> AnswerOf(std::size_t rest_bytes, const std::string& 
 }  // namespace memo_test
 
 using memo_test::AnswerOf;
+using memo_test::Key;
 
-TEST_CASE("a kept answer is found under its uid, request and generation only", "[daemon][lean]") {
+TEST_CASE("a kept answer is found under its uid, request (whoever names itself in it) and generation only", "[daemon][lean]") {
   LeanAnswerMemo memo(1 << 20);
-  const std::string key = LeanAnswerMemo::KeyOf(1000, "request");
+  const std::string key = Key(1000, "request");
   memo.Put(key, 5, AnswerOf(100));
   REQUIRE(memo.size() == 1);
 
@@ -41,9 +58,14 @@ TEST_CASE("a kept answer is found under its uid, request and generation only", "
   REQUIRE(found != nullptr);
   CHECK(found->replay->artifact_keys == std::vector<std::string>{"key-a"});
   // Another user, another request: not this answer.
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1001, "request"), 5) == nullptr);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1000, "request2"), 5) == nullptr);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1000, "reques"), 5) == nullptr);
+  CHECK(memo.Find(Key(1001, "request"), 5) == nullptr);
+  CHECK(memo.Find(Key(1000, "request2"), 5) == nullptr);
+  CHECK(memo.Find(Key(1000, "reques"), 5) == nullptr);
+  // The same request from a program that names itself otherwise: this answer.
+  CHECK(memo.Find(Key(1000, "request", "another-program/2.0"), 5) == found);
+  // Bytes that are not a message have no key.
+  std::string_view name;
+  CHECK_FALSE(LeanAnswerMemo::KeyOf(1000, std::string("\x0a\x05" "ab", 4), &name).has_value());
   CHECK(memo.size() == 1);
 
   // The store changed: the answer is dropped, not served.
@@ -56,9 +78,9 @@ TEST_CASE("a kept answer is found under its uid, request and generation only", "
 TEST_CASE("the memo keeps to its budget, least recently used out first, and replaces an answer under the same key",
           "[daemon][lean]") {
   LeanAnswerMemo memo(10'000);
-  const std::string a = LeanAnswerMemo::KeyOf(1, "a");
-  const std::string b = LeanAnswerMemo::KeyOf(1, "b");
-  const std::string c = LeanAnswerMemo::KeyOf(1, "c");
+  const std::string a = Key(1, "a");
+  const std::string b = Key(1, "b");
+  const std::string c = Key(1, "c");
   memo.Put(a, 1, AnswerOf(4'000, "a"));
   memo.Put(b, 1, AnswerOf(4'000, "b"));
   CHECK(memo.size() == 2);
@@ -100,20 +122,20 @@ TEST_CASE("the memo holds at most kMaxMemfds memfds, the least recently used giv
     answer->memfd = ::memfd_create("memo-cap", MFD_CLOEXEC);
     REQUIRE(answer->memfd >= 0);
     fds.push_back(answer->memfd);
-    memo.Put(LeanAnswerMemo::KeyOf(1, std::to_string(i)), 1, std::move(answer));
-    memo.Put(LeanAnswerMemo::KeyOf(1, "inline" + std::to_string(i)), 1, AnswerOf(10, "inline"));
+    memo.Put(Key(1, std::to_string(i)), 1, std::move(answer));
+    memo.Put(Key(1, "inline" + std::to_string(i)), 1, AnswerOf(10, "inline"));
   }
   CHECK(memo.size() == 2 * (LeanAnswerMemo::kMaxMemfds + 1) - 1);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "0"), 1) == nullptr);
+  CHECK(memo.Find(Key(1, "0"), 1) == nullptr);
   CHECK(::fcntl(fds[0], F_GETFD) == -1);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "1"), 1) != nullptr);
-  CHECK(memo.Find(LeanAnswerMemo::KeyOf(1, "inline0"), 1) != nullptr);
+  CHECK(memo.Find(Key(1, "1"), 1) != nullptr);
+  CHECK(memo.Find(Key(1, "inline0"), 1) != nullptr);
 }
 
 TEST_CASE("a kept answer's memfd stays open while the answer is being sent, and is closed once dropped",
           "[daemon][lean]") {
   LeanAnswerMemo memo(1 << 20);
-  const std::string key = LeanAnswerMemo::KeyOf(1, "m");
+  const std::string key = Key(1, "m");
   auto answer = AnswerOf(10);
   answer->memfd = ::memfd_create("memo-test", MFD_CLOEXEC);
   REQUIRE(answer->memfd >= 0);

@@ -209,16 +209,18 @@ TEST_CASE("a lean lookup request split around its client's name keeps every othe
   const std::vector<std::string> keys = {"k1", std::string(200, 'k')};
   const std::string a = ProtobufRequest("quadrants/1.2", keys, "ns", "cuda:sm_90", false);
   const std::string b = ProtobufRequest("a-test-runner", keys, "ns", "cuda:sm_90", false);
-  Expected<lean::NamelessLookup> split_a = lean::SplitClientName(a);
-  Expected<lean::NamelessLookup> split_b = lean::SplitClientName(b);
-  REQUIRE(split_a.ok());
-  REQUIRE(split_b.ok());
-  CHECK(split_a->client == "quadrants/1.2");
-  CHECK(split_b->client == "a-test-runner");
-  CHECK(split_a->request == split_b->request);  // the same lookup from two programs
+  std::string rest_a = "prefix:", rest_b = "prefix:";
+  Expected<std::string_view> name_a = lean::AppendWithoutClientName(a, &rest_a);
+  Expected<std::string_view> name_b = lean::AppendWithoutClientName(b, &rest_b);
+  REQUIRE(name_a.ok());
+  REQUIRE(name_b.ok());
+  CHECK(*name_a == "quadrants/1.2");
+  CHECK(*name_b == "a-test-runner");
+  CHECK(rest_a == rest_b);  // the same lookup from two programs
+  REQUIRE(rest_a.starts_with("prefix:"));  // appended
   // What is left is the request, less the name, as protobuf reads it.
   v1::LookupRequest parsed, expected;
-  REQUIRE(parsed.ParseFromString(split_a->request));
+  REQUIRE(parsed.ParseFromString(rest_a.substr(7)));
   REQUIRE(expected.ParseFromString(a));
   expected.mutable_header()->clear_client();
   CHECK(parsed.SerializeAsString() == expected.SerializeAsString());
@@ -234,9 +236,9 @@ TEST_CASE("a lean lookup request split around its client's name keeps every othe
         ProtobufRequest("quadrants/1.2", keys, "other", "cuda:sm_90", false),
         ProtobufRequest("quadrants/1.2", keys, "ns", "cuda:sm_80", false),
         ProtobufRequest("quadrants/1.2", keys, "ns", "cuda:sm_90", true)}) {
-    Expected<lean::NamelessLookup> split = lean::SplitClientName(other);
-    REQUIRE(split.ok());
-    CHECK(split->request != split_a->request);
+    std::string rest = "prefix:";
+    REQUIRE(lean::AppendWithoutClientName(other, &rest).ok());
+    CHECK(rest != rest_a);
   }
 }
 
@@ -248,28 +250,31 @@ TEST_CASE("a lean lookup request's client name is read as protobuf reads it, and
   v1::LookupRequest second;
   second.mutable_header()->set_client("second");
   twice += second.SerializeAsString();
-  Expected<lean::NamelessLookup> split = lean::SplitClientName(twice);
-  REQUIRE(split.ok());
-  CHECK(split->client == "second");
+  std::string rest;
+  Expected<std::string_view> name = lean::AppendWithoutClientName(twice, &rest);
+  REQUIRE(name.ok());
+  CHECK(*name == "second");
   v1::LookupRequest merged;
   REQUIRE(merged.ParseFromString(twice));
   CHECK(merged.header().client() == "second");
 
   const std::string odd_name = std::string("\x0a\x02\x10\x07", 4);  // header { field 2 as a varint }
-  split = lean::SplitClientName(odd_name);
-  REQUIRE(split.ok());
-  CHECK(split->client.empty());
-  CHECK(split->request == odd_name);
+  rest.clear();
+  name = lean::AppendWithoutClientName(odd_name, &rest);
+  REQUIRE(name.ok());
+  CHECK(name->empty());
+  CHECK(rest == odd_name);
 
-  split = lean::SplitClientName("");
-  REQUIRE(split.ok());
-  CHECK(split->request.empty());
+  rest.clear();
+  REQUIRE(lean::AppendWithoutClientName("", &rest).ok());
+  CHECK(rest.empty());
 
   const std::string whole = ProtobufRequest("name", {"key"}, "ns", "cpu:x86-64", false);
   for (std::size_t cut = 1; cut < whole.size(); ++cut) {
     INFO("cut at " << cut);
     v1::LookupRequest r;
     if (r.ParseFromString(whole.substr(0, cut))) continue;  // a prefix that is itself a message
-    CHECK(lean::SplitClientName(whole.substr(0, cut)).status().code() == Code::kUnavailable);
+    std::string ignored;
+    CHECK(lean::AppendWithoutClientName(whole.substr(0, cut), &ignored).status().code() == Code::kUnavailable);
   }
 }
