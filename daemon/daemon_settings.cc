@@ -62,8 +62,8 @@ std::vector<Setting> MakeSettings() {
                           &O::memory_cache_bytes, 0, kNoMax, true));
   s.push_back(SizeSetting("answer-cache",
                           "Lookup answers on the unix socket whose keys all hit, kept to answer the same request "
-                          "again until what it read changes in the store (a program's warm start), K/M/G suffix "
-                          "(0: none)",
+                          "again, from any program of the same user, until what it read changes in the store (a "
+                          "program's warm start), K/M/G suffix (0: none)",
                           &O::answer_cache_bytes, 0, kNoMax, true));
   s.push_back(BoolSetting("sync-writes", "fsync every store write (survive power loss, slower)", &O::sync_writes));
   s.push_back(DurationSetting("idle-exit", "Exit after this long without requests, e.g. 10m (0: never)",
