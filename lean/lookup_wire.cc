@@ -1,6 +1,7 @@
 #include "lean/lookup_wire.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace qdcache::lean {
 namespace {
@@ -126,6 +127,28 @@ bool ForEachField(std::string_view data, Field&& field) {
   return true;
 }
 
+// Appends to `*out` each field of the message `data` as it was sent, but
+// those `take` (number, wire type, reader at the field's value) claims: it
+// returns nullopt for a field to copy, or whether it read a field it took.
+// False when the bytes are not a message or `take` says so.
+template <typename Take>
+bool CopyFieldsBut(std::string_view data, std::string* out, Take&& take) {
+  Reader r(data);
+  while (!r.done()) {
+    const char* start = r.at();
+    std::uint32_t number;
+    int wire;
+    if (!r.Tag(number, wire)) return false;
+    if (const std::optional<bool> taken = take(number, wire, r)) {
+      if (!*taken) return false;
+      continue;
+    }
+    if (!r.Skip(wire)) return false;
+    out->append(start, r.at());
+  }
+  return true;
+}
+
 // A length-delimited field's bytes (a known field of another wire type is
 // kept as unknown, as protobuf does: skipped).
 bool ReadBytes(int wire, Reader& r, std::string_view& out) {
@@ -243,14 +266,10 @@ std::string ResultForParse(const WireResult& item, std::string_view payload, boo
   } else {
     // Every field but the status, the artifact and the dependencies, as read
     // (DecodeLookupResults read these bytes already: they are a message).
-    Reader r(item.raw);
-    while (!r.done()) {
-      const char* start = r.at();
-      std::uint32_t number;
-      int wire;
-      if (!r.Tag(number, wire) || !r.Skip(wire)) break;
-      if (number != 1 && number != 2 && number != 6) result.append(start, r.at());
-    }
+    (void)CopyFieldsBut(item.raw, &result, [](std::uint32_t number, int wire, Reader& r) -> std::optional<bool> {
+      if (number != 1 && number != 2 && number != 6) return std::nullopt;
+      return r.Skip(wire);
+    });
     result.append("\x08\x06", 2);  // status = CACHE_STATUS_MISS
   }
   std::string out;
@@ -259,38 +278,23 @@ std::string ResultForParse(const WireResult& item, std::string_view payload, boo
 }
 
 Expected<std::string_view> AppendWithoutClientName(std::string_view request, std::string* out) {
-  const auto broken = [] { return Unavailable("a lean Lookup request's LookupRequest does not decode"); };
   std::string_view client;
   out->reserve(out->size() + request.size());
-  Reader r(request);
-  while (!r.done()) {
-    const char* start = r.at();
-    std::uint32_t number;
-    int wire;
-    if (!r.Tag(number, wire)) return broken();
-    if (number != 1 || wire != 2) {  // not the header: as sent
-      if (!r.Skip(wire)) return broken();
-      out->append(start, r.at());
-      continue;
-    }
+  const bool read = CopyFieldsBut(request, out, [&](std::uint32_t number, int wire, Reader& r) -> std::optional<bool> {
+    if (number != 1 || wire != 2) return std::nullopt;  // not the header: as sent
     std::string_view header;
-    if (!r.Bytes(header)) return broken();
+    if (!r.Bytes(header)) return false;
     std::string kept;  // the header's fields but the name
-    Reader h(header);
-    while (!h.done()) {
-      const char* field_start = h.at();
-      std::uint32_t field;
-      int field_wire;
-      if (!h.Tag(field, field_wire)) return broken();
-      if (field == 2 && field_wire == 2) {
-        if (!h.Bytes(client)) return broken();
-        continue;
-      }
-      if (!h.Skip(field_wire)) return broken();
-      kept.append(field_start, h.at());
-    }
+    const bool header_read =
+        CopyFieldsBut(header, &kept, [&](std::uint32_t field, int field_wire, Reader& h) -> std::optional<bool> {
+          if (field != 2 || field_wire != 2) return std::nullopt;
+          return h.Bytes(client);
+        });
+    if (!header_read) return false;
     PutBytes(*out, 1, kept, /*even_empty=*/true);
-  }
+    return true;
+  });
+  if (!read) return Unavailable("a lean Lookup request's LookupRequest does not decode");
   return client;
 }
 
