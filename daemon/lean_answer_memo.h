@@ -7,13 +7,14 @@
 // What may be kept: an answer whose every item was a hit (a miss may be a
 // hit later, in the remote tier for one), made between two equal readings
 // of Engine::LookupGeneration. Kept under the peer's uid and the request's
-// bytes less the client's name (lean::AppendWithoutClientName), so a different
-// request, or the same from another user, never finds it, while the same
-// request from another program of the user (another name in the log) does. Every kept answer was made under the
-// newest generation seen: a newer one drops them all at once (none can be
-// served again). Bounded in bytes (the request, the answer, its memfd's
-// payloads) and in memfds held (kMaxMemfds: file descriptors are the
-// daemon's to budget), least recently used out first. Thread-safe.
+// bytes less the client's name (lean::AppendWithoutClientName), so a
+// different request, or the same from another user, never finds it, while
+// the same request from another program of the user (another name in the
+// log) does. Every kept answer was made under the newest generation seen:
+// a newer one drops them all at once (none can be served again). Bounded
+// in bytes (the request, the answer, its memfd's payloads) and in memfds
+// held (kMaxMemfds: file descriptors are the daemon's to budget), least
+// recently used out first. Thread-safe.
 #pragma once
 
 #include <cstdint>

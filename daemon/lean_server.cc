@@ -331,22 +331,18 @@ bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHead
     Counted(lean::kLookup, status.code(), started);
     return SendError(fd, status, Clock::now() + limits_.io_timeout);
   };
-  std::optional<std::uint64_t> generation;
-  std::string key;
   std::string_view client;
   // A body that is not a message (refused below) has no key: nothing is kept.
-  std::optional<std::string> keyed =
+  std::optional<std::string> key =
       memo_ != nullptr && memo_->MayKeep(body.size()) ? LeanAnswerMemo::KeyOf(uid, body, &client) : std::nullopt;
-  if (keyed) {
-    key = std::move(*keyed);
-    generation = hooks_.generation();
-    if (generation) {
-      if (std::shared_ptr<const LeanAnswer> kept = memo_->Find(key, *generation)) {
-        const Status replayed = hooks_.replay(uid, client, *kept->replay);
-        if (!replayed.ok()) return refuse(replayed);
-        Counted(lean::kLookup, Code::kOk, started);
-        return Send(fd, *kept);
-      }
+  std::optional<std::uint64_t> generation;
+  if (key) generation = hooks_.generation();
+  if (generation) {
+    if (std::shared_ptr<const LeanAnswer> kept = memo_->Find(*key, *generation)) {
+      const Status replayed = hooks_.replay(uid, client, *kept->replay);
+      if (!replayed.ok()) return refuse(replayed);
+      Counted(lean::kLookup, Code::kOk, started);
+      return Send(fd, *kept);
     }
   }
   // The answer lives on an arena: thousands of results' fields without a
@@ -366,7 +362,7 @@ bool LeanServer::AnswerLookup(int fd, std::uint32_t uid, const lean::RequestHead
   // it was made (a write in between could have changed some items only).
   if (generation && payloads.replay != nullptr && hooks_.generation() == generation) {
     (*answer)->replay = std::move(payloads.replay);
-    memo_->Put(std::move(key), *generation, std::move(*answer));
+    memo_->Put(std::move(*key), *generation, std::move(*answer));
   }
   return sent;
 }

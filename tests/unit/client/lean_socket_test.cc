@@ -4,6 +4,7 @@
 // tests/integration/lean_transport_test.cc.
 #include "client/lean_socket.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -48,7 +49,7 @@ bool WriteAll(int fd, std::string_view data) {
 class Peer {
  public:
   enum class Then {
-    kSilent,  // answers nothing; ends when the client closes the connection
+    kSilent,  // answers nothing; ends when the client closes the connection (or after 10 s)
     kHangUp,  // closes the connection
     kAnswer,  // answers OK with `answer` as the body
   };
@@ -87,8 +88,11 @@ class Peer {
         ReadAll(fd, request.data(), request.size())) {
       request_ = request;
       if (then == Then::kSilent) {
+        // Bounded, so that a client that kept the connection fails the
+        // case instead of hanging it (the LeanSocket outlives Join).
+        pollfd p{fd, POLLIN, 0};
         char byte;
-        saw_close_ = ::read(fd, &byte, 1) == 0;
+        saw_close_ = ::poll(&p, 1, 10'000) == 1 && ::read(fd, &byte, 1) == 0;
       } else if (then == Then::kAnswer) {
         WriteAll(fd,
                  lean::EncodeReplyHeader(static_cast<std::uint32_t>(answer.size()), Code::kOk, 0) +

@@ -257,6 +257,10 @@ TEST_CASE("a lean lookup request's client name is read as protobuf reads it, and
   v1::LookupRequest merged;
   REQUIRE(merged.ParseFromString(twice));
   CHECK(merged.header().client() == "second");
+  v1::LookupRequest nameless;  // neither header keeps its name
+  REQUIRE(nameless.ParseFromString(rest));
+  CHECK(nameless.header().client().empty());
+  CHECK(nameless.queries_size() == 1);
 
   const std::string odd_name = std::string("\x0a\x02\x10\x07", 4);  // header { field 2 as a varint }
   rest.clear();
