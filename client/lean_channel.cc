@@ -51,7 +51,7 @@ std::optional<Expected<LookupAnswer>> LeanChannel::Call(std::uint8_t method,
   LookupAnswer answer;
   std::optional<Status> status = socket_.Call(frame, wait, [&](LeanSocket::Reply& reply) -> Status {
     QDC_ASSIGN_OR_RETURN(lean::LookupAnswer decoded, lean::DecodeLookupAnswer(reply.body, reply.memfd));
-    if (!reply.memfd) reply.AlignInline(decoded.blob, decoded.payloads);
+    if (!reply.memfd) QDC_RETURN_IF_ERROR(reply.AlignInline(decoded.blob, decoded.payloads));
     answer = LookupAnswer{std::move(decoded.response), std::move(decoded.payloads), std::move(reply.held)};
     return Status::Ok();
   });

@@ -125,7 +125,10 @@ class MappedBlob {
 
 struct LeanSocket::Held {
   std::unique_ptr<MappedBlob> blob;
-  std::string aligned;
+  // The body as read, then kPayloadAlignment bytes of room for
+  // AlignInline: read into once, never cleared first.
+  std::unique_ptr<char[]> bytes;
+  std::size_t room = 0;  // the allocation's size
 };
 
 struct LeanSocket::Connection {
@@ -135,15 +138,23 @@ struct LeanSocket::Connection {
   }
 };
 
-void LeanSocket::Reply::AlignInline(std::string_view inline_blob, std::vector<std::string_view>& payloads) {
-  if (inline_blob.empty()) return;
-  held->aligned.assign(inline_blob.size() + lean::kPayloadAlignment, '\0');
-  const auto at = reinterpret_cast<std::uintptr_t>(held->aligned.data());
-  char* start = held->aligned.data() + (lean::kPayloadAlignment - at % lean::kPayloadAlignment) % lean::kPayloadAlignment;
-  std::memcpy(start, inline_blob.data(), inline_blob.size());
+Status LeanSocket::Reply::AlignInline(std::string_view inline_blob, std::vector<std::string_view>& payloads) {
+  if (inline_blob.empty()) return Status::Ok();
+  const char* const end = body.data() + body.size();
+  if (held == nullptr || body.data() != held->bytes.get() || inline_blob.data() < body.data() ||
+      inline_blob.data() + inline_blob.size() != end) {
+    return Unavailable("an inline blob that is not the tail of the answer's body");
+  }
+  const auto at = reinterpret_cast<std::uintptr_t>(inline_blob.data());
+  const std::size_t shift = (lean::kPayloadAlignment - at % lean::kPayloadAlignment) % lean::kPayloadAlignment;
+  if (shift == 0) return Status::Ok();
+  char* const start = held->bytes.get() + (inline_blob.data() - body.data()) + shift;
+  // Within the room after the body: body.size() + shift < held->room.
+  std::memmove(start, inline_blob.data(), inline_blob.size());
   for (std::string_view& payload : payloads) {
     if (!payload.empty()) payload = std::string_view(start + (payload.data() - inline_blob.data()), payload.size());
   }
+  return Status::Ok();
 }
 
 LeanSocket::LeanSocket(std::string path, std::string target, std::chrono::milliseconds timeout,
@@ -287,14 +298,16 @@ Status LeanSocket::Exchange(Connection& connection, const std::string& frame,
   auto held = std::make_shared<Held>();
   if ((h->flags & lean::kWithFd) != 0) held->blob = std::move(blob);  // else one passed unannounced is closed
   blob.reset();
-  std::string body(h->body_bytes, '\0');
-  const IoEnd read = RecvAll(fd, body.data(), body.size());
+  held->room = std::size_t{h->body_bytes} + lean::kPayloadAlignment;
+  held->bytes.reset(new char[held->room]);
+  const std::string_view body(held->bytes.get(), h->body_bytes);
+  const IoEnd read = RecvAll(fd, held->bytes.get(), body.size());
   if (read != IoEnd::kDone) return failed(read, errno);
   if (h->code != Code::kOk) {
     // The daemon's refusal of this call. It closes the connection after a
     // request it could not read (INVALID_ARGUMENT) or hold (RESOURCE_EXHAUSTED).
     outcome->reusable = !cut_off && h->code != Code::kInvalidArgument && h->code != Code::kResourceExhausted;
-    return Status(h->code, body).WithContext(target_);
+    return Status(h->code, std::string(body)).WithContext(target_);
   }
 
   Reply reply;
@@ -307,7 +320,7 @@ Status LeanSocket::Exchange(Connection& connection, const std::string& frame,
     reply.memfd = *view;
   }
   reply.held = std::move(held);
-  reply.body = std::move(body);
+  reply.body = body;
   QDC_RETURN_IF_ERROR(decode(reply).WithContext(target_));
   outcome->reusable = !cut_off;
   return Status::Ok();

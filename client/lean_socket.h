@@ -50,21 +50,25 @@ class LeanSocket {
   // that refused the hello).
   [[nodiscard]] bool enabled() const;
 
-  // What the views of an answer point into: the passed memfd's mapping, or
-  // an inline blob moved to an aligned start. Defined in the .cc.
+  // What the views of an answer point into: the body as it was read (with
+  // room to align an inline blob), and the passed memfd's mapping. Defined
+  // in the .cc.
   struct Held;
 
   // A successful answer, as the decoder sees it.
   struct Reply {
-    std::string body;                      // the reply's body (lean/frame.h's layout)
+    std::string_view body;                  // the reply's body (lean/frame.h's layout), kept by `held`
     std::optional<std::string_view> memfd;  // the passed memfd's contents, mapped
-    std::shared_ptr<Held> held;            // never null: keeps `memfd` (and aligned copies) alive
+    std::shared_ptr<Held> held;            // never null: keeps `body` and `memfd` alive
 
-    // Payloads viewing `inline_blob` (a part of `body`) are moved to a
-    // 64-byte boundary, as in a memfd, so that they keep the alignment their
-    // offsets promise (an ELF reader may rely on it): one copy of the blob,
-    // kept by `held`, and `payloads` pointed at it.
-    void AlignInline(std::string_view inline_blob, std::vector<std::string_view>& payloads);
+    // Moves `inline_blob`, the tail of `body` (what follows its offset
+    // table), to a 64-byte boundary as in a memfd, so that its payloads keep
+    // the alignment their offsets promise (an ELF reader may rely on it),
+    // and points `payloads` at it. The blob moves at most 63 bytes forward
+    // within `held`'s buffer (no copy elsewhere); the bytes of `body` before
+    // the blob stay where they are. UNAVAILABLE when `inline_blob` is not
+    // the tail of `body`.
+    [[nodiscard]] Status AlignInline(std::string_view inline_blob, std::vector<std::string_view>& payloads);
   };
 
   // Reads a successful reply into the caller's answer: OK, or UNAVAILABLE

@@ -39,10 +39,11 @@ struct qdcache_client {
 namespace qdcache::capi {
 
 // A lean lookup's answer, or results read from bytes: its items as the C
-// ABI reads them, views into `body`, and its payloads (views into `held`:
-// the daemon's mapped memfd or the aligned inline blob; or into `body`).
+// ABI reads them, and its payloads. A lean answer's items and payloads view
+// into `held` (the answer's body, its inline blob aligned in place, the
+// daemon's mapped memfd); parsed bytes' into `body`.
 struct LeanResults {
-  std::string body;  // the answer's body: `items` view into it
+  std::string body;  // bytes qdcache_results_parse was given
   std::shared_ptr<client::LeanSocket::Held> held;
   std::vector<lean::WireResult> items;
   std::vector<std::string_view> payloads;

@@ -18,15 +18,14 @@ namespace {
 // The answer in `reply` (the lean frame's body, lean/frame.h) as results:
 // UNAVAILABLE when it is not a Lookup answer.
 Status ReadAnswer(client::LeanSocket::Reply& reply, LeanResults* out) {
-  out->body = std::move(reply.body);  // before the views into it are made
-  QDC_ASSIGN_OR_RETURN(const lean::AnswerBody parts, lean::SplitAnswerBody(out->body));
+  QDC_ASSIGN_OR_RETURN(const lean::AnswerBody parts, lean::SplitAnswerBody(reply.body));
   QDC_ASSIGN_OR_RETURN(out->items, lean::DecodeLookupResults(parts.response));
   auto check = [&](std::size_t i) {
     return lean::MayHavePayload(i, out->items[i].has_artifact, !out->items[i].payload.empty());
   };
   std::string_view blob;
   QDC_ASSIGN_OR_RETURN(out->payloads, lean::PayloadViews(parts, out->items.size(), reply.memfd, check, &blob));
-  if (!reply.memfd) reply.AlignInline(blob, out->payloads);
+  if (!reply.memfd) QDC_RETURN_IF_ERROR(reply.AlignInline(blob, out->payloads));
   out->held = std::move(reply.held);
   FillTexts(out);
   return Status::Ok();

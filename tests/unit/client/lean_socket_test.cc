@@ -171,3 +171,41 @@ TEST_CASE("a lean call waiting without a limit of its own hands its answer's bod
   CHECK(answer->ok());
   CHECK(seen == body);
 }
+
+TEST_CASE("an inline blob is aligned where the answer was read, its payloads kept, whatever the body before it",
+          "[lean]") {
+  testing::TempDir dir;
+  const std::string frame = Frame("request body");
+  for (std::size_t before : {0, 1, 17, 63, 64, 100}) {
+    CAPTURE(before);
+    std::string blob(300, '\0');
+    for (std::size_t i = 0; i < blob.size(); ++i) blob[i] = static_cast<char>(i * 7 + before);
+    const std::string path = dir / ("sock" + std::to_string(before));
+    Peer peer(path, frame.size(), Peer::Then::kAnswer, std::string(before, 'h') + blob);
+    REQUIRE(peer.bound());
+    LeanSocket socket(path, "unix:" + path, 10s);
+
+    std::vector<std::string_view> payloads;
+    std::string head;
+    Status refused;
+    std::optional<Status> answer = socket.Call(frame, std::nullopt, [&](LeanSocket::Reply& reply) {
+      const std::string_view tail = reply.body.substr(before);
+      // Not the tail: refused, nothing moved.
+      refused = reply.AlignInline(reply.body.substr(before, 10), payloads);
+      payloads = {tail.substr(0, 64), tail.substr(64, 0), tail.substr(128, 172)};
+      QDC_RETURN_IF_ERROR(reply.AlignInline(tail, payloads));
+      head = std::string(reply.body.substr(0, before));
+      return Status::Ok();
+    });
+    REQUIRE(answer.has_value());
+    REQUIRE(answer->ok());
+    CHECK(refused.code() == Code::kUnavailable);
+    CHECK(head == std::string(before, 'h'));
+    REQUIRE(payloads.size() == 3);
+    CHECK(reinterpret_cast<std::uintptr_t>(payloads[0].data()) % lean::kPayloadAlignment == 0);
+    CHECK(reinterpret_cast<std::uintptr_t>(payloads[2].data()) % lean::kPayloadAlignment == 0);
+    CHECK(payloads[0] == std::string_view(blob).substr(0, 64));
+    CHECK(payloads[1].empty());
+    CHECK(payloads[2] == std::string_view(blob).substr(128, 172));
+  }
+}
