@@ -125,14 +125,30 @@ class MappedBlob {
 
 struct LeanSocket::Held {
   std::unique_ptr<MappedBlob> blob;
-  // The body as read, then kPayloadAlignment bytes of room for
-  // AlignInline: read into once, never cleared first.
+  // The body as read, placed so that an inline blob `phase` bytes past a
+  // 64-byte boundary from its start lands on one, with kPayloadAlignment
+  // bytes of room after it for AlignInline to move a blob that does not:
+  // read into once, never cleared first.
   std::unique_ptr<char[]> bytes;
-  std::size_t room = 0;  // the allocation's size
+  std::size_t room = 0;                   // the allocation's size
+  std::optional<std::size_t> blob_phase;  // where AlignInline found the inline blob, mod 64
+
+  // Allocates room for a body of `size` bytes and returns where it starts.
+  char* Place(std::size_t size, std::size_t phase) {
+    room = size + 2 * lean::kPayloadAlignment;
+    bytes.reset(new char[room]);
+    const auto at = reinterpret_cast<std::uintptr_t>(bytes.get()) + phase;
+    return bytes.get() + (lean::kPayloadAlignment - at % lean::kPayloadAlignment) % lean::kPayloadAlignment;
+  }
 };
 
 struct LeanSocket::Connection {
   int fd = -1;
+  // The last answer's body size and inline blob's place (mod 64) on this
+  // connection: a client asking again usually gets an answer of the same
+  // shape, read with its header in one call and its blob already aligned.
+  std::size_t last_body = 0;
+  std::size_t blob_phase = 0;
   ~Connection() {
     if (fd >= 0) ::close(fd);
   }
@@ -141,15 +157,17 @@ struct LeanSocket::Connection {
 Status LeanSocket::Reply::AlignInline(std::string_view inline_blob, std::vector<std::string_view>& payloads) {
   if (inline_blob.empty()) return Status::Ok();
   const char* const end = body.data() + body.size();
-  if (held == nullptr || body.data() != held->bytes.get() || inline_blob.data() < body.data() ||
+  if (held == nullptr || body.data() < held->bytes.get() ||
+      end + lean::kPayloadAlignment > held->bytes.get() + held->room || inline_blob.data() < body.data() ||
       inline_blob.data() + inline_blob.size() != end) {
     return Unavailable("an inline blob that is not the tail of the answer's body");
   }
+  held->blob_phase = static_cast<std::size_t>(inline_blob.data() - body.data()) % lean::kPayloadAlignment;
   const auto at = reinterpret_cast<std::uintptr_t>(inline_blob.data());
   const std::size_t shift = (lean::kPayloadAlignment - at % lean::kPayloadAlignment) % lean::kPayloadAlignment;
   if (shift == 0) return Status::Ok();
-  char* const start = held->bytes.get() + (inline_blob.data() - body.data()) + shift;
-  // Within the room after the body: body.size() + shift < held->room.
+  char* const start = const_cast<char*>(inline_blob.data()) + shift;
+  // Within the room after the body (checked above).
   std::memmove(start, inline_blob.data(), inline_blob.size());
   for (std::string_view& payload : payloads) {
     if (!payload.empty()) payload = std::string_view(start + (payload.data() - inline_blob.data()), payload.size());
@@ -242,12 +260,20 @@ Status LeanSocket::Exchange(Connection& connection, const std::string& frame,
   const bool cut_off = sent == IoEnd::kClosed;
 
   // The header, with the memfd (if any) as SCM_RIGHTS on its bytes.
+  // The header, and as much of the body as the last answer's size (room
+  // for it placed first): the daemon sends nothing after an answer before
+  // the next request, so what comes with the header is this answer's. An
+  // answer with a memfd comes alone with it (the kernel ends a read after
+  // bytes that carry descriptors).
   char header[lean::kHeaderBytes];
+  auto held = std::make_shared<Held>();
+  char* guessed = nullptr;
+  if (connection.last_body > 0) guessed = held->Place(connection.last_body, connection.blob_phase);
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
-  iovec iov{header, sizeof header};
+  iovec iov[2] = {{header, sizeof header}, {guessed, connection.last_body}};
   msghdr message{};
-  message.msg_iov = &iov;
-  message.msg_iovlen = 1;
+  message.msg_iov = iov;
+  message.msg_iovlen = guessed != nullptr ? 2 : 1;
   message.msg_control = control;
   message.msg_controllen = sizeof control;
   // The answer's first bytes may take the call's own wait (a Compile's);
@@ -285,6 +311,7 @@ Status LeanSocket::Exchange(Connection& connection, const std::string& frame,
     const IoEnd rest = RecvAll(fd, header + got, sizeof header - static_cast<std::size_t>(got));
     if (rest != IoEnd::kDone) return failed(rest, errno);
   }
+  const std::size_t body_got = static_cast<std::size_t>(got) > sizeof header ? got - sizeof header : 0;
   Expected<lean::ReplyHeader> h = lean::DecodeReplyHeader(std::string_view(header, sizeof header));
   if (!h.ok()) return h.status().WithContext(target_);
   // The body holds the metadata (and an inline blob, under 256 KiB): past
@@ -295,13 +322,19 @@ Status LeanSocket::Exchange(Connection& connection, const std::string& frame,
                              " bytes without its memfd, more than max-message-bytes (" + std::to_string(max_body_) +
                              ")");
   }
-  auto held = std::make_shared<Held>();
+  if (body_got > h->body_bytes) return Unavailable(target_ + ": the daemon sent more than its answer");
   if ((h->flags & lean::kWithFd) != 0) held->blob = std::move(blob);  // else one passed unannounced is closed
   blob.reset();
-  held->room = std::size_t{h->body_bytes} + lean::kPayloadAlignment;
-  held->bytes.reset(new char[held->room]);
-  const std::string_view body(held->bytes.get(), h->body_bytes);
-  const IoEnd read = RecvAll(fd, held->bytes.get(), body.size());
+  char* start = guessed;
+  if (start == nullptr || h->body_bytes > connection.last_body) {  // none guessed, or larger: room of its size
+    auto larger = std::make_shared<Held>();
+    start = larger->Place(h->body_bytes, connection.blob_phase);
+    if (body_got > 0) std::memcpy(start, guessed, body_got);
+    larger->blob = std::move(held->blob);
+    held = std::move(larger);
+  }
+  const std::string_view body(start, h->body_bytes);
+  const IoEnd read = RecvAll(fd, start + body_got, body.size() - body_got);
   if (read != IoEnd::kDone) return failed(read, errno);
   if (h->code != Code::kOk) {
     // The daemon's refusal of this call. It closes the connection after a
@@ -319,9 +352,11 @@ Status LeanSocket::Exchange(Connection& connection, const std::string& frame,
     if (!view.ok()) return view.status().WithContext(target_);
     reply.memfd = *view;
   }
-  reply.held = std::move(held);
+  reply.held = held;
   reply.body = body;
   QDC_RETURN_IF_ERROR(decode(reply).WithContext(target_));
+  connection.last_body = h->body_bytes <= kLargestGuess ? h->body_bytes : 0;
+  connection.blob_phase = held->blob_phase.value_or(0);
   outcome->reusable = !cut_off;
   return Status::Ok();
 }

@@ -33,6 +33,10 @@ class LeanSocket {
   // At most this many connections are kept between calls.
   static constexpr std::size_t kMaxIdle = 4;
 
+  // A connection reads its next answer's body with the header when the
+  // last one's was at most this large (room for it is made before the read).
+  static constexpr std::size_t kLargestGuess = 256u << 10;
+
   // `target`: "unix:<path>", the prefix of the daemon's errors (as gRPC's
   // calls word them). `timeout`: for each send and each read (as a socket
   // timeout, not one deadline for the call). `max_body`: the largest answer

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "lean/frame.h"
 #include "tests/support/temp_dir.h"
@@ -43,7 +44,7 @@ bool WriteAll(int fd, std::string_view data) {
   return true;
 }
 
-// One connection's daemon side: takes the hello and one request of
+// One connection's daemon side: takes the hello and a request of
 // `request_bytes`, then does `then`. Runs on a thread of its own (no
 // assertions there: what it saw is checked after Join).
 class Peer {
@@ -51,10 +52,10 @@ class Peer {
   enum class Then {
     kSilent,  // answers nothing; ends when the client closes the connection (or after 10 s)
     kHangUp,  // closes the connection
-    kAnswer,  // answers OK with `answer` as the body
+    kAnswer,  // writes each of `replies` (whole frames) after a request of its own
   };
 
-  Peer(const std::string& path, std::size_t request_bytes, Then then, std::string answer = {})
+  Peer(const std::string& path, std::size_t request_bytes, Then then, std::vector<std::string> replies = {})
       : listener_(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -62,7 +63,7 @@ class Peer {
     bound_ = listener_ >= 0 &&
              ::bind(listener_, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
              ::listen(listener_, 1) == 0;
-    if (bound_) thread_ = std::thread([=, this] { Serve(request_bytes, then, answer); });
+    if (bound_) thread_ = std::thread([=, this] { Serve(request_bytes, then, replies); });
   }
   ~Peer() {
     Join();
@@ -79,7 +80,7 @@ class Peer {
   [[nodiscard]] bool saw_close() const { return saw_close_; }
 
  private:
-  void Serve(std::size_t request_bytes, Then then, const std::string& answer) {
+  void Serve(std::size_t request_bytes, Then then, const std::vector<std::string>& replies) {
     const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) return;
     char hello[lean::kHello.size()];
@@ -94,9 +95,10 @@ class Peer {
         char byte;
         saw_close_ = ::poll(&p, 1, 10'000) == 1 && ::read(fd, &byte, 1) == 0;
       } else if (then == Then::kAnswer) {
-        WriteAll(fd,
-                 lean::EncodeReplyHeader(static_cast<std::uint32_t>(answer.size()), Code::kOk, 0) +
-                     answer);
+        for (std::size_t i = 0; i < replies.size(); ++i) {
+          if (!WriteAll(fd, replies[i])) break;
+          if (i + 1 < replies.size() && !ReadAll(fd, request.data(), request.size())) break;
+        }
       }
     }
     ::close(fd);
@@ -111,6 +113,11 @@ class Peer {
 
 std::string Frame(const std::string& body) {
   return lean::EncodeRequestHeader(static_cast<std::uint32_t>(body.size()), lean::kLookup) + body;
+}
+
+// An OK answer of `body`, framed.
+std::string Answer(const std::string& body) {
+  return lean::EncodeReplyHeader(static_cast<std::uint32_t>(body.size()), Code::kOk, 0) + body;
 }
 
 }  // namespace
@@ -158,7 +165,7 @@ TEST_CASE("a lean call waiting without a limit of its own hands its answer's bod
   testing::TempDir dir;
   const std::string frame = Frame("request body");
   const std::string body = "answer body";
-  Peer peer(dir / "sock", frame.size(), Peer::Then::kAnswer, body);
+  Peer peer(dir / "sock", frame.size(), Peer::Then::kAnswer, {Answer(body)});
   REQUIRE(peer.bound());
   LeanSocket socket(dir / "sock", "unix:" + (dir / "sock"), 10s);
 
@@ -181,7 +188,7 @@ TEST_CASE("an inline blob is aligned where the answer was read, its payloads kep
     std::string blob(300, '\0');
     for (std::size_t i = 0; i < blob.size(); ++i) blob[i] = static_cast<char>(i * 7 + before);
     const std::string path = dir / ("sock" + std::to_string(before));
-    Peer peer(path, frame.size(), Peer::Then::kAnswer, std::string(before, 'h') + blob);
+    Peer peer(path, frame.size(), Peer::Then::kAnswer, {Answer(std::string(before, 'h') + blob)});
     REQUIRE(peer.bound());
     LeanSocket socket(path, "unix:" + path, 10s);
 
@@ -208,4 +215,73 @@ TEST_CASE("an inline blob is aligned where the answer was read, its payloads kep
     CHECK(payloads[1].empty());
     CHECK(payloads[2] == std::string_view(blob).substr(128, 172));
   }
+}
+
+TEST_CASE("answers on one connection are read whole whatever their sizes, an answer shaped like the last one's "
+          "aligned where it was read",
+          "[lean]") {
+  testing::TempDir dir;
+  const std::string frame = Frame("request body");
+  // Bodies of this shape: `before` bytes, then a blob to align.
+  auto body = [](std::size_t before, std::size_t blob, char fill) {
+    return std::string(before, 'h') + std::string(blob, fill);
+  };
+  const std::vector<std::string> bodies = {
+      body(40, 200, 'a'),   // the first: nothing guessed
+      body(40, 200, 'b'),   // the same shape: read with its header, the blob in place
+      body(3, 50, 'c'),     // smaller
+      body(90, 5000, 'd'),  // larger than guessed
+      body(90, 5000, 'e'),  // the same shape again
+      "",                   // empty
+      body(7, 1, 'f'),
+  };
+  std::vector<std::string> replies;
+  for (const std::string& b : bodies) replies.push_back(Answer(b));
+  Peer peer(dir / "sock", frame.size(), Peer::Then::kAnswer, replies);
+  REQUIRE(peer.bound());
+  LeanSocket socket(dir / "sock", "unix:" + (dir / "sock"), 10s);
+
+  const std::size_t before[] = {40, 40, 3, 90, 90, 0, 7};
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    CAPTURE(i);
+    std::string seen;
+    bool in_place = false;
+    std::vector<std::string_view> payloads;
+    std::optional<Status> answer = socket.Call(frame, std::nullopt, [&](LeanSocket::Reply& reply) {
+      seen = reply.body;
+      const std::string_view tail = reply.body.substr(before[i]);
+      payloads = {tail};
+      QDC_RETURN_IF_ERROR(reply.AlignInline(tail, payloads));
+      in_place = payloads[0].data() == tail.data();
+      return Status::Ok();
+    });
+    REQUIRE(answer.has_value());
+    REQUIRE(answer->ok());
+    CHECK(seen == bodies[i]);
+    REQUIRE(payloads.size() == 1);
+    CHECK(payloads[0] == std::string_view(bodies[i]).substr(before[i]));
+    if (!payloads[0].empty()) {
+      CHECK(reinterpret_cast<std::uintptr_t>(payloads[0].data()) % lean::kPayloadAlignment == 0);
+    }
+    if (i == 1 || i == 4) CHECK(in_place);
+  }
+}
+
+TEST_CASE("a daemon that sends more than its answer is refused UNAVAILABLE", "[lean]") {
+  testing::TempDir dir;
+  const std::string frame = Frame("request body");
+  // The first answer makes the connection expect 100 bytes with the next header.
+  Peer peer(dir / "sock", frame.size(), Peer::Then::kAnswer,
+            {Answer(std::string(100, 'a')), Answer(std::string(10, 'b')) + std::string(20, 'x')});
+  REQUIRE(peer.bound());
+  LeanSocket socket(dir / "sock", "unix:" + (dir / "sock"), 10s);
+
+  auto keep = [](LeanSocket::Reply&) { return Status::Ok(); };
+  std::optional<Status> first = socket.Call(frame, std::nullopt, keep);
+  REQUIRE(first.has_value());
+  REQUIRE(first->ok());
+  std::optional<Status> second = socket.Call(frame, std::nullopt, keep);
+  REQUIRE(second.has_value());
+  CHECK(second->code() == Code::kUnavailable);
+  CHECK_THAT(second->message(), Catch::Contains("more than its answer"));
 }
