@@ -193,9 +193,11 @@ TEST_CASE("an inline blob is aligned where the answer was read, its payloads kep
     LeanSocket socket(path, "unix:" + path, 10s);
 
     std::vector<std::string_view> payloads;
+    std::shared_ptr<LeanSocket::Held> kept;  // what the payloads view, kept as an answer keeps it
     std::string head;
     Status refused;
     std::optional<Status> answer = socket.Call(frame, std::nullopt, [&](LeanSocket::Reply& reply) {
+      kept = reply.held;
       const std::string_view tail = reply.body.substr(before);
       // Not the tail: refused, nothing moved.
       refused = reply.AlignInline(reply.body.substr(before, 10), payloads);
@@ -247,7 +249,9 @@ TEST_CASE("answers on one connection are read whole whatever their sizes, an ans
     std::string seen;
     bool in_place = false;
     std::vector<std::string_view> payloads;
+    std::shared_ptr<LeanSocket::Held> kept;
     std::optional<Status> answer = socket.Call(frame, std::nullopt, [&](LeanSocket::Reply& reply) {
+      kept = reply.held;
       seen = reply.body;
       const std::string_view tail = reply.body.substr(before[i]);
       payloads = {tail};
