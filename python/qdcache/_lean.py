@@ -39,6 +39,7 @@ _PROTOCOL_VERSION_1 = 1
 _HEADER = struct.Struct("<IB3x")  # request: body length, method
 _REPLY = struct.Struct("<IBB2x")  # reply: body length, status code, flags
 _SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_WRITE
+_ALIGNMENT = 64  # payloads' offsets in a blob are multiples of it
 
 CODE_NAMES = ("OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
               "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
@@ -120,11 +121,29 @@ def target_message(spec: str) -> bytes:
     raise Fallback
 
 
+_REQUEST_HEADER = _field(1, b"\x08" + _varint(_PROTOCOL_VERSION_1) + _field(2, b"qdcache-python"))
+
+# A query's namespace and target fields, by (namespace, target): a program
+# asks under few of them, and encoding the target is most of a one-key
+# request's cost. Bounded: cleared when full.
+_SPACES: dict[tuple[bytes, str], bytes] = {}
+_MAX_SPACES = 256
+
+
+def _space(namespace: bytes, target: str) -> bytes:
+    space = _SPACES.get((namespace, target))
+    if space is None:
+        space = _field(2, namespace) + _field(3, target_message(target))  # Fallback: nothing kept
+        if len(_SPACES) >= _MAX_SPACES:
+            _SPACES.clear()
+        _SPACES[(namespace, target)] = space
+    return space
+
+
 def lookup_request(keys: list[bytes], namespace: bytes, target: str, include_ptx: bool) -> bytes:
     """A serialized qdcache.v1.LookupRequest."""
-    header = _field(1, b"\x08" + _varint(_PROTOCOL_VERSION_1) + _field(2, b"qdcache-python"))
-    target_bytes = target_message(target)
-    space = _field(2, namespace) + _field(3, target_bytes)
+    header = _REQUEST_HEADER
+    space = _space(namespace, target)
     # A query is its fields' tags and lengths, the key, then `space`: keys of
     # one length share those bytes, so the queries are joins, not a
     # function call per key.
@@ -249,20 +268,56 @@ class Answer:
 
 
 def _recv_exact(sock: socket.socket, size: int) -> memoryview:
-    buffer = bytearray(size)
-    view = memoryview(buffer)
+    view = memoryview(bytearray(size))
+    _recv_into(sock, view)
+    return view
+
+
+def _recv_into(sock: socket.socket, view: memoryview) -> None:
     got = 0
-    while got < size:
+    while got < len(view):
         n = sock.recv_into(view[got:])
         if n == 0:
             raise ConnectionError("the daemon closed the connection")
         got += n
-    return view
+
+
+class _Room:
+    """An answer's body read into memory whose address is known, placed so
+    that an inline blob starting `phase` bytes past a 64-byte boundary lands
+    on one, with room after it to move a blob that does not: payloads keep
+    the alignment their offsets promise (as in a memfd) without a buffer of
+    their own."""
+
+    __slots__ = ("buffer", "address", "start", "size", "seen")
+
+    def __init__(self, size: int, phase: int) -> None:
+        import array  # a shared library (~1 ms), loaded on the first inline answer only
+        self.buffer = array.array("B", bytes(size + 2 * _ALIGNMENT))
+        self.address = self.buffer.buffer_info()[0]
+        self.start = -(self.address + phase) % _ALIGNMENT
+        self.size = size
+        self.seen: int | None = None  # where tail() found the blob, mod 64
+
+    def body(self) -> memoryview:
+        return memoryview(self.buffer)[self.start:self.start + self.size]
+
+    def tail(self, at: int) -> memoryview:
+        """The body from `at` on, read-only, at a 64-byte boundary: moved
+        forward (at most 63 bytes) unless it lies on one."""
+        self.seen = at % _ALIGNMENT
+        view = memoryview(self.buffer)
+        begin, end = self.start + at, self.start + self.size
+        shift = -(self.address + begin) % _ALIGNMENT
+        if shift:
+            view[begin + shift:end + shift] = bytes(view[begin:end])
+        return view[begin + shift:end + shift].toreadonly()
 
 
 class _Connection:
     def __init__(self, path: str, timeout: float) -> None:
         self.path = path
+        self.phase = 0  # where the last inline blob began in its body, mod 64
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.sock.settimeout(timeout)
@@ -294,13 +349,21 @@ class _Connection:
             if len(header) < _REPLY.size:
                 header += bytes(_recv_exact(self.sock, _REPLY.size - len(header)))
             size, code, flags = _REPLY.unpack(header)
-            body_view = _recv_exact(self.sock, size)
+            room = _Room(size, self.phase) if code == 0 and not flags & _WITH_FD else None
+            if room is None:
+                body_view = _recv_exact(self.sock, size)
+            else:
+                body_view = room.body()
+                _recv_into(self.sock, body_view)
             if code != 0:
                 # Worded as libqdcache words a call's failure: the endpoint first.
                 message = "unix:%s: %s" % (self.path, bytes(body_view).decode("utf-8", "replace"))
                 name = CODE_NAMES[code] if code < len(CODE_NAMES) else "UNKNOWN"
                 raise error_for(code, name, message, "lookup")
-            return _answer(body_view, passed if flags & _WITH_FD else None)
+            answer = _answer(body_view, passed if flags & _WITH_FD else None, room)
+            if room is not None and room.seen is not None:
+                self.phase = room.seen
+            return answer
         finally:
             if passed is not None:
                 os.close(passed)
@@ -309,22 +372,20 @@ class _Connection:
         self.sock.close()
 
 
-def _answer(body: memoryview, blob_fd: int | None) -> Answer:
+def _answer(body: memoryview, blob_fd: int | None, room: _Room | None) -> Answer:
+    """The answer in `body`: its blob is the passed memfd's contents
+    (`room` None), or what follows the table in `body`, read into `room`."""
     (proto_size,) = struct.unpack_from("<I", body, 0)
     response = bytes(body[4:4 + proto_size])  # indexed faster than a view; kept by the results
     items = lookup_items(response)
     table_at = 4 + proto_size
     table = struct.unpack_from("<%dQ" % (2 * len(items)), body, table_at)
-    if blob_fd is None:
-        blob = body[table_at + 16 * len(items):]
-        if len(blob):
-            # An inline blob starts wherever the table ends: copied to a
-            # page (so 64-byte) boundary, as in a memfd, so that payloads
-            # keep the alignment their offsets promise.
-            aligned = mmap.mmap(-1, len(blob))
-            aligned.write(blob)
-            blob = memoryview(aligned)
-        blob = blob.toreadonly()
+    if room is not None:
+        # An inline blob starts wherever the table ends: put on a 64-byte
+        # boundary where it was read, as in a memfd.
+        blob = room.tail(min(table_at + 16 * len(items), len(body)))
+    elif blob_fd is None:
+        raise ConnectionError("the daemon's answer lacks the memfd its header announces")
     else:
         if fcntl.fcntl(blob_fd, fcntl.F_GET_SEALS) & _SEALS != _SEALS:
             raise ConnectionError("the daemon passed a memfd that is not sealed")

@@ -83,6 +83,48 @@ class LeanTest(unittest.TestCase):
         gc.collect()
         self.assertEqual([bytes(p) for p in payloads], expected)
 
+    def test_inline_payloads_are_aligned_whatever_the_answer_s_shape(self):
+        import ctypes
+
+        class Buffer(ctypes.Structure):  # Py_buffer, for the address of a read-only view
+            _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.c_void_p), ("len", ctypes.c_ssize_t),
+                        ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int), ("ndim", ctypes.c_int),
+                        ("format", ctypes.c_char_p), ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                        ("suboffsets", ctypes.c_void_p), ("internal", ctypes.c_void_p)]
+
+        def address(view):
+            buffer = Buffer()
+            ctypes.pythonapi.PyObject_GetBuffer(ctypes.py_object(view), ctypes.byref(buffer), 0)
+            try:
+                return buffer.buf
+            finally:
+                ctypes.pythonapi.PyBuffer_Release(ctypes.byref(buffer))
+
+        # Answers whose blob starts at different places in the body (more
+        # or fewer results before it), each asked twice on one connection
+        # (the second placed where the first's blob lay), and a miss among them.
+        for keys in ([self.keys[0]], self.keys[:2], [b"never-compiled"] + self.keys[1:4], self.keys[:1],
+                     self.keys[2:3] * 3):
+            for _ in range(2):
+                with self.subTest(keys=len(keys)):
+                    lean = self.client.lookup(keys, namespace=self.ns, target=CPU)
+                    self.assertSameAnswers(lean, self.library.lookup(keys, namespace=self.ns, target=CPU))
+                    for artifact in lean:
+                        if artifact is not None:
+                            self.assertEqual(address(artifact.payload) % 64, 0)
+
+    def test_requests_under_one_namespace_keep_their_targets_apart(self):
+        saxpy = read_data("cpu/saxpy.ll")
+        targets = ("cpu:x86-64", "cpu:x86-64+avx", "cpu:x86-64+sse4.2")
+        for target in targets:
+            self.client.compile(saxpy, target=target, fast_key=b"same-key", namespace="lean-targets")
+        for _ in range(2):
+            for target in targets:
+                with self.subTest(target=target):
+                    [lean] = self.client.lookup([b"same-key"], namespace="lean-targets", target=target)
+                    [library] = self.library.lookup([b"same-key"], namespace="lean-targets", target=target)
+                    self.assertEqual((lean.key, lean.target), (library.key, library.target))
+
     def test_ptx_targets_features_and_hex_keys_as_libqdcache(self):
         saxpy = read_data("cpu/saxpy.ll")
         target = "cpu:x86-64+sse4.2,+avx"
