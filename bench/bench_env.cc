@@ -1,6 +1,7 @@
 #include "bench/bench_env.h"
 
 #include "bench/bench_kernels.h"
+#include "bench/child_process.h"
 #include "tests/support/kernels.h"
 
 #include <sys/stat.h>
@@ -112,6 +113,20 @@ v1::LookupRequest LookupOf(const std::string& fast_key) {
   q->set_namespace_("bench");
   q->mutable_target()->mutable_cpu()->set_cpu("x86-64");
   return request;
+}
+
+Expected<nlohmann::json> RunPythonChild(const std::vector<std::string>& argv, std::size_t expect_items,
+                                        const std::string& pycache) {
+  const std::vector<std::string> env = {"PYTHONPATH=" + PythonPackageDir(), "QDCACHE_LIBRARY=" + CLibrary(),
+                                        "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX=" + pycache,
+                                        "QDCACHE_LEAN"};
+  QDC_ASSIGN_OR_RETURN(TimedRun run, RunTimed(argv, env));
+  const std::string mode = argv.size() > 3 ? argv[3] : "?";
+  nlohmann::json out = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
+  if (run.exit_code != 0 || !out.is_object() || out.value("items", std::size_t{0}) != expect_items) {
+    return Internal("python " + mode + " child failed (exit " + std::to_string(run.exit_code) + "): " + run.out);
+  }
+  return out;
 }
 
 bench_echo::EchoMessage EchoRequestFor(const v1::LookupRequest& lookup, std::size_t reply_bytes) {

@@ -3,6 +3,8 @@
 // echo servers in their own process, and clients of each.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -78,6 +80,14 @@ class BenchEnv {
                                                      const v1::KernelDescriptor& descriptor);
 // A single-query Lookup request for `fast_key` ("bench", cpu:x86-64).
 [[nodiscard]] v1::LookupRequest LookupOf(const std::string& fast_key);
+
+// Runs bench/python_warm_start.py (`argv`: the interpreter, its flags, the
+// script and its arguments) as the bench runs Python: this build's package
+// and libqdcache.so, -S, byte code cached under `pycache` (as for an
+// installed package; the first run writes it). Returns the JSON line it
+// prints; an error unless it exits 0 reporting `expect_items` items.
+[[nodiscard]] Expected<nlohmann::json> RunPythonChild(const std::vector<std::string>& argv, std::size_t expect_items,
+                                                      const std::string& pycache);
 
 // The baselines' request for a hit of `reply_bytes`: the bytes of `lookup`
 // as the request, a reply of the artifact's size (the shape of a hit).

@@ -6,6 +6,11 @@
     python3 -S python_warm_start.py files DIR NAMES
         the baseline, the shape of Triton's and Quadrants' caches: each file
         of DIR named in NAMES (one per line) read whole with open().read().
+    python3 -S python_warm_start.py hits SOCKET NAMESPACE TARGET KEY CALLS
+        single hits as a framework asks for one kernel at a time: CALLS
+        Client.lookup calls of the one fast key KEY (UTF-8), each until its
+        payload is in hand, after as many unmeasured ones; prints
+        {"items": CALLS, "bytes": B, "us": [each call's microseconds]}.
 
 The clock starts before `import qdcache` (the interpreter's own start-up is
 the same for both and is not counted) and stops once every payload is a
@@ -50,7 +55,27 @@ def files(directory, names_path):
     return payloads
 
 
+def hits(socket, namespace, target, key, calls):
+    import qdcache
+
+    client = qdcache.Client(socket=socket, spawn=False)
+    key, calls, micros, size = key.encode(), int(calls), [], 0
+    clock = time.perf_counter
+    for i in range(2 * calls):
+        begin = clock()
+        [artifact] = client.lookup([key], namespace, target)
+        if artifact is None:
+            raise SystemExit("the fast key missed")
+        size = len(artifact.payload)
+        if i >= calls:
+            micros.append((clock() - begin) * 1e6)
+    print('{"items": %d, "bytes": %d, "us": [%s]}' % (calls, size, ", ".join("%.2f" % m for m in micros)))
+
+
 def main(argv):
+    if len(argv) == 6 and argv[0] == "hits":
+        hits(*argv[1:])
+        return
     if len(argv) == 5 and argv[0] == "lookup":
         payloads = lookup(*argv[1:])
     elif len(argv) == 3 and argv[0] == "files":

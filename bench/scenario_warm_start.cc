@@ -80,23 +80,12 @@ Expected<double> TimedChild(const std::vector<std::string>& argv, std::size_t ex
 
 // The Python child (python_warm_start.py) times itself from before
 // `import qdcache`: the interpreter's start-up, the same for it and its
-// baseline, is not counted. Its "ms". Byte code is cached (under
-// `pycache`), as for an installed package: round 0, the warm-up, writes it.
-// Both children run with -S (no site hooks): a site that imports modules
-// itself (a pyenv interpreter's .pth files import typing) would hide import
-// costs that a stock Debian python3, whose site imports almost nothing, pays.
+// baseline, is not counted. Its "ms".
 Expected<double> PythonChild(const std::vector<std::string>& argv, std::size_t expect_items,
                              const std::string& pycache) {
-  const std::vector<std::string> env = {"PYTHONPATH=" + PythonPackageDir(), "QDCACHE_LIBRARY=" + CLibrary(),
-                                        "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX=" + pycache,
-                                        "QDCACHE_LEAN"};
-  QDC_ASSIGN_OR_RETURN(TimedRun run, RunTimed(argv, env));
-  const std::string want = "{\"items\": " + std::to_string(expect_items) + ",";
-  const std::size_t ms = run.out.find("\"ms\": ");
-  if (run.exit_code != 0 || run.out.rfind(want, 0) != 0 || ms == std::string::npos) {
-    return Internal("python " + argv[3] + " child failed (exit " + std::to_string(run.exit_code) + "): " + run.out);
-  }
-  return std::stod(run.out.substr(ms + 6));
+  QDC_ASSIGN_OR_RETURN(nlohmann::json out, RunPythonChild(argv, expect_items, pycache));
+  if (!out.contains("ms") || !out["ms"].is_number()) return Internal("python child without \"ms\": " + out.dump());
+  return out["ms"].get<double>();
 }
 
 std::string SizeName(std::size_t bytes) {
