@@ -81,11 +81,14 @@ class BenchEnv {
 // A single-query Lookup request for `fast_key` ("bench", cpu:x86-64).
 [[nodiscard]] v1::LookupRequest LookupOf(const std::string& fast_key);
 
-// Runs bench/python_warm_start.py (`argv`: the interpreter, its flags, the
-// script and its arguments) as the bench runs Python: this build's package
-// and libqdcache.so, -S, byte code cached under `pycache` (as for an
-// installed package; the first run writes it). Returns the JSON line it
-// prints; an error unless it exits 0 reporting `expect_items` items.
+// Runs bench/python_warm_start.py (`argv`: the interpreter, -S, the script
+// and its arguments) as the bench runs Python: this build's package and
+// libqdcache.so, byte code cached under `pycache` (as for an installed
+// package; the first run writes it). -S (no site hooks): a site that
+// imports modules itself (a pyenv interpreter's .pth files import typing)
+// would hide import costs that a stock Debian python3 pays. Returns the
+// JSON line it prints; an error unless it exits 0 reporting `expect_items`
+// items.
 [[nodiscard]] Expected<nlohmann::json> RunPythonChild(const std::vector<std::string>& argv, std::size_t expect_items,
                                                       const std::string& pycache);
 

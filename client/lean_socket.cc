@@ -259,12 +259,12 @@ Status LeanSocket::Exchange(Connection& connection, const std::string& frame,
   };
   const bool cut_off = sent == IoEnd::kClosed;
 
-  // The header, with the memfd (if any) as SCM_RIGHTS on its bytes.
-  // The header, and as much of the body as the last answer's size (room
-  // for it placed first): the daemon sends nothing after an answer before
-  // the next request, so what comes with the header is this answer's. An
-  // answer with a memfd comes alone with it (the kernel ends a read after
-  // bytes that carry descriptors).
+  // The header, with the memfd (if any) as SCM_RIGHTS on its bytes, and
+  // as much of the body as the last answer's size (room for it placed
+  // first): the daemon sends nothing after an answer before the next
+  // request, so what comes with the header is this answer's. A header that
+  // carries a memfd comes alone (the kernel ends a read after bytes that
+  // carry descriptors).
   char header[lean::kHeaderBytes];
   auto held = std::make_shared<Held>();
   char* guessed = nullptr;
@@ -325,8 +325,11 @@ Status LeanSocket::Exchange(Connection& connection, const std::string& frame,
   if (body_got > h->body_bytes) return Unavailable(target_ + ": the daemon sent more than its answer");
   if ((h->flags & lean::kWithFd) != 0) held->blob = std::move(blob);  // else one passed unannounced is closed
   blob.reset();
+  // Room of the body's own size when none was guessed, the body is larger,
+  // or it is far smaller (a large room is not kept for a small answer).
   char* start = guessed;
-  if (start == nullptr || h->body_bytes > connection.last_body) {  // none guessed, or larger: room of its size
+  if (start == nullptr || h->body_bytes > connection.last_body ||
+      (connection.last_body > kLargestGuess / 4 && h->body_bytes < connection.last_body / 4)) {
     auto larger = std::make_shared<Held>();
     start = larger->Place(h->body_bytes, connection.blob_phase);
     if (body_got > 0) std::memcpy(start, guessed, body_got);

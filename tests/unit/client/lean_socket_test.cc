@@ -236,6 +236,8 @@ TEST_CASE("answers on one connection are read whole whatever their sizes, an ans
       body(90, 5000, 'e'),  // the same shape again
       "",                   // empty
       body(7, 1, 'f'),
+      body(10, 100000, 'g'),  // large
+      body(5, 20, 'h'),       // far smaller than guessed: room of its own size
   };
   std::vector<std::string> replies;
   for (const std::string& b : bodies) replies.push_back(Answer(b));
@@ -243,7 +245,7 @@ TEST_CASE("answers on one connection are read whole whatever their sizes, an ans
   REQUIRE(peer.bound());
   LeanSocket socket(dir / "sock", "unix:" + (dir / "sock"), 10s);
 
-  const std::size_t before[] = {40, 40, 3, 90, 90, 0, 7};
+  const std::size_t before[] = {40, 40, 3, 90, 90, 0, 7, 10, 5};
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     CAPTURE(i);
     std::string seen;
