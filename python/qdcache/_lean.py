@@ -293,7 +293,7 @@ class _Room:
 
     def __init__(self, size: int, phase: int) -> None:
         import array  # a shared library (~1 ms), loaded on the first inline answer only
-        self.buffer = array.array("B", bytes(size + 2 * _ALIGNMENT))
+        self.buffer = array.array("B", b"\0") * (size + 2 * _ALIGNMENT)  # one zeroed allocation, not two
         self.address = self.buffer.buffer_info()[0]
         self.start = -(self.address + phase) % _ALIGNMENT
         self.size = size
