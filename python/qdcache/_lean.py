@@ -140,6 +140,22 @@ def _space(namespace: bytes, target: str) -> bytes:
     return space
 
 
+# A query's tag and length, then its key's tag and length, by the key's
+# length and the length of the query's namespace and target fields.
+_QUERY_TAGS: dict[tuple[int, int], bytes] = {}
+
+
+def _query_tag(key_length: int, space_length: int) -> bytes:
+    tag = _QUERY_TAGS.get((key_length, space_length))
+    if tag is None:
+        tag = (b"\x12" + _varint(1 + len(_varint(key_length)) + key_length + space_length) + b"\x0a" +
+               _varint(key_length))
+        if len(_QUERY_TAGS) >= _MAX_SPACES:
+            _QUERY_TAGS.clear()
+        _QUERY_TAGS[(key_length, space_length)] = tag
+    return tag
+
+
 def lookup_request(keys: list[bytes], namespace: bytes, target: str, include_ptx: bool) -> bytes:
     """A serialized qdcache.v1.LookupRequest."""
     header = _REQUEST_HEADER
@@ -148,11 +164,14 @@ def lookup_request(keys: list[bytes], namespace: bytes, target: str, include_ptx
     # one length share those bytes, so the queries are joins, not a
     # function call per key.
     lengths = list(map(len, keys))
-    tags = {n: b"\x12" + _varint(1 + len(_varint(n)) + n + len(space)) + b"\x0a" + _varint(n) for n in set(lengths)}
-    if len(tags) == 1:  # a framework's digests
-        (one,) = tags.values()
-        queries = one + (space + one).join(keys) + space if keys else b""
+    distinct = set(lengths)
+    if len(distinct) == 1:  # a framework's digests
+        one = _query_tag(lengths[0], len(space))
+        queries = one + (space + one).join(keys) + space
+    elif not keys:
+        queries = b""
     else:
+        tags = {n: _query_tag(n, len(space)) for n in distinct}
         parts: list[bytes] = [space] * (3 * len(keys))
         parts[0::3] = map(tags.__getitem__, lengths)
         parts[1::3] = keys
