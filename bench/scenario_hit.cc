@@ -142,7 +142,10 @@ Status RunHitLatency(BenchEnv& env, Report& report) {
       QDC_ASSIGN_OR_RETURN(nlohmann::json out,
                            RunPythonChild(argv, static_cast<std::size_t>(env.options.calls_per_round),
                                           env.dir / "pycache"));
-      for (const nlohmann::json& us : out.value("us", nlohmann::json::array())) python_micros.push_back(us.get<double>());
+      for (const nlohmann::json& us : out.value("us", nlohmann::json::array())) {
+        if (!us.is_number()) return Internal("python hits child printed a time that is not a number: " + out.dump());
+        python_micros.push_back(us.get<double>());
+      }
     }
     report.Add({kScenario, "hit by fast key, Python Client.lookup of one key (" + std::to_string(size) + " B)", "us",
                 Summarize(python_micros)});

@@ -137,8 +137,8 @@ struct LeanSocket::Held {
   char* Place(std::size_t size, std::size_t phase) {
     room = size + 2 * lean::kPayloadAlignment;
     bytes.reset(new char[room]);
-    const auto at = reinterpret_cast<std::uintptr_t>(bytes.get()) + phase;
-    return bytes.get() + (lean::kPayloadAlignment - at % lean::kPayloadAlignment) % lean::kPayloadAlignment;
+    const std::uint64_t at = reinterpret_cast<std::uintptr_t>(bytes.get()) + phase;
+    return bytes.get() + (lean::AlignedOffset(at) - at);
   }
 };
 
@@ -163,8 +163,8 @@ Status LeanSocket::Reply::AlignInline(std::string_view inline_blob, std::vector<
     return Unavailable("an inline blob that is not the tail of the answer's body");
   }
   held->blob_phase = static_cast<std::size_t>(inline_blob.data() - body.data()) % lean::kPayloadAlignment;
-  const auto at = reinterpret_cast<std::uintptr_t>(inline_blob.data());
-  const std::size_t shift = (lean::kPayloadAlignment - at % lean::kPayloadAlignment) % lean::kPayloadAlignment;
+  const std::uint64_t at = reinterpret_cast<std::uintptr_t>(inline_blob.data());
+  const std::size_t shift = lean::AlignedOffset(at) - at;
   if (shift == 0) return Status::Ok();
   char* const start = const_cast<char*>(inline_blob.data()) + shift;
   // Within the room after the body (checked above).
