@@ -127,14 +127,14 @@ _REQUEST_HEADER = _field(1, b"\x08" + _varint(_PROTOCOL_VERSION_1) + _field(2, b
 # asks under few of them, and encoding the target is most of a one-key
 # request's cost. Bounded: cleared when full.
 _SPACES: dict[tuple[bytes, str], bytes] = {}
-_MAX_SPACES = 256
+_MAX_KEPT = 256  # entries of each of these encodings kept
 
 
 def _space(namespace: bytes, target: str) -> bytes:
     space = _SPACES.get((namespace, target))
     if space is None:
         space = _field(2, namespace) + _field(3, target_message(target))  # Fallback: nothing kept
-        if len(_SPACES) >= _MAX_SPACES:
+        if len(_SPACES) >= _MAX_KEPT:
             _SPACES.clear()
         _SPACES[(namespace, target)] = space
     return space
@@ -150,7 +150,7 @@ def _query_tag(key_length: int, space_length: int) -> bytes:
     if tag is None:
         tag = (b"\x12" + _varint(1 + len(_varint(key_length)) + key_length + space_length) + b"\x0a" +
                _varint(key_length))
-        if len(_QUERY_TAGS) >= _MAX_SPACES:
+        if len(_QUERY_TAGS) >= _MAX_KEPT:
             _QUERY_TAGS.clear()
         _QUERY_TAGS[(key_length, space_length)] = tag
     return tag
@@ -316,7 +316,7 @@ class _Room:
         self.address = self.buffer.buffer_info()[0]
         self.start = -(self.address + phase) % _ALIGNMENT
         self.size = size
-        self.seen: int | None = None  # where tail() found the blob, mod 64
+        self.seen = phase  # where tail() found the blob, mod 64 (until then, where it was expected)
 
     def body(self) -> memoryview:
         return memoryview(self.buffer)[self.start:self.start + self.size]
@@ -380,7 +380,7 @@ class _Connection:
                 name = CODE_NAMES[code] if code < len(CODE_NAMES) else "UNKNOWN"
                 raise error_for(code, name, message, "lookup")
             answer = _answer(body_view, passed if flags & _WITH_FD else None, room)
-            if room is not None and room.seen is not None:
+            if room is not None:
                 self.phase = room.seen
             return answer
         finally:
@@ -400,9 +400,10 @@ def _answer(body: memoryview, blob_fd: int | None, room: _Room | None) -> Answer
     table_at = 4 + proto_size
     table = struct.unpack_from("<%dQ" % (2 * len(items)), body, table_at)
     if room is not None:
-        # An inline blob starts wherever the table ends: put on a 64-byte
-        # boundary where it was read, as in a memfd.
-        blob = room.tail(min(table_at + 16 * len(items), len(body)))
+        # An inline blob starts wherever the table ends (unpacking the table
+        # checked that it lies in the body): put on a 64-byte boundary where
+        # it was read, as in a memfd.
+        blob = room.tail(table_at + 16 * len(items))
     elif blob_fd is None:
         raise ConnectionError("the daemon's answer lacks the memfd its header announces")
     else:
