@@ -10,9 +10,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <thread>
 
 #include "backends/cuda_libraries.h"
 #include "backends/in_process_compiler.h"
@@ -27,6 +31,9 @@ namespace qdcache::compiler {
 namespace {
 
 int g_fd = -1;  // the connection, for the fatal-error handler
+// One frame at a time on g_fd: a digest beside a compile ahead is sent from
+// a thread of its own.
+std::mutex g_write;
 
 [[noreturn]] void OutOfMemory() { ::_exit(kWorkerExitOutOfMemory); }
 
@@ -40,23 +47,29 @@ void OnFatalError(void*, const char* reason, bool) {
          &response);
   response.set_fatal(true);
   std::string bytes;
+  std::lock_guard lock(g_write);  // after a frame being written
   if (response.SerializeToString(&bytes)) (void)WriteFrame(g_fd, bytes);
   ::_exit(kWorkerExitFatal);
 }
 
+// The digest of `ir`, asked by `r` (whose own ir may have moved).
+void AnswerDigest(Compiler& compiler, std::string_view ir, const worker::v1::DigestRequest& r,
+                  worker::v1::Response* response) {
+  std::uint64_t kept = 0;
+  CallControl control;
+  if (r.keep_parse() && !r.has_compile_ahead()) control.kept_parse = &kept;
+  Expected<Digest> digest = compiler.CanonicalIrDigest(ir, FromWire(r.target()), r.keep_debug_info(), control);
+  ToWire(digest.status(), response);
+  if (digest.ok()) response->set_digest(DigestBytes(*digest));
+}
+
 void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::Response* response) {
   switch (request.kind_case()) {
-    case worker::v1::Request::kDigest: {
-      const worker::v1::DigestRequest& r = request.digest();
-      std::uint64_t kept = 0;
-      CallControl control;
-      if (r.keep_parse()) control.kept_parse = &kept;
-      Expected<Digest> digest =
-          compiler.CanonicalIrDigest(r.ir(), FromWire(r.target()), r.keep_debug_info(), control);
-      ToWire(digest.status(), response);
-      if (digest.ok()) response->set_digest(DigestBytes(*digest));
+    case worker::v1::Request::kDigest:
+      AnswerDigest(compiler, request.digest().ir(), request.digest(), response);
       return;
-    }
+    case worker::v1::Request::kDropAhead:  // answered by the loop, which knows how the compile ahead ended
+      return;
     case worker::v1::Request::kCompile:
     case worker::v1::Request::kCompileToPtx:
     case worker::v1::Request::kCompileThroughCubin: {
@@ -105,6 +118,65 @@ void Answer(Compiler& compiler, const worker::v1::Request& request, worker::v1::
       break;
   }
   ToWire(Internal("compile worker got a request of no known kind"), response);
+}
+
+// Sends `response`, or instead the error that says why it cannot go (larger
+// than `max_answer`). False: the daemon is gone.
+bool Send(worker::v1::Response& response, std::uint64_t max_answer) {
+  std::string bytes;
+  if (!response.SerializeToString(&bytes)) {
+    response.Clear();
+    ToWire(Internal("compile worker could not encode its answer"), &response);
+    bytes = response.SerializeAsString();
+  } else if (bytes.size() > max_answer) {
+    const std::size_t size = bytes.size();
+    response.Clear();
+    ToWire(ResourceExhausted("the artifact is " + std::to_string(size) +
+                             " bytes, more than a response may carry (" + std::to_string(max_answer) +
+                             " bytes, set by --max-message-bytes)"),
+           &response);
+    bytes = response.SerializeAsString();
+  }
+  std::lock_guard lock(g_write);
+  return WriteFrame(g_fd, bytes).ok();
+}
+
+// A compile started beside its digest (DigestRequest.compile_ahead): the
+// request that asks for it, encoded as the daemon encodes it, and its answer.
+struct CompiledAhead {
+  std::string request;
+  worker::v1::Response response;
+};
+
+// Answers a digest that starts its miss's compile: the digest is made and
+// sent from a thread of its own while this thread compiles (so the compile's
+// memory is the main heap, as every other call's: HeapPolicy). Without a
+// thread to spare, one after the other. False: the daemon is gone.
+bool DigestWithCompileAhead(Compiler& compiler, worker::v1::Request& request, std::uint64_t max_answer,
+                            std::optional<CompiledAhead>* ahead) {
+  worker::v1::DigestRequest& digest = *request.mutable_digest();
+  worker::v1::Request compile;
+  worker::v1::CompileRequest& c = *compile.mutable_compile_through_cubin();
+  c = std::move(*digest.mutable_compile_ahead());
+  if (c.ir().empty()) c.set_ir(std::move(*digest.mutable_ir()));
+  bool sent = true;  // written by the digest's thread, read after it is joined
+  auto send_digest = [&] {
+    worker::v1::Response response;
+    AnswerDigest(compiler, c.ir(), digest, &response);
+    sent = Send(response, max_answer);
+  };
+  std::optional<std::thread> digesting;
+  try {
+    digesting.emplace(send_digest);
+  } catch (const std::system_error&) {
+    send_digest();  // no thread (address-space limit): the digest first, as without a compile ahead
+  }
+  worker::v1::Response compiled;
+  Answer(compiler, compile, &compiled);
+  if (digesting) digesting->join();
+  if (!sent) return false;
+  *ahead = CompiledAhead{compile.SerializeAsString(), std::move(compiled)};
+  return true;
 }
 
 // glibc gives the top of the heap back after each free that leaves more
@@ -209,37 +281,38 @@ int RunCompileWorkerMain(int argc, const char* const* argv) {
   hello.set_pid(::getpid());
   if (!WriteFrame(g_fd, hello.SerializeAsString()).ok()) return 0;
 
+  std::optional<CompiledAhead> ahead;
   for (;;) {
     ReleaseHeapWhenIdle(heap_policy, g_fd);
     Expected<std::string> frame = ReadFrame(g_fd);
     if (!frame.ok()) return 0;  // the daemon closed the connection
     worker::v1::Request request;
     worker::v1::Response response;
-    if (request.ParseFromString(*frame)) {
+    // Any request but the compile ahead's own is read only once that
+    // compile has ended, and drops it.
+    const std::int32_t ahead_code = ahead ? ahead->response.code() : 0;
+    if (ahead && *frame == ahead->request) {
+      response = std::move(ahead->response);
+      response.set_answered_ahead(true);
+      ahead.reset();
+    } else if (ahead.reset(); !request.ParseFromString(*frame)) {
+      ToWire(Internal("compile worker got an unreadable request"), &response);
+    } else if (request.has_drop_ahead()) {
+      // How the dropped compile ended: the pool retires a worker whose call failed.
+      if (ahead_code != 0) ToWire(Internal("the compile ahead failed"), &response);
+    } else if (request.has_digest() && request.digest().has_compile_ahead()) {
+      DropKeptParse();  // a kept parse serves the call right after its digest, or none
+      if (!DigestWithCompileAhead(*compiler, request, max_answer, &ahead)) return 0;
+      continue;  // the digest is answered; the compile waits for its request
+    } else {
       const std::uint64_t taken = KeptParsesTaken();
       const bool keeping = request.has_digest() && request.digest().keep_parse();
       Answer(*compiler, request, &response);
       response.set_parse_reused(KeptParsesTaken() != taken);
       // A kept parse serves the call right after its digest, or none.
       if (!keeping) DropKeptParse();
-    } else {
-      ToWire(Internal("compile worker got an unreadable request"), &response);
     }
-    std::string bytes;
-    if (!response.SerializeToString(&bytes)) {
-      response.Clear();
-      ToWire(Internal("compile worker could not encode its answer"), &response);
-      bytes = response.SerializeAsString();
-    } else if (bytes.size() > max_answer) {
-      const std::size_t size = bytes.size();
-      response.Clear();
-      ToWire(ResourceExhausted("the artifact is " + std::to_string(size) +
-                               " bytes, more than a response may carry (" + std::to_string(max_answer) +
-                               " bytes, set by --max-message-bytes)"),
-             &response);
-      bytes = response.SerializeAsString();
-    }
-    if (!WriteFrame(g_fd, bytes).ok()) return 0;
+    if (!Send(response, max_answer)) return 0;
   }
 }
 

@@ -147,6 +147,17 @@ struct ToolchainInfo {
 // stage is handed only StageOptions() of what it was asked, and its cache key
 // holds StageOptionsKey() of the same.
 
+// A miss's compile started beside its digest (CallControl::compile_ahead):
+// made by the compiler that started it, held by the caller until the
+// compile call that takes it (CallControl::from_ahead). Dropped untaken,
+// that compile is given up: it ends where it runs, unwanted. Must not
+// outlive its compiler.
+class CompileAhead {
+ public:
+  virtual ~CompileAhead() = default;
+  std::chrono::steady_clock::time_point started;  // when its compile began
+};
+
 // Bounds one call. The in-process compiler checks `cancel` only before it
 // starts (LLVM cannot be interrupted); the worker pool kills the worker that
 // runs a call which is cancelled or passes its deadline.
@@ -166,6 +177,16 @@ struct CallControl {
   // then skips the parse; its output is what a fresh parse gives.
   std::uint64_t* kept_parse = nullptr;
   std::uint64_t parse = 0;
+  // A miss's compile begun with its digest, not after it. CanonicalIrDigest
+  // given `compile_ahead` (the CompileThroughCubin input that a miss of
+  // this IR sends next) and `ahead` may start that compile at once, beside
+  // the digest, and set *ahead to it (null: it did not; the worker pool
+  // does only on a compile worker idle at the time, and then keeps no
+  // parse). A CompileThroughCubin given it as `from_ahead` is answered
+  // from it when its input is the same, else compiled afresh.
+  const CompileInput* compile_ahead = nullptr;
+  std::shared_ptr<CompileAhead>* ahead = nullptr;
+  CompileAhead* from_ahead = nullptr;
 };
 
 // Thread-safe: every method may be called from many threads at once.

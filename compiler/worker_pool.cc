@@ -41,7 +41,42 @@ std::unique_ptr<WorkerProcess> TakeIdle(std::vector<std::unique_ptr<WorkerProces
   return worker;
 }
 
+// A digest's answer: the 32 bytes, or the error it carries.
+Expected<Digest> Digested(const Expected<worker::v1::Response>& response) {
+  QDC_RETURN_IF_ERROR(response.status());
+  QDC_RETURN_IF_ERROR(StatusFromWire(*response));
+  Digest digest{};
+  if (response->digest().size() != digest.size()) return Internal("compile worker sent a malformed digest");
+  std::memcpy(digest.data(), response->digest().data(), digest.size());
+  return digest;
+}
+
 }  // namespace
+
+// A compile started ahead on a worker held under `token`; dropped untaken,
+// it is given up. Or one that crashed its worker: then no worker is held,
+// and the crash is the answer to that compile's request.
+class WorkerPool::Ahead final : public CompileAhead {
+ public:
+  Ahead(WorkerPool& pool, std::uint64_t token) : pool_(pool), token_(token) {}
+  Ahead(WorkerPool& pool, Status crashed, std::string request)
+      : pool_(pool), token_(0), crashed_(std::move(crashed)), request_(std::move(request)) {}
+  ~Ahead() override {
+    if (token_ != 0) pool_.GiveUpAhead(token_);
+  }
+  [[nodiscard]] std::uint64_t token() const { return token_; }
+  // The crash, if `request` is the compile that crashed.
+  [[nodiscard]] std::optional<Status> CrashOf(const worker::v1::Request& request) const {
+    if (crashed_.ok() || request.SerializeAsString() != request_) return std::nullopt;
+    return crashed_;
+  }
+
+ private:
+  WorkerPool& pool_;
+  const std::uint64_t token_;  // 0: none held
+  const Status crashed_;
+  const std::string request_;  // of the compile that crashed
+};
 
 WorkerPool::WorkerPool(WorkerPoolConfig config) : config_(std::move(config)) {
   key_.size = std::max(1u, config_.key_workers);
@@ -53,18 +88,28 @@ WorkerPool::WorkerPool(WorkerPoolConfig config) : config_(std::move(config)) {
                       Clock::now());
   }
   supervisor_ = std::thread([this] { SupervisorLoop(); });
+  settler_ = std::thread([this] { SettleLoop(); });
 }
 
 WorkerPool::~WorkerPool() {
   {
     std::lock_guard lock(supervisor_mu_);
-    stopping_ = true;
+    stopping_ = true;  // no replacement starts from here on
   }
   supervisor_cv_.notify_all();
+  {
+    std::lock_guard lock(mu_);
+    settler_stopping_ = true;
+  }
+  settle_.Cancel();  // a compile being settled: its worker is killed
+  settle_cv_.notify_all();
+  settler_.join();
   supervisor_.join();
   std::lock_guard lock(mu_);
   key_.idle.clear();  // SIGKILL + reap
   compile_.idle.clear();
+  held_ahead_.clear();
+  unsettled_.clear();
 }
 
 Expected<std::unique_ptr<WorkerPool>> WorkerPool::Start(WorkerPoolConfig config) {
@@ -172,6 +217,13 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerPool::Acquire(Lane& lane, const C
       if (!worker.ok()) --lane.live;
       return worker;
     }
+    // A compile waits for none held for a compile ahead: those are given
+    // up (their holders may wait behind this call for a thread).
+    if (&lane == &compile_ && !held_ahead_.empty()) {
+      for (auto& [token, worker] : held_ahead_) unsettled_.push_back(std::move(worker));
+      held_ahead_.clear();
+      settle_cv_.notify_one();
+    }
     // Wakes for a released worker; re-checks cancellation every 100 ms.
     ++lane.waiting;
     idle_cv_.wait_for(lock, std::chrono::milliseconds(100));
@@ -204,6 +256,46 @@ void WorkerPool::Count(const Status& failure) {
   }
 }
 
+std::unique_ptr<WorkerProcess> WorkerPool::TakeAhead(std::uint64_t token) {
+  std::lock_guard lock(mu_);
+  auto it = std::find_if(held_ahead_.begin(), held_ahead_.end(), [&](const auto& h) { return h.first == token; });
+  if (it == held_ahead_.end()) return nullptr;
+  std::unique_ptr<WorkerProcess> worker = std::move(it->second);
+  held_ahead_.erase(it);
+  return worker;
+}
+
+void WorkerPool::GiveUpAhead(std::uint64_t token) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = std::find_if(held_ahead_.begin(), held_ahead_.end(), [&](const auto& h) { return h.first == token; });
+    if (it == held_ahead_.end()) return;  // taken by its compile, or given up for a waiting one
+    unsettled_.push_back(std::move(it->second));
+    held_ahead_.erase(it);
+  }
+  settle_cv_.notify_one();
+}
+
+// Asks each given-up worker to drop its compile ahead, which it answers
+// once that compile has ended; then it is put back (or, dead or failed,
+// replaced) as after any call.
+void WorkerPool::SettleLoop() {
+  worker::v1::Request drop;
+  drop.mutable_drop_ahead();
+  CallControl control;
+  control.cancel = &settle_;
+  std::unique_lock lock(mu_);
+  for (;;) {
+    settle_cv_.wait(lock, [&] { return settler_stopping_ || !unsettled_.empty(); });
+    if (settler_stopping_) return;
+    std::unique_ptr<WorkerProcess> worker = std::move(unsettled_.back());
+    unsettled_.pop_back();
+    lock.unlock();
+    (void)Run(compile_, drop, control, std::move(worker));
+    lock.lock();
+  }
+}
+
 std::unique_ptr<WorkerProcess> WorkerPool::TakeIdleCompileWorker() {
   std::lock_guard lock(mu_);
   if (compile_.idle.empty() || compile_.waiting > 0) return nullptr;
@@ -212,7 +304,7 @@ std::unique_ptr<WorkerProcess> WorkerPool::TakeIdleCompileWorker() {
 
 Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Request& request,
                                                const CallControl& control, std::unique_ptr<WorkerProcess> worker,
-                                               std::uint64_t keeps_parse) {
+                                               std::uint64_t keeps_parse, std::uint64_t holds_ahead) {
   if (worker == nullptr) {
     QDC_ASSIGN_OR_RETURN(worker, Acquire(lane, control));
   }
@@ -231,6 +323,7 @@ Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Req
   const bool kept = keeps_parse != 0 && response.ok() && response->code() == 0;
   worker->set_kept_parse(kept ? keeps_parse : 0);
   if (response.ok() && response->parse_reused()) ++parses_reused_;
+  if (response.ok() && response->answered_ahead()) ++answered_ahead_;
   if (!worker->alive()) {
     Count(response.ok() ? StatusFromWire(*response) : response.status());
   } else if (response.ok() && response->code() != 0) {
@@ -239,7 +332,12 @@ Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Req
     worker->Retire();
   }
   if (!worker->alive() && control.workers_used_up != nullptr) ++*control.workers_used_up;
-  Release(lane, std::move(worker));
+  if (holds_ahead != 0 && worker->alive()) {
+    std::lock_guard lock(mu_);
+    held_ahead_.emplace_back(holds_ahead, std::move(worker));
+  } else {
+    Release(lane, std::move(worker));
+  }
   if (!response.ok() && response.status().code() == Code::kDeadlineExceeded && pool_limit) {
     return DeadlineExceeded("compile exceeded the time limit of " + Seconds(config_.compile_timeout) +
                             "; its worker was killed");
@@ -263,24 +361,51 @@ Expected<Digest> WorkerPool::CanonicalIrDigest(std::string_view ir, const Target
   ToWire(target, r->mutable_target());
   r->set_keep_debug_info(keep_debug_info);
   // On a compile worker idle now, which keeps the module for the compile
-  // that a miss makes next; never waiting for one: while compiles occupy
-  // them, digests (hits by IR among them) run on the key workers.
+  // that a miss makes next, or starts that compile at once; never waiting
+  // for one: while compiles occupy them, digests (hits by IR among them)
+  // run on the key workers.
+  if (control.kept_parse != nullptr) *control.kept_parse = 0;
+  if (control.ahead != nullptr) control.ahead->reset();
   std::unique_ptr<WorkerProcess> keeper;
-  if (control.kept_parse != nullptr) {
-    *control.kept_parse = 0;
-    keeper = TakeIdleCompileWorker();
+  if (control.kept_parse != nullptr || control.ahead != nullptr) keeper = TakeIdleCompileWorker();
+  if (keeper == nullptr) return Digested(Run(key_, request, control));
+  const std::uint64_t token = next_parse_token_++;
+  if (control.compile_ahead == nullptr || control.ahead == nullptr) {
+    r->set_keep_parse(control.kept_parse != nullptr);
+    Expected<Digest> digest =
+        Digested(Run(compile_, request, control, std::move(keeper), control.kept_parse != nullptr ? token : 0));
+    if (digest.ok() && control.kept_parse != nullptr) *control.kept_parse = token;
+    return digest;
   }
-  const std::uint64_t token = keeper != nullptr ? next_parse_token_++ : 0;
-  r->set_keep_parse(token != 0);
-  QDC_ASSIGN_OR_RETURN(worker::v1::Response response,
-                       token != 0 ? Run(compile_, request, control, std::move(keeper), token)
-                                  : Run(key_, request, control));
-  QDC_RETURN_IF_ERROR(StatusFromWire(response));
-  if (token != 0) *control.kept_parse = token;
-  Digest digest{};
-  if (response.digest().size() != digest.size()) return Internal("compile worker sent a malformed digest");
-  std::memcpy(digest.data(), response.digest().data(), digest.size());
-  return digest;
+  CompileInput next = *control.compile_ahead;
+  if (next.ir == ir) next.ir = {};  // sent once, as the digest's
+  RequestToWire(next, r->mutable_compile_ahead());
+  const Clock::time_point started = Clock::now();
+  Expected<worker::v1::Response> response = Run(compile_, request, control, std::move(keeper), 0, token);
+  if (response.ok() && response->code() == 0) {
+    ++compiles_ahead_;
+    auto ahead = std::make_shared<Ahead>(*this, token);
+    ahead->started = started;
+    *control.ahead = std::move(ahead);
+  } else if (!response.ok() || response->fatal()) {
+    // The worker died, maybe of the compile beside the digest: the digest
+    // alone, on a key worker, says whether the input is to blame. A crash
+    // is that compile's answer too (one input costs one worker, not two);
+    // out of memory or time, the compile alone gets its own chance.
+    const Status died = response.ok() ? StatusFromWire(*response) : response.status();
+    worker::v1::Request crashed;
+    *crashed.mutable_compile_through_cubin() = std::move(*r->mutable_compile_ahead());
+    r->clear_compile_ahead();
+    Expected<Digest> digest = Digested(Run(key_, request, control));
+    if (digest.ok() && died.code() == Code::kInternal) {
+      crashed.mutable_compile_through_cubin()->set_ir(ir.data(), ir.size());
+      auto ahead = std::make_shared<Ahead>(*this, died, crashed.SerializeAsString());
+      ahead->started = started;
+      *control.ahead = std::move(ahead);
+    }
+    return digest;
+  }
+  return Digested(response);
 }
 
 Expected<PtxOutput> WorkerPool::CompileToPtx(const CompileInput& input, const CallControl& control) {
@@ -294,7 +419,13 @@ Expected<PtxOutput> WorkerPool::CompileToPtx(const CompileInput& input, const Ca
 Expected<StagedCubin> WorkerPool::CompileThroughCubin(const CompileInput& input, const CallControl& control) {
   worker::v1::Request request;
   RequestToWire(input, request.mutable_compile_through_cubin());
-  QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(compile_, request, control));
+  // The worker its digest started this compile on, when it did.
+  auto* ahead = dynamic_cast<Ahead*>(control.from_ahead);
+  if (ahead != nullptr) {
+    if (std::optional<Status> crashed = ahead->CrashOf(request)) return *crashed;
+  }
+  std::unique_ptr<WorkerProcess> worker = ahead != nullptr ? TakeAhead(ahead->token()) : nullptr;
+  QDC_ASSIGN_OR_RETURN(worker::v1::Response response, Run(compile_, request, control, std::move(worker)));
   QDC_RETURN_IF_ERROR(StatusFromWire(response));
   StagedCubin out;
   out.cubin = FromWire(response.output());
@@ -326,6 +457,8 @@ WorkerPoolStats WorkerPool::stats() const {
   s.cancelled = cancelled_;
   s.respawns_delayed = respawns_delayed_;
   s.parses_reused = parses_reused_;
+  s.compiles_ahead = compiles_ahead_;
+  s.answered_ahead = answered_ahead_;
   std::lock_guard lock(mu_);
   s.live = key_.live + compile_.live;
   return s;

@@ -5,7 +5,11 @@
 // for Compile / CompileToPtx / LinkCubin, so hits never queue behind
 // compiles. A digest that may keep its parse (CallControl::kept_parse) runs
 // on a compile worker instead when one is idle, which then keeps the module
-// for the compile that follows on a miss: a miss parses its IR once. Workers are started up front, reused across successful calls,
+// for the compile that follows on a miss: a miss parses its IR once. Given
+// the miss's compile too (CallControl::compile_ahead), that worker starts it
+// at once, beside the digest, and is held for the compile call that takes
+// it; given up, it ends its compile unwanted on a thread of the pool's
+// before it serves another call. Workers are started up front, reused across successful calls,
 // and replaced when they die or after a call that failed (LLVM's error paths
 // may leave state behind); a call that crashes, hangs past its limit, runs
 // out of memory or is cancelled kills only its own worker.
@@ -50,6 +54,8 @@ struct WorkerPoolStats {
   std::uint64_t cancelled = 0;      // killed because every caller had gone
   std::uint64_t respawns_delayed = 0;  // replacements that waited for max_respawns_per_second
   std::uint64_t parses_reused = 0;  // compiles that took the module their digest's worker kept
+  std::uint64_t compiles_ahead = 0;    // digests that started their miss's compile beside them
+  std::uint64_t answered_ahead = 0;    // compiles answered from the one their digest started
   unsigned live = 0;                // processes alive now
 };
 
@@ -89,21 +95,30 @@ class WorkerPool final : public Compiler {
     unsigned live = 0;  // processes idle, busy or being started; guarded by mu_
     unsigned waiting = 0;  // calls waiting in Acquire for one; guarded by mu_
   };
+  class Ahead;  // a CompileAhead: a worker held under a token
   explicit WorkerPool(WorkerPoolConfig config);
 
   // Runs `request` on a worker of `lane`: `worker` when given, else one
   // that waits idle (or is started), preferring the one that keeps
   // control.parse; calls it, and puts it back or replaces it. A worker
   // keeps a parse after the call only with `keeps_parse` (then its new token).
+  // With `holds_ahead`, a worker that answered well is held under that
+  // token (its compile ahead runs on) instead of put back.
   Expected<worker::v1::Response> Run(Lane& lane, const worker::v1::Request& request,
                                      const CallControl& control, std::unique_ptr<WorkerProcess> worker = nullptr,
-                                     std::uint64_t keeps_parse = 0);
+                                     std::uint64_t keeps_parse = 0, std::uint64_t holds_ahead = 0);
   Expected<std::unique_ptr<WorkerProcess>> Acquire(Lane& lane, const CallControl& control);
   // An idle compile worker, taken now, for a digest that keeps its parse
   // (one that keeps none preferred); null when every one is busy or a
   // compile waits for one (a digest never goes ahead of a compile).
   std::unique_ptr<WorkerProcess> TakeIdleCompileWorker();
   void Release(Lane& lane, std::unique_ptr<WorkerProcess> worker);
+  // The worker held under `token`, taken; null if none is.
+  std::unique_ptr<WorkerProcess> TakeAhead(std::uint64_t token);
+  // The compile ahead held under `token` is not wanted: its worker goes to
+  // the settler, which puts it back once that compile has ended.
+  void GiveUpAhead(std::uint64_t token);
+  void SettleLoop();
   void Count(const Status& failure);
   // Starts a worker on the spawner thread (so PR_SET_PDEATHSIG ties it to a
   // thread that lives as long as the pool) and waits for it. A replacement
@@ -133,8 +148,17 @@ class WorkerPool final : public Compiler {
   std::optional<TokenBucket> respawns_;                   // guarded by supervisor_mu_; empty: unlimited
   std::thread supervisor_;
 
+  // Workers whose compile ahead runs on: held for the call that takes it,
+  // or given up and waiting to be settled. Both guarded by mu_.
+  std::vector<std::pair<std::uint64_t, std::unique_ptr<WorkerProcess>>> held_ahead_;
+  std::vector<std::unique_ptr<WorkerProcess>> unsettled_;
+  std::condition_variable settle_cv_;
+  bool settler_stopping_ = false;  // guarded by mu_
+  CancelToken settle_;             // cancelled when the pool stops
+  std::thread settler_;
+
   std::atomic<std::uint64_t> started_{0}, crashed_{0}, timed_out_{0}, out_of_memory_{0},
-      cancelled_{0}, respawns_delayed_{0}, parses_reused_{0};
+      cancelled_{0}, respawns_delayed_{0}, parses_reused_{0}, compiles_ahead_{0}, answered_ahead_{0};
   std::atomic<std::uint64_t> next_parse_token_{1};
 };
 

@@ -65,6 +65,8 @@ v1::Stats StatsReport(const StatsParts& p) {
     s.set_workers_live(w.live);
     s.set_worker_respawns_delayed(w.respawns_delayed);
     s.set_compile_parses_reused(w.parses_reused);
+    s.set_compiles_ahead(w.compiles_ahead);
+    s.set_compiles_answered_ahead(w.answered_ahead);
   }
   if (p.remote) {
     const remote::RemoteStats& r = p.remote->stats;

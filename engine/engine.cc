@@ -102,6 +102,13 @@ v1::CompileResult Engine::Fail(const Status& status) {
 
 namespace {
 constexpr std::size_t kMaxKeptParseIrBytes = std::size_t{16} << 20;
+
+// Whether a miss of `in` is compiled by one CompileThroughCubin (RunStages).
+bool CompilesThroughCubin(const compiler::CompileInput& in) {
+  const std::span<const compiler::StageId> stages = compiler::InputKindOf(in.kind).stages(in.target.kind);
+  return stages.size() == 2 && stages[0] == compiler::StageId::kIrToPtx &&
+         stages[1] == compiler::StageId::kPtxToCubin;
+}
 }  // namespace
 
 Expected<Engine::Keyed> Engine::KeyOf(Decoded decoded, const Peer& peer, const Status& budget,
@@ -142,9 +149,19 @@ Expected<Engine::Keyed> Engine::KeyOf(Decoded decoded, const Peer& peer, const S
       compiler::CallControl control;
       control.workers_used_up = &used_up;
       // A miss compiles this IR next: let the digest's worker keep its
-      // parse, unless the IR is so large that a module and its copy at once
-      // (what keeping costs the digest) might not fit the worker's memory.
-      if (k.kernel.input.ir.size() <= kMaxKeptParseIrBytes) control.kept_parse = &k.kept_parse;
+      // parse, or begin that compile at once (CUDA), unless the IR is so
+      // large that two modules at once (what either costs the digest) might
+      // not fit the worker's memory.
+      compiler::CompileInput next;
+      if (k.kernel.input.ir.size() <= kMaxKeptParseIrBytes) {
+        control.kept_parse = &k.kept_parse;
+        if (CompilesThroughCubin(k.kernel.input)) {
+          next = k.kernel.input;
+          next.entry_points.clear();  // as RunCompile compiles it
+          control.compile_ahead = &next;
+          control.ahead = &k.ahead;
+        }
+      }
       Expected<Digest> digest =
           compiler_.CanonicalIrDigest(k.kernel.input.ir, k.kernel.input.target, keep_debug, control);
       budget_.Charge(peer.tenant, used_up.load());
@@ -328,6 +345,9 @@ void Engine::SubmitCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool sto
 }
 
 void Engine::ParkForFleet(Keyed keyed, std::shared_ptr<Flight> flight, bool store_result, FleetTurn turn) {
+  // No worker is held while another daemon compiles: a compile begun here
+  // is given up.
+  keyed.ahead.reset();
   if (!turn.waited) {
     ++fleet_waits_count_;
     turn.waited = true;
@@ -600,14 +620,17 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   }
 
   if (lease.fleet != nullptr) ++fleet_leases_;
-  const Clock::time_point t0 = Clock::now();
+  // A compile begun beside the digest counts from when it began.
+  const Clock::time_point t0 = keyed.ahead != nullptr ? keyed.ahead->started : Clock::now();
   bool stage_hit = false;
   std::atomic<int> used_up{0};
   compiler::CallControl control;
   control.cancel = &flight->cancel;
   control.workers_used_up = &used_up;
   control.parse = keyed.kept_parse;
+  control.from_ahead = keyed.ahead.get();
   Expected<compiler::CompileOutput> output = RunStages(keyed, control, &stage_hit);
+  keyed.ahead.reset();  // not taken (a stage was stored): given up now
   const double seconds = SecondsSince(t0);
   budget_.Charge(flight->leader_tenant, used_up.load());
   compile_micros_ += static_cast<std::uint64_t>(seconds * 1e6);

@@ -237,6 +237,10 @@ class Engine {
     // Where the digest's parse of the IR is kept for its compile
     // (CallControl::kept_parse; 0: nowhere).
     std::uint64_t kept_parse = 0;
+    // The miss's compile, begun beside the digest (CallControl::ahead;
+    // null: none). Only the leader of the flight for its key takes it (the
+    // digest's own request, nearly always); any other gives it up.
+    std::shared_ptr<compiler::CompileAhead> ahead;
   };
 
   // A decoded descriptor, and for a kind keyed through a worker (LLVM IR)

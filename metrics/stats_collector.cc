@@ -107,6 +107,12 @@ std::vector<MetricFamily> StatsFamilies(const v1::Stats& s) {
   f.Counter("qdcache_compile_parses_reused_total",
             "Compiles that took the module their digest's compile worker kept, parsing their IR once",
             D(s.compile_parses_reused()));
+  f.Counter("qdcache_compiles_ahead_total",
+            "CUDA misses whose compile began beside their digest, on the digest's idle compile worker",
+            D(s.compiles_ahead()));
+  f.Counter("qdcache_compiles_answered_ahead_total",
+            "Compiles answered from the one their digest began (the rest were given up)",
+            D(s.compiles_answered_ahead()));
   f.Counter("qdcache_peer_worker_failures_total",
             "Compile workers used up by an input, charged to the tenant that sent it",
             D(s.peer_worker_failures()));
