@@ -432,16 +432,19 @@ void Engine::Cancel(const std::shared_ptr<Call>& call) {
   for (Waiter& w : gone) w.done(Fail(Cancelled("request cancelled")));
 }
 
-void Engine::PutStage(const Digest& key, const compiler::CompileOutput& output) {
-  Status s = store_.PutStage(DigestBytes(key), EncodeStage(output));
-  if (!s.ok()) {
-    ++store_errors_;
-    spdlog::warn("stage write failed: {}", s.ToString());
+void Engine::WriteStages(const StageWrites& writes) {
+  for (std::size_t i = 0; i < writes.keys.size(); ++i) {
+    Status s = store_.PutStage(writes.keys[i], writes.values[i]);
+    if (!s.ok()) {
+      ++store_errors_;
+      spdlog::warn("stage write failed: {}", s.ToString());
+    }
   }
+  stage_writes_.End(writes.keys);
 }
 
 Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compiler::CallControl& control,
-                                                    bool* stage_hit) {
+                                                    bool* stage_hit, StageWrites* writes) {
   const compiler::CompileInput& in = k.kernel.input;
   const std::span<const compiler::StageId> stages = compiler::InputKindOf(in.kind).stages(in.target.kind);
   if (stages.empty()) {
@@ -476,6 +479,8 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
     const bool first = previous == nullptr;
     previous = &stage;
     if (stage_key && read_stages) {
+      // One a compile has made but not yet written (it answers first) is waited for.
+      stage_writes_.AwaitNone(DigestBytes(*stage_key));
       Expected<std::optional<std::string>> got = store_.GetStage(DigestBytes(*stage_key));
       if (got.ok() && got->has_value()) {
         if (Expected<compiler::CompileOutput> decoded = DecodeStage(**got); decoded.ok()) {
@@ -544,7 +549,8 @@ Expected<compiler::CompileOutput> Engine::RunStages(const Keyed& k, const compil
       std::string kept = later ? std::move(out.ptx) : std::string();
       std::vector<compiler::LoweredName> names = later ? std::move(out.lowered_names)
                                                        : std::vector<compiler::LoweredName>();
-      PutStage(*stage_key, out);
+      writes->keys.push_back(DigestBytes(*stage_key));
+      writes->values.push_back(EncodeStage(out));
       if (later) {
         out.ptx = std::move(kept);
         out.lowered_names = std::move(names);
@@ -629,7 +635,16 @@ void Engine::RunCompile(Keyed keyed, std::shared_ptr<Flight> flight, bool store_
   control.workers_used_up = &used_up;
   control.parse = keyed.kept_parse;
   control.from_ahead = keyed.ahead.get();
-  Expected<compiler::CompileOutput> output = RunStages(keyed, control, &stage_hit);
+  StageWrites stages;
+  Expected<compiler::CompileOutput> output = RunStages(keyed, control, &stage_hit, &stages);
+  // The stage outputs are written after the answers, on every way out of
+  // here; a request that reads one meanwhile waits for it.
+  stage_writes_.Begin(stages.keys);
+  struct WriteStagesAtEnd {
+    Engine* engine;
+    const StageWrites* stages;
+    ~WriteStagesAtEnd() { engine->WriteStages(*stages); }
+  } write_stages_at_end{this, &stages};
   keyed.ahead.reset();  // not taken (a stage was stored): given up now
   const double seconds = SecondsSince(t0);
   budget_.Charge(flight->leader_tenant, used_up.load());

@@ -31,6 +31,7 @@
 #include "engine/fleet_waits.h"
 #include "engine/failure_memory.h"
 #include "engine/ir_digest_memo.h"
+#include "engine/pending_writes.h"
 #include "engine/key_memory.h"
 #include "engine/thread_pool.h"
 #include "qdcache/v1/qdcache.pb.h"
@@ -274,10 +275,16 @@ class Engine {
   // (compiler/input_kind.h), each cached one through the stage cache; sets
   // *stage_hit when one was reused and counts a codegen stage that had to run
   // in stage_misses_.
+  // The stage outputs it makes are not written: they are left in *writes.
+  struct StageWrites {
+    std::vector<std::string> keys;    // DigestBytes of the stage keys
+    std::vector<std::string> values;  // EncodeStage of their outputs
+  };
   [[nodiscard]] Expected<compiler::CompileOutput> RunStages(const Keyed& keyed,
                                                             const compiler::CallControl& control,
-                                                            bool* stage_hit);
-  void PutStage(const Digest& key, const compiler::CompileOutput& output);
+                                                            bool* stage_hit, StageWrites* writes);
+  // Writes them, and ends them in stage_writes_.
+  void WriteStages(const StageWrites& writes);
   // Adds a served record's compile time to the time saved, capped (see
   // EngineConfig::compile_timeout) so that a bogus value cannot wrap the sum.
   void CountSaved(std::uint64_t compile_micros);
@@ -335,6 +342,8 @@ class Engine {
   const std::chrono::steady_clock::time_point started_;
 
   IrDigestMemo ir_digests_{8192};
+  // Stage outputs a compile writes after its answers (RunCompile).
+  PendingWrites stage_writes_;
   KernelLineage lineage_{8192};
   AliasHistory alias_history_{1024};
   FailureMemory failures_;
