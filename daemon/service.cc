@@ -127,14 +127,17 @@ Status CompileCacheService::LeanCompile(std::uint32_t uid, const v1::CompileRequ
   QDC_RETURN_IF_ERROR(CheckBatch(request.kernels_size(), limits_.max_batch, "compile"));
   auto call = std::make_shared<engine::Engine::Call>();
   *cancel = [this, call] { engine_.Cancel(call); };
-  CompileBody(std::move(admitted), request, response, call, std::move(done));
+  // The connection's own thread waits for the answer anyway: one item is
+  // keyed on it, without a hand-off to a keying thread.
+  CompileBody(std::move(admitted), request, response, call, std::move(done),
+              /*caller_may_wait=*/request.kernels_size() == 1);
   return Status::Ok();
 }
 
 void CompileCacheService::CompileBody(Admitted admitted, const v1::CompileRequest& request,
                                       v1::CompileResponse* response,
                                       const std::shared_ptr<engine::Engine::Call>& call,
-                                      std::function<void()> finish) {
+                                      std::function<void()> finish, bool caller_may_wait) {
   const int n = request.kernels_size();
   if (n == 0) {
     finish();
@@ -164,7 +167,8 @@ void CompileCacheService::CompileBody(Admitted admitted, const v1::CompileReques
                         pending->slot.reset();
                         pending->finish();
                       }
-                    });
+                    },
+                    caller_may_wait);
   }
 }
 

@@ -122,8 +122,10 @@ class CompileCacheService final : public v1::CompileCache::CallbackService {
   [[nodiscard]] Expected<Admitted> AdmitIdentity(Expected<auth::Identity> who);
   // Compile's work for an admitted caller whose request passed the checks:
   // every item to the engine under `call`; `finish` once all are answered.
+  // `caller_may_wait`: Engine::Compile's, for every item.
   void CompileBody(Admitted admitted, const v1::CompileRequest& request, v1::CompileResponse* response,
-                   const std::shared_ptr<engine::Engine::Call>& call, std::function<void()> finish);
+                   const std::shared_ptr<engine::Engine::Call>& call, std::function<void()> finish,
+                   bool caller_may_wait = false);
   // Lookup's work for an admitted caller; with `records`, as LeanLookup.
   [[nodiscard]] Status LookupBody(const engine::Peer& peer, const v1::LookupRequest& request,
                                   v1::LookupResponse* response,

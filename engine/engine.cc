@@ -202,7 +202,7 @@ bool Engine::AnswerIfCancelled(const std::shared_ptr<Call>& call, CompileDone& d
 }
 
 void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
-                     const std::shared_ptr<Call>& call, CompileDone done) {
+                     const std::shared_ptr<Call>& call, CompileDone done, bool caller_may_wait) {
   ++requests_;
   if (AnswerIfCancelled(call, done)) return;  // keying a cancelled batch's remaining items is wasted work
   Expected<Decoded> decoded = Decode(descriptor);
@@ -213,7 +213,7 @@ void Engine::Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, b
   // A peer past its failure budget is refused here, on this thread: it gets
   // no worker, so its keying cannot wait for one.
   std::chrono::milliseconds retry_after{0};
-  if (!KeyingNeedsWorker(*decoded) || !budget_.Check(peer.tenant, &retry_after).ok()) {
+  if (caller_may_wait || !KeyingNeedsWorker(*decoded) || !budget_.Check(peer.tenant, &retry_after).ok()) {
     CompileDecoded(std::move(decoded).value(), descriptor, peer, include_ptx, call, std::move(done));
     return;
   }

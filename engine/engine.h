@@ -126,11 +126,12 @@ class Engine {
   // (hit, error), on a keying thread or on a compile thread. Keying that needs
   // a compile worker (LLVM IR whose digest the engine has not memoized) runs
   // on a keying thread, so the caller (a gRPC thread, which also answers
-  // hits) never waits for a busy worker. `descriptor` must stay alive until
-  // `done` is called. `call` (may be null) groups the items of one RPC for
-  // Cancel.
+  // hits) never waits for a busy worker; with `caller_may_wait` (a thread
+  // that serves this request alone) it runs on this thread, without the
+  // hand-off. `descriptor` must stay alive until `done` is called. `call`
+  // (may be null) groups the items of one RPC for Cancel.
   void Compile(const v1::KernelDescriptor& descriptor, const Peer& peer, bool include_ptx,
-               const std::shared_ptr<Call>& call, CompileDone done);
+               const std::shared_ptr<Call>& call, CompileDone done, bool caller_may_wait = false);
 
   // The RPC behind `call` has gone (client cancelled, deadline passed): its
   // waiting items are answered CANCELLED now, later items of it at once, and
