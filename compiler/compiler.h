@@ -183,7 +183,9 @@ struct CallControl {
   // the digest, and set *ahead to it (null: it did not; the worker pool
   // does only on a compile worker idle at the time, and then keeps no
   // parse). A CompileThroughCubin given it as `from_ahead` is answered
-  // from it when its input is the same, else compiled afresh.
+  // from it when its input is the same, else compiled afresh (as when the
+  // pool gave it up meanwhile: every compile worker held while another
+  // compile waited for one).
   const CompileInput* compile_ahead = nullptr;
   std::shared_ptr<CompileAhead>* ahead = nullptr;
   CompileAhead* from_ahead = nullptr;

@@ -217,11 +217,12 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerPool::Acquire(Lane& lane, const C
       if (!worker.ok()) --lane.live;
       return worker;
     }
-    // A compile waits for none held for a compile ahead: those are given
-    // up (their holders may wait behind this call for a thread).
-    if (&lane == &compile_ && !held_ahead_.empty()) {
-      for (auto& [token, worker] : held_ahead_) unsettled_.push_back(std::move(worker));
-      held_ahead_.clear();
+    // Every compile worker held for a compile ahead: their holders may be
+    // queued behind this call for a thread, so the first held is given up
+    // (a worker that is busy otherwise comes back by itself).
+    if (&lane == &compile_ && !held_ahead_.empty() && held_ahead_.size() >= lane.live) {
+      unsettled_.push_back(std::move(held_ahead_.front().second));
+      held_ahead_.erase(held_ahead_.begin());
       settle_cv_.notify_one();
     }
     // Wakes for a released worker; re-checks cancellation every 100 ms.
@@ -335,6 +336,7 @@ Expected<worker::v1::Response> WorkerPool::Run(Lane& lane, const worker::v1::Req
   if (holds_ahead != 0 && worker->alive()) {
     std::lock_guard lock(mu_);
     held_ahead_.emplace_back(holds_ahead, std::move(worker));
+    idle_cv_.notify_all();  // a compile waiting in Acquire may have to give it up
   } else {
     Release(lane, std::move(worker));
   }
@@ -398,7 +400,7 @@ Expected<Digest> WorkerPool::CanonicalIrDigest(std::string_view ir, const Target
     r->clear_compile_ahead();
     Expected<Digest> digest = Digested(Run(key_, request, control));
     if (digest.ok() && died.code() == Code::kInternal) {
-      crashed.mutable_compile_through_cubin()->set_ir(ir.data(), ir.size());
+      if (crashed.compile_through_cubin().ir().empty()) crashed.mutable_compile_through_cubin()->set_ir(ir.data(), ir.size());
       auto ahead = std::make_shared<Ahead>(*this, died, crashed.SerializeAsString());
       ahead->started = started;
       *control.ahead = std::move(ahead);
