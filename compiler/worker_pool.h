@@ -9,10 +9,11 @@
 // the miss's compile too (CallControl::compile_ahead), that worker starts it
 // at once, beside the digest, and is held for the compile call that takes
 // it; given up, it ends its compile unwanted on a thread of the pool's
-// before it serves another call. Workers are started up front, reused across successful calls,
-// and replaced when they die or after a call that failed (LLVM's error paths
-// may leave state behind); a call that crashes, hangs past its limit, runs
-// out of memory or is cancelled kills only its own worker.
+// before it serves another call. Workers are started up front, reused
+// across successful calls, and replaced when they die or after a call that
+// failed (LLVM's error paths may leave state behind); a call that crashes,
+// hangs past its limit, runs out of memory or is cancelled kills only its
+// own worker.
 #pragma once
 
 #include <atomic>
