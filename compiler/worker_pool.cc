@@ -259,8 +259,12 @@ void WorkerPool::Count(const Status& failure) {
 
 std::unique_ptr<WorkerProcess> WorkerPool::TakeAhead(std::uint64_t token) {
   std::lock_guard lock(mu_);
+  return TakeHeldLocked(token);
+}
+
+std::unique_ptr<WorkerProcess> WorkerPool::TakeHeldLocked(std::uint64_t token) {
   auto it = std::find_if(held_ahead_.begin(), held_ahead_.end(), [&](const auto& h) { return h.first == token; });
-  if (it == held_ahead_.end()) return nullptr;
+  if (it == held_ahead_.end()) return nullptr;  // taken by its compile, or given up for a waiting one
   std::unique_ptr<WorkerProcess> worker = std::move(it->second);
   held_ahead_.erase(it);
   return worker;
@@ -269,10 +273,9 @@ std::unique_ptr<WorkerProcess> WorkerPool::TakeAhead(std::uint64_t token) {
 void WorkerPool::GiveUpAhead(std::uint64_t token) {
   {
     std::lock_guard lock(mu_);
-    auto it = std::find_if(held_ahead_.begin(), held_ahead_.end(), [&](const auto& h) { return h.first == token; });
-    if (it == held_ahead_.end()) return;  // taken by its compile, or given up for a waiting one
-    unsettled_.push_back(std::move(it->second));
-    held_ahead_.erase(it);
+    std::unique_ptr<WorkerProcess> worker = TakeHeldLocked(token);
+    if (worker == nullptr) return;
+    unsettled_.push_back(std::move(worker));
   }
   settle_cv_.notify_one();
 }

@@ -114,8 +114,10 @@ class WorkerPool final : public Compiler {
   // compile waits for one (a digest never goes ahead of a compile).
   std::unique_ptr<WorkerProcess> TakeIdleCompileWorker();
   void Release(Lane& lane, std::unique_ptr<WorkerProcess> worker);
-  // The worker held under `token`, taken; null if none is.
+  // The worker held under `token`, taken; null if none is. The Locked
+  // one with mu_ held.
   std::unique_ptr<WorkerProcess> TakeAhead(std::uint64_t token);
+  std::unique_ptr<WorkerProcess> TakeHeldLocked(std::uint64_t token);
   // The compile ahead held under `token` is not wanted: its worker goes to
   // the settler, which puts it back once that compile has ended.
   void GiveUpAhead(std::uint64_t token);
